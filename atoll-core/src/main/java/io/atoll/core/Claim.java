@@ -1,0 +1,43 @@
+package io.atoll.core;
+
+import java.util.Objects;
+
+/**
+ * Who owns one shard or slot, in which state, decided at which epoch.
+ *
+ * @param owner the owning pod, or null when nobody owns it
+ * @param state the state; {@link SlotState#OFFLINE} exactly when owner is null
+ * @param peer the migration target (MIGRATING) or source (IMPORTING); null in other states
+ * @param epoch the epoch at which this claim was made
+ */
+public record Claim(PodId owner, SlotState state, PodId peer, long epoch) {
+
+  /** The claim of a shard nobody has ever owned. */
+  public static final Claim NONE = new Claim(null, SlotState.OFFLINE, null, 0);
+
+  /** Validates that the parts fit together. */
+  public Claim {
+    Objects.requireNonNull(state, "state");
+    if (epoch < 0) {
+      throw new IllegalArgumentException("epoch: " + epoch + " (expected: >= 0)");
+    }
+    if ((owner == null) != (state == SlotState.OFFLINE)) {
+      throw new IllegalArgumentException(
+          "state: " + state + " with owner " + owner + " (expected: OFFLINE exactly when there is no owner)");
+    }
+    if (state.hasPeer() != (peer != null)) {
+      throw new IllegalArgumentException(
+          "peer: " + peer + " in state " + state + " (expected: a peer exactly in MIGRATING and IMPORTING)");
+    }
+  }
+
+  /** A STABLE claim of {@code owner} at {@code epoch}. */
+  public static Claim stable(PodId owner, long epoch) {
+    return new Claim(Objects.requireNonNull(owner, "owner"), SlotState.STABLE, null, epoch);
+  }
+
+  /** An OFFLINE claim (nobody owns it) at {@code epoch}. */
+  public static Claim offline(long epoch) {
+    return new Claim(null, SlotState.OFFLINE, null, epoch);
+  }
+}

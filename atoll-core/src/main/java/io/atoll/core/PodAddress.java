@@ -1,0 +1,58 @@
+package io.atoll.core;
+
+import java.util.Objects;
+
+/**
+ * Where a pod (or the shard manager) listens: a host and a TCP port.
+ *
+ * @param host a host name or IP literal, not blank
+ * @param port a TCP port in {@code 1..65535}
+ */
+public record PodAddress(String host, int port) implements Comparable<PodAddress> {
+
+  /** Validates the parts. */
+  public PodAddress {
+    Objects.requireNonNull(host, "host");
+    if (host.isBlank()) {
+      throw new IllegalArgumentException("host: blank (expected: a host name or IP address)");
+    }
+    if (port < 1 || port > 65535) {
+      throw new IllegalArgumentException("port: " + port + " (expected: 1..65535)");
+    }
+  }
+
+  /**
+   * Parses {@code host:port}; an IPv6 literal is written in brackets ({@code [::1]:7070}).
+   *
+   * @throws IllegalArgumentException naming the text and the expected form
+   */
+  public static PodAddress parse(String text) {
+    Objects.requireNonNull(text, "text");
+    int colon = text.lastIndexOf(':');
+    if (colon <= 0 || colon == text.length() - 1) {
+      throw new IllegalArgumentException("address: '" + text + "' (expected: host:port)");
+    }
+    String host = text.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port;
+    try {
+      port = Integer.parseInt(text.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("address: '" + text + "' (expected: host:port with a numeric port)");
+    }
+    return new PodAddress(host, port);
+  }
+
+  @Override
+  public int compareTo(PodAddress other) {
+    int c = host.compareTo(other.host);
+    return c != 0 ? c : Integer.compare(port, other.port);
+  }
+
+  @Override
+  public String toString() {
+    return host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port;
+  }
+}

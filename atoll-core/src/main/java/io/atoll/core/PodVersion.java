@@ -1,0 +1,89 @@
+package io.atoll.core;
+
+import java.util.Objects;
+
+/**
+ * The version of the code a pod runs, used to prefer new pods during a rolling update.
+ *
+ * <p>Ordered the way people read versions: dot- or dash-separated parts, numeric parts compared as
+ * numbers ({@code 1.10 > 1.9}), other parts as text; a longer version is newer than its prefix
+ * unless it continues with text, a pre-release ({@code 1.0.0-rc1 < 1.0.0}).
+ *
+ * @param value the version text, not blank, at most 128 characters
+ */
+public record PodVersion(String value) implements Comparable<PodVersion> {
+
+  /** Validates the text. */
+  public PodVersion {
+    Objects.requireNonNull(value, "value");
+    if (value.isBlank() || value.length() > 128) {
+      throw new IllegalArgumentException("version: '" + value + "' (expected: 1..128 characters, not blank)");
+    }
+  }
+
+  /** Shorthand for {@code new PodVersion(value)}. */
+  public static PodVersion of(String value) {
+    return new PodVersion(value);
+  }
+
+  @Override
+  public int compareTo(PodVersion other) {
+    String[] a = value.split("[.\\-]");
+    String[] b = other.value.split("[.\\-]");
+    for (int i = 0; i < Math.min(a.length, b.length); i++) {
+      int c = comparePart(a[i], b[i]);
+      if (c != 0) {
+        return c;
+      }
+    }
+    if (a.length != b.length) {
+      // A longer version is newer ("1.0.1" > "1.0") unless it goes on with text: a pre-release
+      // ("1.0.0-rc1" < "1.0.0").
+      String[] longer = a.length > b.length ? a : b;
+      int sign = a.length > b.length ? 1 : -1;
+      return isNumber(longer[Math.min(a.length, b.length)]) ? sign : -sign;
+    }
+    return value.compareTo(other.value);
+  }
+
+  private static int comparePart(String x, String y) {
+    boolean xn = isNumber(x);
+    boolean yn = isNumber(y);
+    if (xn && yn) {
+      String xs = stripZeros(x);
+      String ys = stripZeros(y);
+      int c = Integer.compare(xs.length(), ys.length());
+      return c != 0 ? c : xs.compareTo(ys);
+    }
+    if (xn != yn) {
+      return xn ? 1 : -1; // "1.0.1" > "1.0.beta"
+    }
+    return x.compareTo(y);
+  }
+
+  private static boolean isNumber(String s) {
+    if (s.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char ch = s.charAt(i);
+      if (ch < '0' || ch > '9') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String stripZeros(String s) {
+    int i = 0;
+    while (i < s.length() - 1 && s.charAt(i) == '0') {
+      i++;
+    }
+    return s.substring(i);
+  }
+
+  @Override
+  public String toString() {
+    return value;
+  }
+}

@@ -1,0 +1,47 @@
+package io.atoll.core;
+
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+
+/** jqwik generators of configs drawn from a small shared pool of pods, so merges overlap. */
+final class Configs {
+
+  static final List<PodId> POOL = List.of(
+      new PodId(new PodAddress("127.0.0.1", 7001), 1),
+      new PodId(new PodAddress("127.0.0.1", 7001), 2),
+      new PodId(new PodAddress("127.0.0.1", 7002), 1),
+      new PodId(new PodAddress("127.0.0.1", 7003), 9),
+      new PodId(new PodAddress("10.0.0.1", 7001), 1));
+
+  private Configs() {}
+
+  static Arbitrary<ClusterConfig> configs(int size) {
+    Arbitrary<PodEntry> entry = Combinators.combine(
+        Arbitraries.of(POOL),
+        Arbitraries.of("1.0", "1.1", "2.0"),
+        Arbitraries.of(PodStatus.class),
+        Arbitraries.longs().between(0, 4))
+        .as((id, v, st, e) -> new PodEntry(new Pod(id, PodVersion.of(v)), st, e));
+    Arbitrary<List<PodEntry>> entries = entry.list().ofMaxSize(POOL.size()).uniqueElements(PodEntry::id);
+    return entries.flatMap(list -> {
+      List<PodId> ids = list.stream().map(PodEntry::id).toList();
+      Arbitrary<Claim> claim = ids.isEmpty()
+          ? Arbitraries.longs().between(0, 5).map(Claim::offline)
+          : Arbitraries.oneOf(
+              Arbitraries.longs().between(0, 5).map(Claim::offline),
+              Combinators.combine(Arbitraries.of(ids), Arbitraries.longs().between(0, 5)).as(Claim::stable),
+              Combinators.combine(Arbitraries.of(ids), Arbitraries.of(ids), Arbitraries.of(SlotState.MIGRATING, SlotState.IMPORTING),
+                  Arbitraries.longs().between(0, 5)).as((o, p, s, e) -> new Claim(o, s, p, e)));
+      return claim.list().ofSize(size).map(claims -> {
+        ClusterConfig.Builder b = ClusterConfig.empty(size).toBuilder();
+        list.forEach(b::pod);
+        for (int i = 0; i < size; i++) {
+          b.claim(i, claims.get(i));
+        }
+        return b.build();
+      });
+    });
+  }
+}
