@@ -1,0 +1,173 @@
+package io.atoll.transport.grpc;
+
+import com.google.protobuf.ByteString;
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.Pod;
+import io.atoll.core.PodAddress;
+import io.atoll.core.PodId;
+import io.atoll.core.PodVersion;
+import io.atoll.transport.grpc.proto.ConfigBytes;
+import io.atoll.transport.grpc.proto.PodInfo;
+import io.atoll.transport.grpc.proto.PodRef;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.BindableService;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Conversions between the model of atoll-core and the wire messages of {@code atoll.proto}, and
+ * the one way Atoll opens gRPC channels and servers. Stateless and thread-safe.
+ *
+ * <p>Every conversion from the wire validates what it reads and throws
+ * {@link StatusRuntimeException} with {@code INVALID_ARGUMENT} and a description naming the field
+ * and the expected form, so a service method can hand it straight back to its caller.
+ */
+public final class Wire {
+
+  /** The largest gRPC message Atoll accepts: a batch of envelopes or a config. */
+  public static final int MAX_GRPC_MESSAGE_BYTES = 32 << 20;
+
+  private Wire() {}
+
+  /** The wire form of a pod identity. */
+  public static PodRef ref(PodId id) {
+    return PodRef.newBuilder()
+        .setHost(id.address().host())
+        .setPort(id.address().port())
+        .setIncarnation(id.incarnation())
+        .build();
+  }
+
+  /** A pod identity from the wire. @throws StatusRuntimeException INVALID_ARGUMENT if malformed */
+  public static PodId podId(PodRef ref) {
+    try {
+      return new PodId(new PodAddress(ref.getHost(), ref.getPort()), ref.getIncarnation());
+    } catch (IllegalArgumentException e) {
+      throw invalid("pod: " + e.getMessage());
+    }
+  }
+
+  /** The wire form of a pod with its version. */
+  public static PodInfo info(Pod pod) {
+    return PodInfo.newBuilder().setPod(ref(pod.id())).setVersion(pod.version().value()).build();
+  }
+
+  /** A pod from the wire. @throws StatusRuntimeException INVALID_ARGUMENT if malformed */
+  public static Pod pod(PodInfo info) {
+    if (!info.hasPod()) {
+      throw invalid("pod: missing (expected: host, port and incarnation)");
+    }
+    try {
+      return new Pod(podId(info.getPod()), new PodVersion(info.getVersion()));
+    } catch (IllegalArgumentException e) {
+      throw invalid("pod version: " + e.getMessage());
+    }
+  }
+
+  /** The wire form of a config: its own compact encoding. */
+  public static ConfigBytes bytes(ClusterConfig config) {
+    return ConfigBytes.newBuilder().setEncoded(ByteString.copyFrom(config.encode())).build();
+  }
+
+  /** A config from the wire. @throws StatusRuntimeException INVALID_ARGUMENT if malformed */
+  public static ClusterConfig config(ConfigBytes bytes) {
+    try {
+      return ClusterConfig.decode(bytes.getEncoded().toByteArray());
+    } catch (IllegalArgumentException e) {
+      throw invalid("config: " + e.getMessage());
+    }
+  }
+
+  /** An INVALID_ARGUMENT status exception with a description. */
+  public static StatusRuntimeException invalid(String description) {
+    return Status.INVALID_ARGUMENT.withDescription(description).asRuntimeException();
+  }
+
+  /**
+   * A plaintext channel to {@code address}. Calls run their callbacks on the transport thread
+   * ({@code directExecutor}); callers never block in them. Reconnects back off from 100 ms.
+   */
+  public static ManagedChannel channel(PodAddress address) {
+    return NettyChannelBuilder.forAddress(address.host(), address.port())
+        .usePlaintext()
+        .directExecutor()
+        .maxInboundMessageSize(MAX_GRPC_MESSAGE_BYTES)
+        .keepAliveTime(30, TimeUnit.SECONDS)
+        .keepAliveWithoutCalls(false)
+        .build();
+  }
+
+  /**
+   * Starts a plaintext server on {@code host:port} ({@code port} 0 picks a free one) with the
+   * given services, their callbacks on the transport thread.
+   *
+   * @throws UncheckedIOException if the address cannot be bound, naming it
+   */
+  public static Server startServer(String host, int port, List<BindableService> services) {
+    NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+        .directExecutor()
+        .maxInboundMessageSize(MAX_GRPC_MESSAGE_BYTES)
+        .permitKeepAliveTime(10, TimeUnit.SECONDS)
+        .permitKeepAliveWithoutCalls(true);
+    services.forEach(b::addService);
+    try {
+      return b.build().start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot listen on " + host + ":" + port + ": " + e.getMessage()
+          + " (is another process using the port?)", e);
+    }
+  }
+
+  /** The port a started server listens on. */
+  public static int port(Server server) {
+    return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+  }
+
+  /**
+   * Shuts a channel down without waiting: safe on a transport thread, where waiting for the
+   * channel's own transport to end would stall it.
+   */
+  public static void close(ManagedChannel channel) {
+    channel.shutdownNow();
+  }
+
+  /** What a fresh TCP connect to an address found. */
+  public enum Probe {
+    /** Something accepted the connection. */
+    LISTENING,
+    /** The host answered that nothing listens on the port: no process holds it now. */
+    REFUSED,
+    /** No answer in time, or another failure: nothing can be concluded. */
+    UNKNOWN
+  }
+
+  /**
+   * Opens and closes one TCP connection to {@code address}. A refusal is fresh evidence that no
+   * process listened on the port at some moment after this call began, which the lease keeper
+   * uses to tell a stopped manager from an unreachable one.
+   */
+  public static Probe probe(PodAddress address, int timeoutMillis) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(address.host(), address.port()), timeoutMillis);
+      return Probe.LISTENING;
+    } catch (ConnectException e) {
+      String m = String.valueOf(e.getMessage());
+      return m.contains("refused") ? Probe.REFUSED : Probe.UNKNOWN;
+    } catch (SocketTimeoutException e) {
+      return Probe.UNKNOWN;
+    } catch (IOException | RuntimeException e) {
+      return Probe.UNKNOWN;
+    }
+  }
+}
