@@ -1,0 +1,132 @@
+package io.atoll.manager;
+
+import io.atoll.core.Pod;
+import io.atoll.core.PodId;
+import io.atoll.transport.grpc.Wire;
+import io.atoll.transport.grpc.proto.ConfigBytes;
+import io.atoll.transport.grpc.proto.GetAssignmentsRequest;
+import io.atoll.transport.grpc.proto.NotifyUnhealthyPodRequest;
+import io.atoll.transport.grpc.proto.NotifyUnhealthyPodResponse;
+import io.atoll.transport.grpc.proto.RebalanceRequest;
+import io.atoll.transport.grpc.proto.RebalanceResponse;
+import io.atoll.transport.grpc.proto.RegisterRequest;
+import io.atoll.transport.grpc.proto.RegisterResponse;
+import io.atoll.transport.grpc.proto.RenewLeaseRequest;
+import io.atoll.transport.grpc.proto.RenewLeaseResponse;
+import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
+import io.atoll.transport.grpc.proto.UnregisterRequest;
+import io.atoll.transport.grpc.proto.UnregisterResponse;
+import io.atoll.transport.grpc.proto.WatchRequest;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+
+/**
+ * The manager's gRPC face. Validates each request, hands it to the manager's loop, and answers
+ * when the loop is done; a bad request gets INVALID_ARGUMENT naming the field, and changes nothing.
+ */
+final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceImplBase {
+
+  private final ShardManager manager;
+
+  ManagerService(ShardManager manager) {
+    this.manager = manager;
+  }
+
+  @Override
+  public void register(RegisterRequest request, StreamObserver<RegisterResponse> out) {
+    Pod pod;
+    try {
+      pod = Wire.pod(request.getPod());
+    } catch (StatusRuntimeException e) {
+      out.onError(e);
+      return;
+    }
+    answer(manager.register(pod), c -> RegisterResponse.newBuilder()
+        .setConfig(Wire.bytes(c))
+        .setLeaseTtlMillis(manager.leaseTtlMillis())
+        .setNumberOfShards(manager.numberOfShards())
+        .setManagerTerm(manager.currentTerm())
+        .build(), out);
+  }
+
+  @Override
+  public void unregister(UnregisterRequest request, StreamObserver<UnregisterResponse> out) {
+    PodId pod;
+    try {
+      pod = Wire.podId(request.getPod());
+    } catch (StatusRuntimeException e) {
+      out.onError(e);
+      return;
+    }
+    answer(manager.unregister(pod), v -> UnregisterResponse.getDefaultInstance(), out);
+  }
+
+  @Override
+  public void renewLease(RenewLeaseRequest request, StreamObserver<RenewLeaseResponse> out) {
+    PodId pod;
+    try {
+      pod = Wire.podId(request.getPod());
+    } catch (StatusRuntimeException e) {
+      out.onError(e);
+      return;
+    }
+    answer(manager.renew(pod), renewed -> RenewLeaseResponse.newBuilder()
+        .setStatus(renewed ? RenewLeaseResponse.Status.RENEWED : RenewLeaseResponse.Status.UNKNOWN_POD)
+        .setLeaseTtlMillis(manager.leaseTtlMillis())
+        .setManagerTerm(manager.currentTerm())
+        .build(), out);
+  }
+
+  @Override
+  public void notifyUnhealthyPod(NotifyUnhealthyPodRequest request, StreamObserver<NotifyUnhealthyPodResponse> out) {
+    try {
+      PodId pod = Wire.podId(request.getPod());
+      PodId reporter = request.hasReporter() ? Wire.podId(request.getReporter()) : null;
+      manager.reportUnhealthy(pod, reporter);
+      out.onNext(NotifyUnhealthyPodResponse.getDefaultInstance());
+      out.onCompleted();
+    } catch (StatusRuntimeException e) {
+      out.onError(e);
+    }
+  }
+
+  @Override
+  public void getAssignments(GetAssignmentsRequest request, StreamObserver<ConfigBytes> out) {
+    answer(manager.supply(() -> CompletableFuture.completedFuture(manager.config0())), Wire::bytes, out);
+  }
+
+  @Override
+  public void watch(WatchRequest request, StreamObserver<ConfigBytes> out) {
+    manager.watch((ServerCallStreamObserver<ConfigBytes>) out);
+  }
+
+  @Override
+  public void rebalance(RebalanceRequest request, StreamObserver<RebalanceResponse> out) {
+    answer(manager.rebalance(), r -> RebalanceResponse.newBuilder().setMoved(r.moved()).setEpoch(r.epoch()).build(),
+        out);
+  }
+
+  private static <T, R> void answer(CompletableFuture<T> f, Function<T, R> toResponse, StreamObserver<R> out) {
+    f.whenComplete((v, e) -> {
+      if (e != null) {
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        Status s = cause instanceof IllegalStateException
+            ? Status.FAILED_PRECONDITION.withDescription(cause.getMessage())
+            : Status.UNAVAILABLE.withDescription("shard manager: " + cause.getMessage()).withCause(cause);
+        out.onError(s.asRuntimeException());
+        return;
+      }
+      try {
+        out.onNext(toResponse.apply(v));
+        out.onCompleted();
+      } catch (RuntimeException ex) {
+        // the caller went away
+      }
+    });
+  }
+}

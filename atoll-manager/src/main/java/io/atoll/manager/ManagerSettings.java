@@ -1,0 +1,105 @@
+package io.atoll.manager;
+
+import io.atoll.core.allocation.AllocationStrategy;
+import io.atoll.core.allocation.RebalanceLimits;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The shard manager's settings. Immutable; change one with the {@code with...} methods.
+ *
+ * @param numberOfShards how many shards the cluster has; fixed for the life of a store
+ * @param leaseTtl how long a renewal keeps a pod's lease; pods renew every third of it
+ * @param leaseMargin extra time the manager waits after a lease has run out before it moves a
+ *     silent pod's shards, covering clock-rate differences and scheduling delays
+ * @param pingTimeout how long a pod may take to answer the pings of a rebalance
+ * @param terminationTimeout how long a pod may take to stop the entities of an unassigned shard
+ * @param rebalanceInterval how often a periodic rebalance runs
+ * @param rebalanceRetryInterval how soon a rebalance that failed in part is retried
+ * @param limits how many owned shards one round may move; rounds follow each other at once
+ *     until nothing is left to move
+ * @param strategy the allocation strategy
+ */
+public record ManagerSettings(
+    int numberOfShards,
+    Duration leaseTtl,
+    Duration leaseMargin,
+    Duration pingTimeout,
+    Duration terminationTimeout,
+    Duration rebalanceInterval,
+    Duration rebalanceRetryInterval,
+    RebalanceLimits limits,
+    AllocationStrategy strategy) {
+
+  /** The most shards a cluster may have. */
+  public static final int MAX_SHARDS = 1 << 16;
+
+  /** Validates every value, naming it and its expected form. */
+  public ManagerSettings {
+    if (numberOfShards < 1 || numberOfShards > MAX_SHARDS) {
+      throw new IllegalArgumentException("shards: " + numberOfShards + " (expected: 1.." + MAX_SHARDS + ")");
+    }
+    positive("lease-ttl", leaseTtl);
+    Objects.requireNonNull(leaseMargin, "leaseMargin");
+    if (leaseMargin.isNegative()) {
+      throw new IllegalArgumentException("lease-margin: " + leaseMargin + " (expected: >= 0)");
+    }
+    if (leaseTtl.toMillis() < 300) {
+      throw new IllegalArgumentException("lease-ttl: " + leaseTtl.toMillis() + " ms (expected: >= 300 ms)");
+    }
+    positive("ping-timeout", pingTimeout);
+    positive("termination-timeout", terminationTimeout);
+    positive("rebalance-interval", rebalanceInterval);
+    positive("rebalance-retry-interval", rebalanceRetryInterval);
+    Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(strategy, "strategy");
+  }
+
+  private static void positive(String name, Duration d) {
+    Objects.requireNonNull(d, name);
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
+    }
+  }
+
+  /**
+   * The defaults: 300 shards, ping timeout 3 s, termination timeout 3 s, rebalance retry 10 s
+   * (the seeds' values); a 10 s lease with a 2 s margin; a periodic rebalance every 20 s
+   * (Shardcake's); Akka's per-round limit of 20 shards or 10%; the version-aware strategy.
+   */
+  public static ManagerSettings defaults() {
+    return new ManagerSettings(300, Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofSeconds(3),
+        Duration.ofSeconds(3), Duration.ofSeconds(20), Duration.ofSeconds(10), RebalanceLimits.DEFAULT,
+        AllocationStrategy.versionAware());
+  }
+
+  /** With another number of shards. */
+  public ManagerSettings withNumberOfShards(int n) {
+    return new ManagerSettings(n, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
+        rebalanceRetryInterval, limits, strategy);
+  }
+
+  /** With another lease and margin. */
+  public ManagerSettings withLease(Duration ttl, Duration margin) {
+    return new ManagerSettings(numberOfShards, ttl, margin, pingTimeout, terminationTimeout, rebalanceInterval,
+        rebalanceRetryInterval, limits, strategy);
+  }
+
+  /** With another ping and termination timeout. */
+  public ManagerSettings withTimeouts(Duration ping, Duration termination) {
+    return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, ping, termination, rebalanceInterval,
+        rebalanceRetryInterval, limits, strategy);
+  }
+
+  /** With other rebalance intervals. */
+  public ManagerSettings withRebalanceIntervals(Duration periodic, Duration retry) {
+    return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, periodic,
+        retry, limits, strategy);
+  }
+
+  /** With other limits and strategy. */
+  public ManagerSettings withAllocation(RebalanceLimits l, AllocationStrategy s) {
+    return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
+        rebalanceInterval, rebalanceRetryInterval, l, s);
+  }
+}
