@@ -1,0 +1,51 @@
+package io.atoll.runtime;
+
+/**
+ * A message could not be delivered or handled. {@link #reason()} says which case it is; the
+ * message says which entity, where, and what to do about it.
+ */
+public final class DeliveryException extends RuntimeException {
+
+  /** Why a delivery failed. */
+  public enum Reason {
+    /** No answer within the timeout; the message names what it was waiting for. */
+    TIMEOUT,
+    /** The shard's buffer was full while its owner was unknown or moving; nothing was sent. */
+    BUFFER_FULL,
+    /** Too many messages of this pod are in flight; nothing was sent. */
+    TOO_MANY_IN_FLIGHT,
+    /** The encoded message is larger than the limit; nothing was sent. */
+    MESSAGE_TOO_LARGE,
+    /** The message (or an answer) could not be encoded or decoded. */
+    CODEC,
+    /** The receiving pod has no such entity type. */
+    UNKNOWN_ENTITY_TYPE,
+    /** The entity's factory or handler threw, or it failed the reply. */
+    ENTITY_FAILED,
+    /** The receiver refused the request as malformed. */
+    BAD_REQUEST,
+    /** The connection to the owning pod broke after the message was sent: it may or may not have been handled. */
+    OUTCOME_UNKNOWN,
+    /** This sharding is closing or closed. */
+    SHUT_DOWN
+  }
+
+  private final Reason reason;
+
+  /** A failure for one reason, with a message naming the entity, the place and the remedy. */
+  public DeliveryException(Reason reason, String message) {
+    super(message);
+    this.reason = reason;
+  }
+
+  /** The same, with a cause. */
+  public DeliveryException(Reason reason, String message, Throwable cause) {
+    super(message, cause);
+    this.reason = reason;
+  }
+
+  /** Why the delivery failed. */
+  public Reason reason() {
+    return reason;
+  }
+}

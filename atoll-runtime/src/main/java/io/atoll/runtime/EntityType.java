@@ -1,0 +1,140 @@
+package io.atoll.runtime;
+
+import io.atoll.core.EntityAddress;
+import io.atoll.core.spi.MessageCodec;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A kind of entity: a name unique in the cluster and the type of its messages, with how its
+ * activations end. Immutable; derive variants with the {@code with...} methods.
+ *
+ * <pre>{@code
+ * static final EntityType<CounterMsg> COUNTER = EntityType.of("counter", CounterMsg.class)
+ *     .withIdleTime(Duration.ofMinutes(5));
+ * }</pre>
+ *
+ * <p>Messages travel between pods through the type's codec. The default codec handles records,
+ * enums and common JDK types: it accepts the message type itself, every permitted subtype of a
+ * sealed message type (recursively), the answer types named in {@code Reply<X>} record
+ * components, and the types added with {@link #withTypes}; it refuses anything else, so bytes from
+ * the network can only ever become those types.
+ *
+ * @param <M> the type of the messages its entities handle
+ */
+public final class EntityType<M> {
+
+  /** The default idle time after which an entity is passivated: one minute. */
+  public static final Duration DEFAULT_IDLE_TIME = Duration.ofMinutes(1);
+
+  private final String name;
+  private final Class<M> messageClass;
+  private final M terminationMessage;
+  private final Duration idleTime;
+  private final Set<Class<?>> extraTypes;
+  private final MessageCodec codec;
+
+  private EntityType(String name, Class<M> messageClass, M terminationMessage, Duration idleTime,
+      Set<Class<?>> extraTypes, MessageCodec codec) {
+    this.name = name;
+    this.messageClass = messageClass;
+    this.terminationMessage = terminationMessage;
+    this.idleTime = idleTime;
+    this.extraTypes = extraTypes;
+    this.codec = codec;
+  }
+
+  /**
+   * A type with a name and a message class, the default codec, no termination message and the
+   * default idle time.
+   *
+   * @throws IllegalArgumentException if the name is empty or longer than 255 characters
+   */
+  public static <M> EntityType<M> of(String name, Class<M> messageClass) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(messageClass, "messageClass");
+    new EntityAddress(name, "x"); // validates the name's length
+    return new EntityType<>(name, messageClass, null, DEFAULT_IDLE_TIME, Set.of(), null);
+  }
+
+  /**
+   * With a message that each activation receives, as its last, before it ends (hand-off, idle
+   * passivation, graceful stop), e.g. to flush state. Without one, activations just end.
+   */
+  public EntityType<M> withTerminationMessage(M message) {
+    Objects.requireNonNull(message, "message");
+    return new EntityType<>(name, messageClass, message, idleTime, extraTypes, codec);
+  }
+
+  /**
+   * With the idle time after which an activation is passivated (ended, to be started again by
+   * its next message); {@link Duration#ZERO} keeps activations until their shard moves.
+   */
+  public EntityType<M> withIdleTime(Duration idle) {
+    Objects.requireNonNull(idle, "idle");
+    if (idle.isNegative()) {
+      throw new IllegalArgumentException("idle time: " + idle + " (expected: >= 0)");
+    }
+    return new EntityType<>(name, messageClass, terminationMessage, idle, extraTypes, codec);
+  }
+
+  /** With more types the default codec may carry (e.g. answer types it cannot find by itself). */
+  public EntityType<M> withTypes(Class<?>... types) {
+    Set<Class<?>> all = new LinkedHashSet<>(extraTypes);
+    all.addAll(List.of(types));
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, Set.copyOf(all), codec);
+  }
+
+  /** With a codec of its own for messages and answers, e.g. {@code ProtobufCodec}. */
+  public EntityType<M> withCodec(MessageCodec c) {
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, Objects.requireNonNull(c));
+  }
+
+  /** The type's name, unique in the cluster. */
+  public String name() {
+    return name;
+  }
+
+  /** The type of its messages. */
+  public Class<M> messageClass() {
+    return messageClass;
+  }
+
+  /** The termination message, or null. */
+  public M terminationMessage() {
+    return terminationMessage;
+  }
+
+  /** The idle time; zero means never. */
+  public Duration idleTime() {
+    return idleTime;
+  }
+
+  /** Types added for the default codec. */
+  public Set<Class<?>> extraTypes() {
+    return extraTypes;
+  }
+
+  /** The codec set with {@link #withCodec}, or null for the default. */
+  public MessageCodec codec() {
+    return codec;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof EntityType<?> t && t.name.equals(name) && t.messageClass.equals(messageClass);
+  }
+
+  @Override
+  public int hashCode() {
+    return name.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "EntityType[" + name + ", " + messageClass.getName() + "]";
+  }
+}

@@ -1,0 +1,289 @@
+package io.atoll.runtime;
+
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.EntityAddress;
+import io.atoll.core.PodAddress;
+import io.atoll.core.PodId;
+import io.atoll.core.PodVersion;
+import io.atoll.core.ShardHasher;
+import io.atoll.core.Ticker;
+import io.atoll.runtime.internal.PodRuntime;
+import io.atoll.runtime.internal.PodSettings;
+import io.atoll.runtime.internal.RefImpl;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A pod: this process's part of an Atoll cluster. It hosts the entity types registered on it,
+ * serves the shards the shard manager gives it, and sends messages to any entity in the cluster.
+ *
+ * <pre>{@code
+ * try (Sharding pod = Sharding.builder()
+ *         .manager("127.0.0.1:7070")
+ *         .register(COUNTER, ctx -> new Counter())
+ *         .start()) {
+ *   EntityRef<CounterMsg> c = pod.entity(COUNTER, "user-42");
+ *   c.tell(new Add(5));
+ *   long v = c.ask(Get::new).toCompletableFuture().join();
+ * }
+ * }</pre>
+ *
+ * <p>{@link Builder#start()} returns once the pod has joined: it knows the cluster's config, listens
+ * for other pods, and holds a lease. {@link #close()} is a graceful stop: the pod stops its entities
+ * (each gets its type's termination message), leaves the cluster so that its shards move, waits
+ * for its own messages in flight, and closes. Thread-safe.
+ */
+public final class Sharding implements AutoCloseable {
+
+  private final PodRuntime rt;
+
+  private Sharding(PodRuntime rt) {
+    this.rt = rt;
+  }
+
+  /** A builder with the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * A handle to the entity {@code type/entityId}. The type need not be hosted by this pod, but
+   * every pod that sends to a type must use the same message class for it.
+   *
+   * @throws IllegalArgumentException if the id is empty or longer than 1024 characters
+   */
+  public <M> EntityRef<M> entity(EntityType<M> type, String entityId) {
+    new EntityAddress(type.name(), entityId); // validates the id
+    return new RefImpl<>(rt, type, entityId);
+  }
+
+  /** This pod's identity (address and incarnation). */
+  public PodId podId() {
+    return rt.self();
+  }
+
+  /** This pod's current view of the cluster config. */
+  public ClusterConfig config() {
+    return rt.view();
+  }
+
+  /** The shards this pod serves now. */
+  public List<Integer> servedShards() {
+    return rt.servedShards();
+  }
+
+  /** The number of live entity activations on this pod. */
+  public int activeEntities() {
+    return rt.activeEntities();
+  }
+
+  /** The number of this pod's messages in flight (sent and not yet answered or failed). */
+  public int inFlight() {
+    return rt.inFlight();
+  }
+
+  /** The number of shards of the cluster. */
+  public int numberOfShards() {
+    return rt.numberOfShards();
+  }
+
+  /** Whether this pod holds a live lease (a client always does). */
+  public boolean holdsLease() {
+    return rt.holdsLease();
+  }
+
+  /** Stops gracefully (see the class comment). Idempotent. */
+  @Override
+  public void close() {
+    rt.close();
+  }
+
+  /** Builds and starts a pod. Not thread-safe; use from one thread. */
+  public static final class Builder {
+    private PodAddress manager = new PodAddress("127.0.0.1", 7070);
+    private String host = "127.0.0.1";
+    private int port;
+    private PodVersion version = PodVersion.of("0");
+    private Duration askTimeout = Duration.ofSeconds(10);
+    private Duration sendTimeout = Duration.ofSeconds(10);
+    private int bufferSize = 10_000;
+    private int maxInFlight = 200_000;
+    private int maxMessageBytes = 1 << 20;
+    private Duration terminationTimeout = Duration.ofSeconds(3);
+    private Duration gossipInterval = Duration.ofSeconds(1);
+    private Duration startTimeout = Duration.ofSeconds(30);
+    private boolean clientOnly;
+    private ShardHasher hasher = ShardHasher.DEFAULT;
+    private Ticker ticker = Ticker.SYSTEM;
+    private ShardingObserver observer = ShardingObserver.NONE;
+    private final Map<EntityType<?>, EntityFactory<?>> types = new LinkedHashMap<>();
+
+    private Builder() {}
+
+    /** Where the shard manager listens, as {@code host:port}. Default {@code 127.0.0.1:7070}. */
+    public Builder manager(String hostPort) {
+      this.manager = PodAddress.parse(hostPort);
+      return this;
+    }
+
+    /** Where the shard manager listens. */
+    public Builder manager(PodAddress address) {
+      this.manager = Objects.requireNonNull(address, "address");
+      return this;
+    }
+
+    /** The address this pod listens on and announces to others. Default {@code 127.0.0.1}. */
+    public Builder host(String h) {
+      if (h == null || h.isBlank()) {
+        throw new IllegalArgumentException("host: blank (expected: a host name or IP address)");
+      }
+      this.host = h;
+      return this;
+    }
+
+    /** The port this pod listens on; 0 (the default) picks a free one. */
+    public Builder port(int p) {
+      if (p < 0 || p > 65535) {
+        throw new IllegalArgumentException("port: " + p + " (expected: 0..65535)");
+      }
+      this.port = p;
+      return this;
+    }
+
+    /** The version of this pod's code, for version-aware rebalancing. Default "0". */
+    public Builder version(String v) {
+      this.version = PodVersion.of(v);
+      return this;
+    }
+
+    /** Hosts entities of {@code type}, created by {@code factory}. */
+    public <M> Builder register(EntityType<M> type, EntityFactory<M> factory) {
+      Objects.requireNonNull(type, "type");
+      Objects.requireNonNull(factory, "factory");
+      for (EntityType<?> t : types.keySet()) {
+        if (t.name().equals(type.name())) {
+          throw new IllegalArgumentException("entity type '" + type.name() + "' registered twice");
+        }
+      }
+      types.put(type, factory);
+      return this;
+    }
+
+    /** The default timeout of an ask. Default 10 s. */
+    public Builder askTimeout(Duration d) {
+      this.askTimeout = positive("ask timeout", d);
+      return this;
+    }
+
+    /** The timeout of a tell, including time waiting for a shard's owner. Default 10 s. */
+    public Builder sendTimeout(Duration d) {
+      this.sendTimeout = positive("send timeout", d);
+      return this;
+    }
+
+    /** Most messages waiting per shard while its owner is unknown or moving. Default 10,000. */
+    public Builder bufferSize(int n) {
+      this.bufferSize = atLeast("buffer size", n, 1);
+      return this;
+    }
+
+    /** Most messages of this pod in flight at once. Default 200,000. */
+    public Builder maxInFlight(int n) {
+      this.maxInFlight = atLeast("max in flight", n, 16);
+      return this;
+    }
+
+    /** Largest encoded message accepted or sent. Default 1 MiB. */
+    public Builder maxMessageBytes(int n) {
+      this.maxMessageBytes = atLeast("max message bytes", n, 64);
+      if (n > 16 << 20) {
+        throw new IllegalArgumentException("max message bytes: " + n + " (expected: <= " + (16 << 20) + ")");
+      }
+      return this;
+    }
+
+    /** How long a graceful stop waits for entities to stop. Default 3 s. */
+    public Builder terminationTimeout(Duration d) {
+      this.terminationTimeout = positive("termination timeout", d);
+      return this;
+    }
+
+    /** How often the pod exchanges its config with a random peer. Default 1 s. */
+    public Builder gossipInterval(Duration d) {
+      this.gossipInterval = positive("gossip interval", d);
+      return this;
+    }
+
+    /** How long {@link #start()} waits for the manager. Default 30 s. */
+    public Builder startTimeout(Duration d) {
+      this.startTimeout = positive("start timeout", d);
+      return this;
+    }
+
+    /** Makes this a client: it sends to entities but hosts none and does not join as a pod. */
+    public Builder clientOnly() {
+      this.clientOnly = true;
+      return this;
+    }
+
+    /** The entity id to shard mapping; every pod must use the same. Default {@link ShardHasher#DEFAULT}. */
+    public Builder hasher(ShardHasher h) {
+      this.hasher = Objects.requireNonNull(h, "hasher");
+      return this;
+    }
+
+    /** The clock, for tests. */
+    public Builder ticker(Ticker t) {
+      this.ticker = Objects.requireNonNull(t, "ticker");
+      return this;
+    }
+
+    /** Hears shard and entity events. */
+    public Builder observer(ShardingObserver o) {
+      this.observer = Objects.requireNonNull(o, "observer");
+      return this;
+    }
+
+    /**
+     * Starts the pod and returns once it has joined.
+     *
+     * @throws IllegalStateException if the manager cannot be reached within the start timeout, or
+     *     a client has types registered
+     * @throws java.io.UncheckedIOException if the port cannot be bound
+     */
+    public Sharding start() {
+      if (clientOnly && !types.isEmpty()) {
+        throw new IllegalStateException("a client hosts no entity types (expected: no register() calls with clientOnly())");
+      }
+      PodSettings s = new PodSettings(manager, host, port, version, askTimeout, sendTimeout, bufferSize, maxInFlight,
+          maxMessageBytes, terminationTimeout, gossipInterval, startTimeout, clientOnly, hasher, ticker, observer);
+      PodRuntime rt = new PodRuntime(s, types);
+      Sharding sharding = new Sharding(rt);
+      try {
+        rt.start(sharding);
+      } catch (RuntimeException e) {
+        rt.close();
+        throw e;
+      }
+      return sharding;
+    }
+
+    private static Duration positive(String name, Duration d) {
+      Objects.requireNonNull(d, name);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
+      }
+      return d;
+    }
+
+    private static int atLeast(String name, int n, int min) {
+      if (n < min) {
+        throw new IllegalArgumentException(name + ": " + n + " (expected: >= " + min + ")");
+      }
+      return n;
+    }
+  }
+}

@@ -1,0 +1,29 @@
+package io.atoll.runtime;
+
+import io.atoll.core.FencingToken;
+
+/**
+ * Hears what a pod does with its shards and entities: for metrics, logs and tests. Called on the
+ * pod's own threads, possibly concurrently; implementations must be thread-safe, quick, and must
+ * not throw or block.
+ */
+public interface ShardingObserver {
+
+  /** Hears nothing. */
+  ShardingObserver NONE = new ShardingObserver() {};
+
+  /** This pod started serving a shard under the claim of {@code epoch}. */
+  default void shardActivated(int shard, long epoch) {}
+
+  /** This pod stopped serving a shard (hand-off, fencing, graceful stop). */
+  default void shardReleased(int shard) {}
+
+  /** An activation of an entity started here with {@code token}. */
+  default void entityActivated(String type, String entityId, FencingToken token) {}
+
+  /** An activation of an entity ended here. */
+  default void entityDeactivated(String type, String entityId, FencingToken token) {}
+
+  /** This pod fenced itself: its lease ran out and it stopped serving every shard. */
+  default void fenced() {}
+}

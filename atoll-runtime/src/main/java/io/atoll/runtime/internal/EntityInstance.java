@@ -1,0 +1,363 @@
+package io.atoll.runtime.internal;
+
+import io.atoll.core.FencingToken;
+import io.atoll.core.PodId;
+import io.atoll.runtime.DeliveryException;
+import io.atoll.runtime.Entity;
+import io.atoll.runtime.EntityContext;
+import io.atoll.runtime.Reply;
+import io.atoll.runtime.Sharding;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * One entity on this pod: its mailbox and its current activation.
+ *
+ * <p>The mailbox is an intrusive linked list of deliveries guarded by the instance's monitor.
+ * When a message arrives at an idle instance, a virtual thread is started to drain the mailbox;
+ * it handles one message at a time and ends when the mailbox is empty, so an idle entity holds no
+ * thread and costs only this object, its id and its behaviour. The instance is its activation's
+ * {@link EntityContext}, to save an object per entity.
+ */
+final class EntityInstance implements Runnable, EntityContext {
+
+  static final int ACCEPTED = 0;
+  /** Passivated and removed from its shard: the caller creates a new instance. */
+  static final int REMOVED = 1;
+  /** Its shard is released or fenced: the caller bounces the delivery. */
+  static final int CLOSED = 2;
+
+  private static final int OPEN = 0;
+  private static final int CLOSING = 3;
+
+  final EntityHost host;
+  final EntityHost.ShardState shard;
+  final TypeRuntime type;
+  final String id;
+
+  // guarded by this
+  private Delivery head;
+  private Delivery tail;
+  private boolean scheduled;
+  private int mode = OPEN;
+  private CountDownLatch fenced;
+
+  // confined to the draining thread
+  private Entity<Object> behaviour;
+  private long tokenEpoch;
+  private Delivery current;
+  private boolean passivateAfter;
+
+  volatile long lastActive;
+
+  EntityInstance(EntityHost host, EntityHost.ShardState shard, TypeRuntime type, String id) {
+    this.host = host;
+    this.shard = shard;
+    this.type = type;
+    this.id = id;
+    this.lastActive = host.now();
+  }
+
+  /** Appends a delivery; returns ACCEPTED, REMOVED or CLOSED. */
+  int offer(Delivery d) {
+    boolean start;
+    synchronized (this) {
+      if (mode != OPEN) {
+        return mode == REMOVED ? REMOVED : CLOSED;
+      }
+      append(d);
+      start = !scheduled;
+      scheduled = true;
+    }
+    if (start) {
+      host.start(this);
+    }
+    return ACCEPTED;
+  }
+
+  private void append(Delivery d) {
+    if (tail == null) {
+      head = d;
+    } else {
+      tail.next(d);
+    }
+    tail = d;
+  }
+
+  /**
+   * Begins a hand-off: refuses new deliveries, and ends the activation after those already queued
+   * and the termination message. Counts {@code done} down when finished.
+   */
+  void release(CountDownLatch done) {
+    boolean start;
+    synchronized (this) {
+      if (mode != OPEN) {
+        done.countDown();
+        return;
+      }
+      mode = CLOSING;
+      if (!scheduled && head == null && (behaviour == null || type.terminationMessage == null)) {
+        // Idle, with no termination message to run: closes at once. No drain runs, and none
+        // can start, so this thread may end the activation.
+        mode = CLOSED;
+        start = false;
+      } else {
+        append(new StopMarker(true, done));
+        start = !scheduled;
+        scheduled = true;
+      }
+    }
+    if (start) {
+      host.start(this);
+    } else if (mode == CLOSED) {
+      endActivation(false);
+      done.countDown();
+    }
+  }
+
+  /**
+   * Ends the activation if it has been idle since {@code idleSince}: with its termination message
+   * if it has one, else at once. Returns true if it was removed at once.
+   */
+  boolean passivateIfIdle(long idleBefore) {
+    boolean start;
+    synchronized (this) {
+      if (mode != OPEN || scheduled || head != null || lastActive - idleBefore > 0) {
+        return false;
+      }
+      if (behaviour == null || type.terminationMessage == null) {
+        mode = REMOVED;
+        start = false;
+      } else {
+        append(new StopMarker(false, null));
+        scheduled = true;
+        start = true;
+      }
+    }
+    if (start) {
+      host.start(this);
+      return false;
+    }
+    endActivation(false); // idle and removed: no drain runs or can start
+    return true;
+  }
+
+  /**
+   * Closes at once without a termination message (the lease ran out, or a hand-off took longer
+   * than its timeout): bounces everything queued. A handler already running finishes its message.
+   */
+  void fence() {
+    List<Delivery> rest = new ArrayList<>();
+    boolean idle;
+    synchronized (this) {
+      if (mode == CLOSED || mode == REMOVED) {
+        return;
+      }
+      mode = CLOSED;
+      idle = !scheduled;
+      for (Delivery d = head; d != null; ) {
+        Delivery n = d.next();
+        d.next(null);
+        rest.add(d);
+        d = n;
+      }
+      head = null;
+      tail = null;
+    }
+    for (Delivery d : rest) {
+      if (d instanceof StopMarker m) {
+        m.finished();
+      } else {
+        d.bounce();
+      }
+    }
+    if (idle) {
+      endActivation(false);
+    }
+  }
+
+  @Override
+  public void run() {
+    int handled = 0;
+    for (;;) {
+      Delivery d;
+      synchronized (this) {
+        d = head;
+        if (d == null) {
+          scheduled = false;
+          lastActive = host.now();
+          if (mode != CLOSED) {
+            return;
+          }
+        }
+        if (d != null) {
+          head = d.next();
+          if (head == null) {
+            tail = null;
+          }
+          d.next(null);
+        }
+      }
+      if (d == null) {
+        endActivation(false); // fenced while this drain ran
+        return;
+      }
+      if (d instanceof StopMarker m) {
+        if (stop(m)) {
+          return;
+        }
+        continue;
+      }
+      process(d);
+      if (++handled % 64 == 0) {
+        Thread.yield(); // a busy entity leaves the carrier to others now and then
+      }
+    }
+  }
+
+  /** Handles a stop marker; true if the instance ended and the drain must return. */
+  private boolean stop(StopMarker m) {
+    endActivation(true);
+    List<Delivery> rest = new ArrayList<>();
+    boolean removed;
+    synchronized (this) {
+      if (m.release) {
+        mode = CLOSED;
+        for (Delivery d = head; d != null; ) {
+          Delivery n = d.next();
+          d.next(null);
+          rest.add(d);
+          d = n;
+        }
+        head = null;
+        tail = null;
+        scheduled = false;
+        removed = false;
+      } else if (head == null) {
+        mode = REMOVED;
+        scheduled = false;
+        removed = true;
+      } else {
+        return false; // more arrived: the next message starts a new activation
+      }
+    }
+    for (Delivery d : rest) {
+      d.bounce();
+    }
+    m.finished();
+    if (removed) {
+      host.removed(this);
+    }
+    return true;
+  }
+
+  private void process(Delivery d) {
+    if (d.isDone()) {
+      return; // the sender stopped waiting
+    }
+    if (host.now() - d.deadlineNanos() >= 0) {
+      d.failed(new DeliveryException(DeliveryException.Reason.TIMEOUT, "message to " + type.name + "/" + id
+          + " expired in its mailbox before it was handled"));
+      return;
+    }
+    if (!host.serving(shard)) {
+      d.bounce();
+      return;
+    }
+    if (behaviour == null && !activate(d)) {
+      return;
+    }
+    current = d;
+    try {
+      behaviour.onMessage(d.message(), this);
+      d.handled();
+    } catch (Throwable t) {
+      d.failed(new DeliveryException(DeliveryException.Reason.ENTITY_FAILED, "entity " + type.name + "/" + id
+          + " failed on " + d.message().getClass().getSimpleName() + ": " + t, t));
+      endActivation(false); // restart: the next message gets a fresh activation
+    } finally {
+      current = null;
+    }
+    lastActive = host.now();
+    if (passivateAfter) {
+      passivateAfter = false;
+      endActivation(false);
+    }
+  }
+
+  private boolean activate(Delivery d) {
+    tokenEpoch = shard.epoch;
+    try {
+      behaviour = type.factory.create(this);
+      if (behaviour == null) {
+        throw new IllegalStateException("the factory returned null");
+      }
+    } catch (Throwable t) {
+      behaviour = null;
+      d.failed(new DeliveryException(DeliveryException.Reason.ENTITY_FAILED, "entity " + type.name + "/" + id
+          + " could not start: " + t, t));
+      return false;
+    }
+    host.activated(this);
+    return true;
+  }
+
+  private void endActivation(boolean terminate) {
+    if (behaviour == null) {
+      return;
+    }
+    if (terminate && type.terminationMessage != null && host.serving(shard)) {
+      try {
+        behaviour.onMessage(type.terminationMessage, this);
+      } catch (Throwable t) {
+        host.terminationFailed(this, t);
+      }
+    }
+    behaviour = null;
+    host.deactivated(this);
+  }
+
+  // ---- EntityContext
+
+  @Override
+  public String entityId() {
+    return id;
+  }
+
+  @Override
+  public String entityType() {
+    return type.name;
+  }
+
+  @Override
+  public FencingToken token() {
+    return new FencingToken(shard.shard, tokenEpoch);
+  }
+
+  @Override
+  public PodId pod() {
+    return host.self();
+  }
+
+  @Override
+  public Sharding sharding() {
+    return host.sharding();
+  }
+
+  @Override
+  public Reply<Object> reply() {
+    Delivery d = current;
+    return d == null ? NoReply.INSTANCE : d.reply();
+  }
+
+  @Override
+  public void passivate() {
+    passivateAfter = true;
+  }
+
+  @Override
+  public String toString() {
+    return type.name + "/" + id;
+  }
+}

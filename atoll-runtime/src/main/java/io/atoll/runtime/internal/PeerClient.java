@@ -1,0 +1,331 @@
+package io.atoll.runtime.internal;
+
+import com.google.protobuf.UnsafeByteOperations;
+import io.atoll.core.PodId;
+import io.atoll.runtime.DeliveryException;
+import io.atoll.transport.grpc.Wire;
+import io.atoll.transport.grpc.proto.DeliverBatch;
+import io.atoll.transport.grpc.proto.Envelope;
+import io.atoll.transport.grpc.proto.PodServiceGrpc;
+import io.atoll.transport.grpc.proto.Reply;
+import io.atoll.transport.grpc.proto.ReplyBatch;
+import io.grpc.ManagedChannel;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * This pod's connection to one other pod: a long-lived Deliver stream that carries batches of
+ * envelopes out and batches of replies back.
+ *
+ * <p>Sends go into an outbox; whichever thread finds the outbox unattended drains it into batches
+ * (so under load many messages share a batch, and a lone message leaves at once on its sender's
+ * thread). Nothing is written before the receiver's hello: until then a stream failure means the
+ * messages never left, and they go back to their shard routes to be retried. After the hello, a
+ * failure leaves the fate of unanswered messages unknown, and they fail with
+ * {@link DeliveryException.Reason#OUTCOME_UNKNOWN} rather than risk running twice.
+ */
+final class PeerClient {
+
+  private static final int MAX_ENVELOPES_PER_BATCH = 256;
+  private static final int MAX_BYTES_PER_BATCH = 4 << 20;
+  private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+  private final PodRuntime rt;
+  final PodId peer;
+  private final ManagedChannel channel;
+  private final ConcurrentLinkedQueue<Pending> outbox = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean draining = new AtomicBoolean();
+  private final Map<Long, Pending> inflight = new ConcurrentHashMap<>();
+  private final Set<Integer> needResume = ConcurrentHashMap.newKeySet();
+  private volatile Stream stream;
+  private volatile long brokenUntil;
+  private long backoffNanos;
+  private long nextId = 1; // drain only
+  private int generation; // drain only
+  private volatile boolean closed;
+
+  PeerClient(PodRuntime rt, PodId peer) {
+    this.rt = rt;
+    this.peer = peer;
+    this.channel = Wire.channel(peer.address());
+  }
+
+  void enqueue(Pending p) {
+    if (closed) {
+      rt.router.resolved(p, true);
+      return;
+    }
+    outbox.add(p);
+    drain();
+  }
+
+  ManagedChannel channel() {
+    return channel;
+  }
+
+  /** A timed-out message: drop its in-flight entry. */
+  void forget(Pending p) {
+    inflight.remove(p.envelopeId, p);
+  }
+
+  private void drain() {
+    while (!outbox.isEmpty() && draining.compareAndSet(false, true)) {
+      boolean blocked;
+      try {
+        blocked = !drainOnce();
+      } finally {
+        draining.set(false);
+      }
+      if (blocked && !writable()) {
+        return; // the hello or onReady drains again; re-checked after letting go, so no wake-up is lost
+      }
+    }
+  }
+
+  private boolean writable() {
+    Stream s = stream;
+    return s != null && !s.dead && s.ready && s.call.isReady();
+  }
+
+  /** Drains what it can; false when the stream cannot take more now. */
+  private boolean drainOnce() {
+    Stream s = stream;
+    if (s == null || s.dead) {
+      if (closed || rt.ticker.nanoTime() - brokenUntil < 0) {
+        bounceOutbox(); // unreachable for now: the routes keep the messages and retry
+        return true;
+      }
+      s = open();
+    }
+    if (!s.ready) {
+      return false;
+    }
+    while (s.call.isReady()) {
+      DeliverBatch.Builder b = null;
+      int n = 0;
+      long bytes = 0;
+      Pending p;
+      while (n < MAX_ENVELOPES_PER_BATCH && bytes < MAX_BYTES_PER_BATCH && (p = outbox.poll()) != null) {
+        Envelope e = envelope(p, s);
+        if (e != null) {
+          if (b == null) {
+            b = DeliverBatch.newBuilder();
+          }
+          b.addEnvelopes(e);
+          n++;
+          bytes += e.getPayload().size() + 64;
+        }
+      }
+      if (b == null) {
+        return true;
+      }
+      try {
+        s.call.onNext(b.build());
+      } catch (RuntimeException ex) {
+        // The call was cancelled under us; its onError fails what is in flight.
+        return true;
+      }
+    }
+    return outbox.isEmpty();
+  }
+
+  private Envelope envelope(Pending p, Stream s) {
+    if (p.isDone()) {
+      return null; // timed out while queued; its route was told
+    }
+    byte[] payload = p.payload;
+    if (payload == null) {
+      try {
+        payload = p.type.codec.encode(p.message);
+      } catch (RuntimeException e) {
+        p.failed(new DeliveryException(DeliveryException.Reason.CODEC, "message to " + p.describe()
+            + " could not be encoded by the codec of type '" + p.type.name + "': " + e.getMessage(), e));
+        return null;
+      }
+      if (payload.length > rt.settings.maxMessageBytes()) {
+        p.failed(new DeliveryException(DeliveryException.Reason.MESSAGE_TOO_LARGE, "message to " + p.describe()
+            + ": " + payload.length + " bytes encoded (expected: <= " + rt.settings.maxMessageBytes()
+            + "); nothing was sent"));
+        return null;
+      }
+      p.payload = payload;
+    }
+    long id = nextId++;
+    p.envelopeId = id;
+    p.generation = s.generation;
+    p.client = this;
+    inflight.put(id, p);
+    long remaining = Math.max(1, TimeUnit.NANOSECONDS.toMillis(p.deadlineNanos - rt.ticker.nanoTime()));
+    return Envelope.newBuilder()
+        .setId(id)
+        .setEntityType(p.type.name)
+        .setEntityId(p.entityId)
+        .setShard(p.shard)
+        .setPayload(UnsafeByteOperations.unsafeWrap(payload))
+        .setAsk(p.ask)
+        .setResume(!needResume.isEmpty() && needResume.remove(p.shard))
+        .setDeadlineMillis(remaining)
+        .build();
+  }
+
+  private void bounceOutbox() {
+    Pending p;
+    while ((p = outbox.poll()) != null) {
+      rt.router.resolved(p, true);
+    }
+  }
+
+  private Stream open() {
+    Stream s = new Stream(++generation);
+    stream = s;
+    try {
+      PodServiceGrpc.newStub(channel).deliver(s);
+    } catch (RuntimeException e) {
+      s.dead = true;
+      stream = null;
+    }
+    return s;
+  }
+
+  // ---- replies, on the transport thread
+
+  private void onReply(Reply r) {
+    Pending p = inflight.remove(r.getId());
+    if (p == null) {
+      return; // timed out already
+    }
+    switch (r.getResultCase()) {
+      case VALUE -> {
+        Object v;
+        try {
+          v = p.type.codec.decode(r.getValue().toByteArray());
+        } catch (RuntimeException e) {
+          p.failWith(new DeliveryException(DeliveryException.Reason.CODEC, "the answer from " + p.describe()
+              + " could not be decoded: " + e.getMessage(), e));
+          rt.router.resolved(p, false);
+          return;
+        }
+        p.send(v);
+        rt.router.resolved(p, false);
+      }
+      case ACCEPTED -> {
+        p.send(null);
+        rt.router.resolved(p, false);
+      }
+      case NOT_OWNER -> {
+        needResume.add(p.shard);
+        rt.onNotOwner(peer, r.getNotOwner());
+        rt.router.resolved(p, true);
+      }
+      case FAILURE -> {
+        p.failWith(new DeliveryException(Codes.fromWire(r.getFailure().getCode()), r.getFailure().getMessage()));
+        rt.router.resolved(p, false);
+      }
+      default -> {
+        p.failWith(new DeliveryException(DeliveryException.Reason.OUTCOME_UNKNOWN, "pod " + peer
+            + " answered " + p.describe() + " with an empty reply"));
+        rt.router.resolved(p, false);
+      }
+    }
+  }
+
+  private void onDead(Stream s, Throwable t) {
+    s.dead = true;
+    if (stream == s) {
+      stream = null;
+    }
+    long now = rt.ticker.nanoTime();
+    if (!s.ready) {
+      backoffNanos = Math.min(Math.max(backoffNanos * 2, TimeUnit.MILLISECONDS.toNanos(50)), MAX_BACKOFF_NANOS);
+      brokenUntil = now + backoffNanos;
+    } else {
+      brokenUntil = now; // it worked; reconnect at once
+    }
+    List<Pending> lost = new ArrayList<>();
+    for (Iterator<Pending> it = inflight.values().iterator(); it.hasNext(); ) {
+      Pending p = it.next();
+      if (p.generation == s.generation) {
+        it.remove();
+        lost.add(p);
+      }
+    }
+    for (Pending p : lost) {
+      p.failWith(new DeliveryException(DeliveryException.Reason.OUTCOME_UNKNOWN, "the connection to pod " + peer
+          + " broke after " + p.describe() + " was sent; it may or may not have been handled"
+          + (t == null ? "" : " (" + t.getMessage() + ")")));
+      rt.router.resolved(p, false);
+    }
+    if (!closed) {
+      rt.peerUnreachable(peer);
+      rt.schedule(this::drain, Math.max(0, brokenUntil - now));
+    }
+  }
+
+  /** Closes the stream and channel; messages still queued go back to their routes. */
+  void close() {
+    closed = true;
+    Stream s = stream;
+    if (s != null && s.call != null) {
+      try {
+        s.call.onCompleted();
+      } catch (RuntimeException e) {
+        // already gone
+      }
+    }
+    bounceOutbox();
+    Wire.close(channel);
+  }
+
+  /** How many messages are in flight to this pod. */
+  int inflight() {
+    return inflight.size() + outbox.size();
+  }
+
+  private final class Stream implements ClientResponseObserver<DeliverBatch, ReplyBatch> {
+    final int generation;
+    ClientCallStreamObserver<DeliverBatch> call;
+    volatile boolean ready;
+    volatile boolean dead;
+
+    Stream(int generation) {
+      this.generation = generation;
+    }
+
+    @Override
+    public void beforeStart(ClientCallStreamObserver<DeliverBatch> requestStream) {
+      this.call = requestStream;
+      requestStream.setOnReadyHandler(PeerClient.this::drain);
+    }
+
+    @Override
+    public void onNext(ReplyBatch batch) {
+      if (!ready) {
+        ready = true;
+        backoffNanos = 0;
+        drain();
+      }
+      for (int i = 0, n = batch.getRepliesCount(); i < n; i++) {
+        onReply(batch.getReplies(i));
+      }
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      onDead(this, t);
+    }
+
+    @Override
+    public void onCompleted() {
+      onDead(this, null);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+package io.atoll.runtime;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/** The test entity: a counter that also records the order of what it was told. */
+final class Counter implements Entity<Counter.Msg> {
+
+  sealed interface Msg permits Add, Get, Append, Log, Fail, Block, Token, Stop {}
+
+  record Add(long delta) implements Msg {}
+
+  record Get(Reply<Long> reply) implements Msg {}
+
+  record Append(int sender, long seq) implements Msg {}
+
+  record Log(Reply<List<Long>> reply, int sender) implements Msg {}
+
+  record Fail(String why) implements Msg {}
+
+  /** Blocks the entity until the latch named by key opens (for tests of slow handlers). */
+  record Block(String key) implements Msg {}
+
+  record Token(Reply<String> reply) implements Msg {}
+
+  record Stop() implements Msg {}
+
+  static final EntityType<Msg> TYPE = EntityType.of("counter", Msg.class).withTerminationMessage(new Stop());
+
+  static final java.util.Map<String, CountDownLatch> LATCHES = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private long value;
+  private final java.util.Map<Integer, List<Long>> appended = new java.util.HashMap<>();
+
+  @Override
+  public void onMessage(Msg msg, EntityContext ctx) throws Exception {
+    switch (msg) {
+      case Add a -> value += a.delta();
+      case Get g -> g.reply().send(value);
+      case Append a -> appended.computeIfAbsent(a.sender(), k -> new ArrayList<>()).add(a.seq());
+      case Log l -> l.reply().send(new ArrayList<>(appended.getOrDefault(l.sender(), List.of())));
+      case Fail f -> throw new IllegalStateException(f.why());
+      case Block b -> {
+        CountDownLatch latch = LATCHES.get(b.key());
+        if (latch != null && !latch.await(30, TimeUnit.SECONDS)) {
+          throw new IllegalStateException("latch " + b.key() + " never opened");
+        }
+      }
+      case Token t -> t.reply().send(ctx.pod() + " " + ctx.token());
+      case Stop s -> { }
+    }
+  }
+}
