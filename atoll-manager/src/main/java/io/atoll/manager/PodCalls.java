@@ -29,7 +29,8 @@ final class PodCalls implements AutoCloseable {
       throw new IllegalStateException("manager closed");
     }
     ManagedChannel ch = channels.computeIfAbsent(pod.address(), Wire::channel);
-    return PodServiceGrpc.newStub(ch).withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
+    return PodServiceGrpc.newStub(Wire.reconnecting(ch)).withWaitForReady()
+        .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Pings a pod; completes with its answer, or exceptionally if it did not answer in time. */

@@ -31,6 +31,22 @@ final class Counter implements Entity<Counter.Msg> {
 
   static final java.util.Map<String, CountDownLatch> LATCHES = new java.util.concurrent.ConcurrentHashMap<>();
 
+  /**
+   * What every activation of every counter in this JVM handled, per entity and sender, in the
+   * order handled: the "database" that outlives activations, for order and loss checks.
+   */
+  static final java.util.Map<String, List<Long>> JOURNAL = new java.util.concurrent.ConcurrentHashMap<>();
+
+  static List<Long> journal(String entityId, int sender) {
+    List<Long> l = JOURNAL.get(entityId + "#" + sender);
+    if (l == null) {
+      return List.of();
+    }
+    synchronized (l) {
+      return new ArrayList<>(l);
+    }
+  }
+
   private long value;
   private final java.util.Map<Integer, List<Long>> appended = new java.util.HashMap<>();
 
@@ -39,7 +55,13 @@ final class Counter implements Entity<Counter.Msg> {
     switch (msg) {
       case Add a -> value += a.delta();
       case Get g -> g.reply().send(value);
-      case Append a -> appended.computeIfAbsent(a.sender(), k -> new ArrayList<>()).add(a.seq());
+      case Append a -> {
+        appended.computeIfAbsent(a.sender(), k -> new ArrayList<>()).add(a.seq());
+        List<Long> j = JOURNAL.computeIfAbsent(ctx.entityId() + "#" + a.sender(), k -> new ArrayList<>());
+        synchronized (j) {
+          j.add(a.seq());
+        }
+      }
       case Log l -> l.reply().send(new ArrayList<>(appended.getOrDefault(l.sender(), List.of())));
       case Fail f -> throw new IllegalStateException(f.why());
       case Block b -> {

@@ -38,7 +38,7 @@ class RoutingTest {
     for (int i = 0; i < 200; i++) {
       tells.add(a.entity(Counter.TYPE, "c-" + i).tell(new Counter.Add(i)).toCompletableFuture());
     }
-    CompletableFuture.allOf(tells.toArray(new CompletableFuture[0])).get(10, TimeUnit.SECONDS);
+    CompletableFuture.allOf(tells.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
     for (int i = 0; i < 200; i++) {
       long v = b.entity(Counter.TYPE, "c-" + i).<Long>ask(Counter.Get::new).toCompletableFuture().get(5, TimeUnit.SECONDS);
       assertThat(v).as("counter c-%s", i).isEqualTo(i);

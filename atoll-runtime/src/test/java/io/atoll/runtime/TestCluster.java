@@ -48,6 +48,7 @@ final class TestCluster implements AutoCloseable {
 
   Sharding.Builder podBuilder() {
     return Sharding.builder().manager(managerAddress()).register(Counter.TYPE, ctx -> new Counter())
+        .terminationTimeout(Duration.ofSeconds(2))
         .askTimeout(Duration.ofSeconds(5)).sendTimeout(Duration.ofSeconds(5));
   }
 

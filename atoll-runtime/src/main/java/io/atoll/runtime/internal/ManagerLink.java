@@ -75,11 +75,12 @@ final class ManagerLink {
   }
 
   private ShardManagerServiceGrpc.ShardManagerServiceBlockingStub blocking(long millis) {
-    return ShardManagerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(millis, TimeUnit.MILLISECONDS);
+    return ShardManagerServiceGrpc.newBlockingStub(Wire.reconnecting(channel)).withWaitForReady()
+        .withDeadlineAfter(millis, TimeUnit.MILLISECONDS);
   }
 
   private ShardManagerServiceGrpc.ShardManagerServiceStub async() {
-    return ShardManagerServiceGrpc.newStub(channel);
+    return ShardManagerServiceGrpc.newStub(Wire.reconnecting(channel)).withWaitForReady();
   }
 
   /** The newest manager term seen. */

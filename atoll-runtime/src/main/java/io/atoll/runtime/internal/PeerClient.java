@@ -188,7 +188,7 @@ final class PeerClient {
     Stream s = new Stream(++generation);
     stream = s;
     try {
-      PodServiceGrpc.newStub(channel).deliver(s);
+      PodServiceGrpc.newStub(Wire.reconnecting(channel)).deliver(s);
     } catch (RuntimeException e) {
       s.dead = true;
       stream = null;

@@ -343,7 +343,7 @@ public final class PodRuntime {
         if (e.status() == PodStatus.GONE) {
           PeerClient c = clients.remove(e.id());
           if (c != null) {
-            c.close();
+            retire(c, ticker.nanoTime() + settings.sendTimeout().toNanos());
           }
         }
       }
@@ -352,6 +352,18 @@ public final class PodRuntime {
     if (declaredGone) {
       rejoin("the manager declared it gone");
     }
+  }
+
+  /**
+   * Closes the client of a pod that left once its answers are in (a pod that stops gracefully
+   * still answers what it received), or at {@code deadline}.
+   */
+  private void retire(PeerClient c, long deadline) {
+    if (c.inflight() == 0 || ticker.nanoTime() - deadline > 0 || closed) {
+      c.close();
+      return;
+    }
+    schedule(() -> retire(c, deadline), TimeUnit.MILLISECONDS.toNanos(50));
   }
 
   /** A peer refused a message with a newer claim than ours: fetch its config. */

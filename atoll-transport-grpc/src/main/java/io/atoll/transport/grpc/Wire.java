@@ -9,6 +9,7 @@ import io.atoll.core.PodVersion;
 import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.proto.PodInfo;
 import io.atoll.transport.grpc.proto.PodRef;
+import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.Status;
@@ -132,6 +133,19 @@ public final class Wire {
   /** The port a started server listens on. */
   public static int port(Server server) {
     return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+  }
+
+  /**
+   * Returns the channel after cutting short its reconnect back-off if it is failing: gRPC backs
+   * off up to two minutes between connection attempts, far longer than a lease, so a peer that is
+   * back (a restarted manager, a pod after a blip) would otherwise stay unreachable for minutes.
+   * Callers pace their own retries.
+   */
+  public static ManagedChannel reconnecting(ManagedChannel channel) {
+    if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
+      channel.resetConnectBackoff();
+    }
+    return channel;
   }
 
   /**

@@ -1,0 +1,169 @@
+package io.atoll.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import io.atoll.core.ShardHasher;
+import io.atoll.transport.grpc.Wire;
+import io.atoll.transport.grpc.proto.DeliverBatch;
+import io.atoll.transport.grpc.proto.Envelope;
+import io.atoll.transport.grpc.proto.Failure;
+import io.atoll.transport.grpc.proto.PodServiceGrpc;
+import io.atoll.transport.grpc.proto.Reply;
+import io.atoll.transport.grpc.proto.ReplyBatch;
+import io.atoll.transport.grpc.proto.UnassignRequest;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad input at the pod's boundaries: a clear error to the sender, and the pod keeps serving. */
+class BadInputTest {
+
+  @TempDir
+  Path dir;
+  TestCluster cluster;
+  Sharding pod;
+  ManagedChannel raw;
+
+  @BeforeEach
+  void start() {
+    cluster = new TestCluster(dir, TestCluster.fast(10));
+    pod = cluster.addPod(b -> b.maxMessageBytes(4096));
+    cluster.awaitStable(Duration.ofSeconds(10));
+    raw = Wire.channel(pod.podId().address());
+  }
+
+  @AfterEach
+  void stop() {
+    raw.shutdownNow();
+    cluster.close();
+  }
+
+  /** Sends envelopes on a raw Deliver stream and collects the replies by id. */
+  private Map<Long, Reply> deliverRaw(Envelope... envelopes) {
+    Map<Long, Reply> replies = new ConcurrentHashMap<>();
+    StreamObserver<DeliverBatch> out = PodServiceGrpc.newStub(raw).deliver(new StreamObserver<>() {
+      @Override
+      public void onNext(ReplyBatch b) {
+        b.getRepliesList().forEach(r -> replies.put(r.getId(), r));
+      }
+
+      @Override
+      public void onError(Throwable t) {}
+
+      @Override
+      public void onCompleted() {}
+    });
+    out.onNext(DeliverBatch.newBuilder().addAllEnvelopes(java.util.List.of(envelopes)).build());
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> replies.size() == envelopes.length);
+    out.onCompleted();
+    return replies;
+  }
+
+  private Envelope.Builder envelope(long id, String type, String entityId) {
+    return Envelope.newBuilder().setId(id).setEntityType(type).setEntityId(entityId)
+        .setShard(ShardHasher.DEFAULT.shardOf(entityId, pod.numberOfShards())).setDeadlineMillis(5000);
+  }
+
+  private void podStillServes() throws Exception {
+    EntityRef<Counter.Msg> ref = pod.entity(Counter.TYPE, "survivor");
+    ref.tell(new Counter.Add(2)).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertThat(ref.<Long>ask(Counter.Get::new).toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo(2);
+  }
+
+  @Test
+  void undecodableUnknownMalformedAndOversizedEnvelopesEachGetTheirOwnClearFailure() throws Exception {
+    Map<Long, Reply> r = deliverRaw(
+        envelope(1, "counter", "a").setPayload(ByteString.copyFromUtf8("definitely not fory")).build(),
+        envelope(2, "ghost", "a").setPayload(ByteString.EMPTY).build(),
+        envelope(3, "counter", "a").setShard(999).build(),
+        envelope(4, "counter", "a").setShard(ShardHasher.DEFAULT.shardOf("a", 10) % 10 + 1).build(),
+        envelope(5, "counter", "").build(),
+        envelope(6, "counter", "a").setPayload(ByteString.copyFrom(new byte[5000])).build());
+    assertFailure(r.get(1L), Failure.Code.UNDECODABLE_MESSAGE, "could not be decoded");
+    assertFailure(r.get(2L), Failure.Code.UNKNOWN_ENTITY_TYPE, "hosts no entity type 'ghost'");
+    assertFailure(r.get(3L), Failure.Code.BAD_REQUEST, "shard: 999 (expected: 1..10)");
+    assertFailure(r.get(4L), Failure.Code.BAD_REQUEST, "same number of shards");
+    assertFailure(r.get(5L), Failure.Code.BAD_REQUEST, "entity id: length 0");
+    assertFailure(r.get(6L), Failure.Code.MESSAGE_TOO_LARGE, "5000 bytes (expected: <= 4096)");
+    podStillServes();
+  }
+
+  private static void assertFailure(Reply r, Failure.Code code, String text) {
+    assertThat(r.hasFailure()).as("reply %s is a failure", r.getId()).isTrue();
+    assertThat(r.getFailure().getCode()).isEqualTo(code);
+    assertThat(r.getFailure().getMessage()).contains(text);
+  }
+
+  @Test
+  void anUnassignForAShardThatDoesNotExistIsRefusedAndChangesNothing() throws Exception {
+    assertThatThrownBy(() -> PodServiceGrpc.newBlockingStub(raw).withDeadlineAfter(5, TimeUnit.SECONDS)
+        .unassign(UnassignRequest.newBuilder().addShards(0).setNewEpoch(99).build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+          assertThat(e.getStatus().getDescription()).contains("shard: 0 (expected: 1..10)");
+        });
+    assertThat(pod.servedShards()).hasSize(10);
+    podStillServes();
+  }
+
+  @Test
+  void aMessageTooLargeToSendFailsAtTheSenderAndNothingIsSent() throws Exception {
+    Sharding client = Sharding.builder().manager(cluster.managerAddress()).clientOnly().maxMessageBytes(1024)
+        .start();
+    cluster.pods.add(client);
+    var f = client.entity(Counter.TYPE, "big").tell(new Counter.Fail("x".repeat(4000))).toCompletableFuture();
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(f::isDone);
+    assertThatThrownBy(f::join).cause().isInstanceOfSatisfying(DeliveryException.class, e -> {
+      assertThat(e.reason()).isEqualTo(DeliveryException.Reason.MESSAGE_TOO_LARGE);
+      assertThat(e).hasMessageContaining("counter/big").hasMessageContaining("(expected: <= 1024)");
+    });
+    podStillServes();
+  }
+
+  @Test
+  void aTypeNobodyHostsFailsWithItsName() {
+    Sharding client = Sharding.builder().manager(cluster.managerAddress()).clientOnly().start();
+    cluster.pods.add(client);
+    EntityType<Counter.Msg> ghost = EntityType.of("ghost", Counter.Msg.class);
+    var f = client.entity(ghost, "g").tell(new Counter.Add(1)).toCompletableFuture();
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(f::isDone);
+    assertThatThrownBy(f::join).cause().isInstanceOfSatisfying(DeliveryException.class, e -> {
+      assertThat(e.reason()).isEqualTo(DeliveryException.Reason.UNKNOWN_ENTITY_TYPE);
+      assertThat(e).hasMessageContaining("ghost");
+    });
+  }
+
+  @Test
+  void sendingThroughAClosedShardingFailsAtOnce() {
+    Sharding client = Sharding.builder().manager(cluster.managerAddress()).clientOnly().start();
+    client.close();
+    var f = client.entity(Counter.TYPE, "late").tell(new Counter.Add(1)).toCompletableFuture();
+    assertThatThrownBy(f::join).cause().isInstanceOfSatisfying(DeliveryException.class, e -> {
+      assertThat(e.reason()).isEqualTo(DeliveryException.Reason.SHUT_DOWN);
+      assertThat(e).hasMessageContaining("counter/late");
+    });
+  }
+
+  @Test
+  void badIdsAndSettingsAreRefusedWithTheExpectedForm() {
+    assertThatThrownBy(() -> pod.entity(Counter.TYPE, "x".repeat(2000)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected: 1..1024");
+    assertThatThrownBy(() -> Sharding.builder().manager("nonsense"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected: host:port");
+    assertThatThrownBy(() -> Sharding.builder().port(70000))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected: 0..65535");
+  }
+}
