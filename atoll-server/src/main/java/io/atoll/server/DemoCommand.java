@@ -1,0 +1,72 @@
+package io.atoll.server;
+
+import io.atoll.server.demo.DemoRun;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code atoll demo}: the main job, on embedded defaults. */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+    description = {"A shard manager and pods as separate processes on loopback, under load and faults:",
+        "a pod joins, one stops gracefully, one is killed (kill -9). Ends with an audit of",
+        "every acknowledged deposit against the database; exits 1 if anything was lost or an",
+        "entity was ever live twice."})
+final class DemoCommand implements Callable<Integer> {
+
+  @Mixin
+  Main.ConfigOption config;
+
+  @Option(names = "--duration", defaultValue = "40s", description = "How long the load runs (default: ${DEFAULT-VALUE}).")
+  Duration duration;
+
+  @Option(names = "--keep-running", description = "Run the cluster under load until interrupted (Ctrl-C), no faults.")
+  boolean keepRunning;
+
+  @Option(names = "--pods", defaultValue = "3", description = "Pods at the start, at least 2 (default: ${DEFAULT-VALUE}).")
+  int pods;
+
+  @Option(names = "--accounts", defaultValue = "1000", description = "Default: ${DEFAULT-VALUE}.")
+  int accounts;
+
+  @Option(names = "--concurrency", defaultValue = "64", description = "Messages in flight (default: ${DEFAULT-VALUE}).")
+  int concurrency;
+
+  @Option(names = "--lease", defaultValue = "3s", description = "The pods' lease (default: ${DEFAULT-VALUE}).")
+  Duration lease;
+
+  @Option(names = "--shards", defaultValue = "300", description = "Default: ${DEFAULT-VALUE}.")
+  int shards;
+
+  @Option(names = "--dir", description = "Where logs and data go (default: a new directory under data/demo).")
+  Path dir;
+
+  @Override
+  public Integer call() throws Exception {
+    if (pods < 2 || pods > 8) {
+      System.err.println("atoll demo: --pods " + pods + " (expected: 2..8)");
+      return 2;
+    }
+    if (accounts < 1 || concurrency < 1 || concurrency > 10_000) {
+      System.err.println("atoll demo: --accounts and --concurrency must be positive, --concurrency at most 10000");
+      return 2;
+    }
+    if (duration.toSeconds() < 10) {
+      System.err.println("atoll demo: --duration " + Durations.format(duration) + " (expected: >= 10s)");
+      return 2;
+    }
+    Path where = dir != null ? dir : Path.of("data", "demo",
+        LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    if (Files.exists(where) && Files.list(where).findAny().isPresent()) {
+      System.err.println("atoll demo: --dir " + where + " is not empty (expected: a new or empty directory)");
+      return 2;
+    }
+    return new DemoRun(new DemoRun.Options(duration, keepRunning, pods, accounts, concurrency, lease, shards,
+        where.toAbsolutePath()), System.out).run();
+  }
+}

@@ -1,0 +1,112 @@
+package io.atoll.server;
+
+import io.atoll.core.allocation.AllocationStrategy;
+import io.atoll.core.allocation.RebalanceLimits;
+import io.atoll.core.spi.PodHealth;
+import io.atoll.core.Ticker;
+import io.atoll.manager.ManagerSettings;
+import io.atoll.manager.ShardManager;
+import io.atoll.store.file.FileAssignmentStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code atoll manager}: runs the shard manager until stopped. */
+@Command(name = "manager", mixinStandardHelpOptions = true,
+    description = "Runs the shard manager, with its state in a data directory.")
+final class ManagerCommand implements Callable<Integer> {
+
+  /** Allocation strategies by name. */
+  enum Strategy { VERSION_AWARE, LEAST_SHARD }
+
+  @Mixin
+  Main.ConfigOption config;
+
+  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+  String host;
+
+  @Option(names = "--port", defaultValue = "7070", description = "Port to listen on, 0 for any (default: ${DEFAULT-VALUE}).")
+  int port;
+
+  @Option(names = "--data-dir", defaultValue = "data/manager", description = "Where the state lives (default: ${DEFAULT-VALUE}).")
+  Path dataDir;
+
+  @Option(names = "--shards", defaultValue = "300", description = "Number of shards; fixed for a data directory (default: ${DEFAULT-VALUE}).")
+  int shards;
+
+  @Option(names = "--lease", defaultValue = "10s", description = "Pod lease length (default: ${DEFAULT-VALUE}).")
+  Duration lease;
+
+  @Option(names = "--lease-margin", defaultValue = "2s", description = "Wait after a lease runs out before moving its shards (default: ${DEFAULT-VALUE}).")
+  Duration leaseMargin;
+
+  @Option(names = "--ping-timeout", defaultValue = "3s", description = "Default: ${DEFAULT-VALUE}.")
+  Duration pingTimeout;
+
+  @Option(names = "--termination-timeout", defaultValue = "3s", description = "How long a pod may take to stop a shard's entities (default: ${DEFAULT-VALUE}).")
+  Duration terminationTimeout;
+
+  @Option(names = "--rebalance-interval", defaultValue = "20s", description = "Periodic rebalance (default: ${DEFAULT-VALUE}).")
+  Duration rebalanceInterval;
+
+  @Option(names = "--rebalance-retry", defaultValue = "10s", description = "Retry after a failed rebalance (default: ${DEFAULT-VALUE}).")
+  Duration rebalanceRetry;
+
+  @Option(names = "--strategy", defaultValue = "version-aware", converter = StrategyConverter.class,
+      description = "version-aware or least-shard (default: ${DEFAULT-VALUE}).")
+  Strategy strategy;
+
+  @Option(names = "--max-moves", defaultValue = "20", description = "Most owned shards one round moves (default: ${DEFAULT-VALUE}).")
+  int maxMoves;
+
+  @Option(names = "--max-moves-fraction", defaultValue = "0.1", description = "Most owned shards one round moves, as a fraction (default: ${DEFAULT-VALUE}).")
+  double maxMovesFraction;
+
+  static final class StrategyConverter implements picocli.CommandLine.ITypeConverter<Strategy> {
+    @Override
+    public Strategy convert(String value) {
+      return switch (value.toLowerCase(java.util.Locale.ROOT)) {
+        case "version-aware" -> Strategy.VERSION_AWARE;
+        case "least-shard" -> Strategy.LEAST_SHARD;
+        default -> throw new picocli.CommandLine.TypeConversionException("'" + value
+            + "' is not a strategy (expected: version-aware or least-shard)");
+      };
+    }
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    ManagerSettings settings;
+    try {
+      settings = new ManagerSettings(shards, lease, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
+          rebalanceRetry, new RebalanceLimits(maxMoves, maxMovesFraction),
+          strategy == Strategy.LEAST_SHARD ? AllocationStrategy.leastShard() : AllocationStrategy.versionAware());
+    } catch (IllegalArgumentException e) {
+      System.err.println("atoll manager: " + e.getMessage());
+      return 2;
+    }
+    ShardManager manager;
+    try {
+      manager = ShardManager.start(settings, FileAssignmentStore.open(dataDir), PodHealth.LEASE_ONLY, host, port,
+          Ticker.SYSTEM, new java.security.SecureRandom());
+    } catch (RuntimeException e) {
+      System.err.println("atoll manager: cannot start: " + e.getMessage());
+      return 1;
+    }
+    System.out.println("atoll manager listening on " + manager.address() + " (term " + manager.term() + ", "
+        + shards + " shards, data dir " + dataDir.toAbsolutePath() + ")");
+    System.out.flush();
+    Runtime.getRuntime().addShutdownHook(new Thread(manager::close, "atoll-manager-stop"));
+    try {
+      manager.stopped().get();
+      return 0;
+    } catch (ExecutionException e) {
+      System.err.println("atoll manager: stopped: " + e.getCause().getMessage());
+      return 3;
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package io.atoll.server;
+
+import io.atoll.runtime.Sharding;
+import io.atoll.server.demo.Account;
+import io.atoll.server.demo.AccountDb;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code atoll pod}: a pod of the demo service (bank accounts) until stopped. */
+@Command(name = "pod", mixinStandardHelpOptions = true,
+    description = "Runs a pod of the demo service (bank accounts). A real service embeds the runtime instead.")
+final class PodCommand implements Callable<Integer> {
+
+  @Mixin
+  Main.ConfigOption config;
+
+  @Option(names = "--manager", required = true, description = "The shard manager, host:port.")
+  String manager;
+
+  @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+  String host;
+
+  @Option(names = "--port", defaultValue = "0", description = "Port to listen on, 0 for any (default: ${DEFAULT-VALUE}).")
+  int port;
+
+  @Option(names = "--version", defaultValue = "1.0", description = "Version of this pod's code (default: ${DEFAULT-VALUE}).")
+  String version;
+
+  @Option(names = "--db", description = "JDBC URL of the accounts database shared by all pods; without it"
+      + " accounts live in memory and start over when they move.")
+  String db;
+
+  @Option(names = "--db-connections", defaultValue = "16", description = "Default: ${DEFAULT-VALUE}.")
+  int dbConnections;
+
+  @Option(names = "--termination-timeout", defaultValue = "3s", description = "Graceful stop wait (default: ${DEFAULT-VALUE}).")
+  Duration terminationTimeout;
+
+  @Option(names = "--send-timeout", defaultValue = "10s", description = "Default: ${DEFAULT-VALUE}.")
+  Duration sendTimeout;
+
+  @Override
+  public Integer call() throws Exception {
+    AccountDb accounts = null;
+    if (db != null) {
+      try {
+        accounts = new AccountDb(db, dbConnections);
+      } catch (java.sql.SQLException e) {
+        System.err.println("atoll pod: cannot open the database " + db + ": " + e.getMessage());
+        return 1;
+      }
+    }
+    Sharding pod;
+    try {
+      pod = Sharding.builder()
+          .manager(manager)
+          .host(host)
+          .port(port)
+          .version(version)
+          .terminationTimeout(terminationTimeout)
+          .sendTimeout(sendTimeout)
+          .askTimeout(sendTimeout)
+          .register(Account.TYPE, Account.factory(accounts))
+          .start();
+    } catch (RuntimeException e) {
+      System.err.println("atoll pod: cannot start: " + e.getMessage());
+      if (accounts != null) {
+        accounts.close();
+      }
+      return 1;
+    }
+    System.out.println("atoll pod listening on " + pod.podId().address() + " (pod " + pod.podId() + ", version "
+        + version + ")");
+    System.out.flush();
+    CountDownLatch stopped = new CountDownLatch(1);
+    AccountDb toClose = accounts;
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      pod.close();
+      if (toClose != null) {
+        toClose.close();
+      }
+      stopped.countDown();
+    }, "atoll-pod-stop"));
+    stopped.await();
+    return 0;
+  }
+}

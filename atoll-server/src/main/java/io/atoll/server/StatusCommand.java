@@ -1,0 +1,79 @@
+package io.atoll.server;
+
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.PodAddress;
+import io.atoll.core.PodEntry;
+import io.atoll.core.PodId;
+import io.atoll.core.PodStatus;
+import io.atoll.transport.grpc.Wire;
+import io.atoll.transport.grpc.proto.GetAssignmentsRequest;
+import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code atoll status}: the cluster as the manager sees it. */
+@Command(name = "status", mixinStandardHelpOptions = true, description = "Prints pods, versions and shards per pod.")
+final class StatusCommand implements Callable<Integer> {
+
+  @Mixin
+  Main.ConfigOption config;
+
+  @Option(names = "--manager", required = true, description = "The shard manager, host:port.")
+  String manager;
+
+  @Option(names = "--timeout", defaultValue = "5s", description = "Default: ${DEFAULT-VALUE}.")
+  Duration timeout;
+
+  @Override
+  public Integer call() {
+    PodAddress address;
+    try {
+      address = PodAddress.parse(manager);
+    } catch (IllegalArgumentException e) {
+      System.err.println("atoll status: --manager " + e.getMessage());
+      return 2;
+    }
+    ManagedChannel ch = Wire.channel(address);
+    try {
+      ClusterConfig c = Wire.config(ShardManagerServiceGrpc.newBlockingStub(ch)
+          .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
+          .getAssignments(GetAssignmentsRequest.getDefaultInstance()));
+      System.out.print(render(c));
+      return 0;
+    } catch (StatusRuntimeException e) {
+      System.err.println("atoll status: the shard manager at " + address + " did not answer: " + e.getStatus()
+          + " (is it running?)");
+      return 1;
+    } finally {
+      ch.shutdownNow();
+    }
+  }
+
+  static String render(ClusterConfig c) {
+    StringBuilder out = new StringBuilder();
+    Map<PodId, Integer> owned = c.ownedCounts();
+    int unassigned = 0;
+    for (int pos = 0; pos < c.size(); pos++) {
+      PodEntry e = c.ownerEntry(pos);
+      if (e == null || e.status() != PodStatus.ACTIVE) {
+        unassigned++;
+      }
+    }
+    out.append(String.format("cluster: %d shards, epoch %d, %d pods, %d shards without a live owner%n", c.size(),
+        c.epoch(), c.activePods().size(), unassigned));
+    out.append(String.format("%-44s %-10s %7s%n", "POD", "VERSION", "SHARDS"));
+    for (PodEntry e : c.pods()) {
+      if (e.status() == PodStatus.ACTIVE) {
+        out.append(String.format("%-44s %-10s %7d%n", e.id(), e.pod().version(), owned.getOrDefault(e.id(), 0)));
+      }
+    }
+    return out.toString();
+  }
+}

@@ -1,0 +1,251 @@
+package io.atoll.server.demo;
+
+import io.atoll.core.FencingToken;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLIntegrityConstraintViolationException;
+import java.sql.Statement;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+
+/**
+ * Where the demo's accounts keep their state: a JDBC database shared by every pod (H2 over TCP in
+ * the demo), written with the activation's fencing token so that a stale instance's writes are
+ * refused and recorded.
+ *
+ * <p>An activation claims its account row by raising the row's epoch to its token's epoch (it
+ * refuses to activate if the row already carries a newer one). A deposit updates the row only
+ * while the row's epoch is not newer than the token: once a newer activation has claimed the
+ * account, an older one can never write again. Every refusal is recorded in {@code stale_writes},
+ * so "two live instances" is something the demo counts from the database, not from the runtime.
+ */
+public final class AccountDb implements AutoCloseable {
+
+  /** A write was refused because a newer activation owns the account. */
+  public static final class StaleTokenException extends Exception {
+    StaleTokenException(String message) {
+      super(message);
+    }
+  }
+
+  private final String url;
+  private final BlockingQueue<Connection> pool;
+
+  /** A pool of {@code connections} connections to {@code url}. */
+  public AccountDb(String url, int connections) throws SQLException {
+    this.url = url;
+    this.pool = new ArrayBlockingQueue<>(connections);
+    for (int i = 0; i < connections; i++) {
+      Connection c = DriverManager.getConnection(url, "sa", "");
+      c.setAutoCommit(false);
+      c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      pool.add(c);
+    }
+  }
+
+  /** Creates the tables if needed. */
+  public static void createSchema(String url) throws SQLException {
+    try (Connection c = DriverManager.getConnection(url, "sa", ""); Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE IF NOT EXISTS accounts (id VARCHAR(64) PRIMARY KEY, balance BIGINT NOT NULL,"
+          + " epoch BIGINT NOT NULL, pod VARCHAR(128))");
+      s.execute("CREATE TABLE IF NOT EXISTS ops (op_id BIGINT PRIMARY KEY, account VARCHAR(64) NOT NULL,"
+          + " amount BIGINT NOT NULL, epoch BIGINT NOT NULL, pod VARCHAR(128))");
+      s.execute("CREATE TABLE IF NOT EXISTS activations (id BIGINT AUTO_INCREMENT PRIMARY KEY,"
+          + " account VARCHAR(64) NOT NULL, pod VARCHAR(128), shard INT, epoch BIGINT, at TIMESTAMP)");
+      s.execute("CREATE TABLE IF NOT EXISTS stale_writes (id BIGINT AUTO_INCREMENT PRIMARY KEY,"
+          + " account VARCHAR(64) NOT NULL, pod VARCHAR(128), epoch BIGINT, newer_epoch BIGINT, what VARCHAR(16),"
+          + " at TIMESTAMP)");
+      s.execute("CREATE TABLE IF NOT EXISTS duplicate_ops (op_id BIGINT, account VARCHAR(64), pod VARCHAR(128))");
+    }
+  }
+
+  private interface Work<T> {
+    T run(Connection c) throws SQLException, StaleTokenException;
+  }
+
+  private <T> T tx(Work<T> w) throws SQLException, StaleTokenException {
+    Connection c;
+    try {
+      c = pool.take();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SQLException("interrupted waiting for a connection", e);
+    }
+    try {
+      T r = w.run(c);
+      c.commit();
+      return r;
+    } catch (SQLException | StaleTokenException | RuntimeException e) {
+      c.rollback();
+      throw e;
+    } finally {
+      pool.add(c);
+    }
+  }
+
+  /**
+   * Starts an activation: claims the account for {@code token} and returns its balance.
+   *
+   * @throws StaleTokenException if a newer activation already claimed it (recorded)
+   */
+  public long activate(String account, FencingToken token, String pod) throws SQLException, StaleTokenException {
+    long[] balance = new long[1];
+    long newer = tx(c -> {
+      long current;
+      try (PreparedStatement q = c.prepareStatement("SELECT balance, epoch FROM accounts WHERE id = ? FOR UPDATE")) {
+        q.setString(1, account);
+        try (ResultSet rs = q.executeQuery()) {
+          if (rs.next()) {
+            balance[0] = rs.getLong(1);
+            current = rs.getLong(2);
+          } else {
+            current = -1;
+          }
+        }
+      }
+      if (current > token.epoch()) {
+        return current;
+      }
+      if (current < 0) {
+        try (PreparedStatement i = c.prepareStatement("INSERT INTO accounts (id, balance, epoch, pod) VALUES (?, 0, ?, ?)")) {
+          i.setString(1, account);
+          i.setLong(2, token.epoch());
+          i.setString(3, pod);
+          i.executeUpdate();
+        }
+      } else {
+        try (PreparedStatement u = c.prepareStatement("UPDATE accounts SET epoch = ?, pod = ? WHERE id = ?")) {
+          u.setLong(1, token.epoch());
+          u.setString(2, pod);
+          u.setString(3, account);
+          u.executeUpdate();
+        }
+      }
+      try (PreparedStatement a = c.prepareStatement(
+          "INSERT INTO activations (account, pod, shard, epoch, at) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
+        a.setString(1, account);
+        a.setString(2, pod);
+        a.setInt(3, token.shard());
+        a.setLong(4, token.epoch());
+        a.executeUpdate();
+      }
+      return -1L;
+    });
+    if (newer >= 0) {
+      recordStale(account, token, pod, newer, "activate");
+      throw new StaleTokenException("account " + account + " is claimed at epoch " + newer + ", newer than "
+          + token.epoch());
+    }
+    return balance[0];
+  }
+
+  /**
+   * Applies a deposit under {@code token}; a deposit already applied (same op id) is not applied
+   * again. Returns false for such a duplicate.
+   *
+   * @throws StaleTokenException if a newer activation owns the account (recorded)
+   */
+  public boolean deposit(String account, long opId, long amount, FencingToken token, String pod)
+      throws SQLException, StaleTokenException {
+    long[] newer = {-1};
+    boolean applied;
+    try {
+      applied = tx(c -> {
+        try (PreparedStatement u = c.prepareStatement(
+            "UPDATE accounts SET balance = balance + ? WHERE id = ? AND epoch <= ?")) {
+          u.setLong(1, amount);
+          u.setString(2, account);
+          u.setLong(3, token.epoch());
+          if (u.executeUpdate() == 0) {
+            try (PreparedStatement q = c.prepareStatement("SELECT epoch FROM accounts WHERE id = ?")) {
+              q.setString(1, account);
+              try (ResultSet rs = q.executeQuery()) {
+                newer[0] = rs.next() ? rs.getLong(1) : Long.MAX_VALUE;
+              }
+            }
+            throw new StaleTokenException("account " + account + " is claimed at epoch " + newer[0]
+                + ", newer than " + token.epoch());
+          }
+        }
+        try (PreparedStatement i = c.prepareStatement(
+            "INSERT INTO ops (op_id, account, amount, epoch, pod) VALUES (?, ?, ?, ?, ?)")) {
+          i.setLong(1, opId);
+          i.setString(2, account);
+          i.setLong(3, amount);
+          i.setLong(4, token.epoch());
+          i.setString(5, pod);
+          i.executeUpdate();
+        }
+        return true;
+      });
+    } catch (StaleTokenException e) {
+      recordStale(account, token, pod, newer[0], "deposit");
+      throw e;
+    } catch (SQLIntegrityConstraintViolationException e) {
+      recordDuplicate(opId, account, pod);
+      return false;
+    } catch (SQLException e) {
+      if ("23505".equals(e.getSQLState())) { // unique violation
+        recordDuplicate(opId, account, pod);
+        return false;
+      }
+      throw e;
+    }
+    return applied;
+  }
+
+  private void recordStale(String account, FencingToken token, String pod, long newer, String what) {
+    try {
+      tx(c -> {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO stale_writes (account, pod, epoch, newer_epoch,"
+            + " what, at) VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
+          s.setString(1, account);
+          s.setString(2, pod);
+          s.setLong(3, token.epoch());
+          s.setLong(4, newer);
+          s.setString(5, what);
+          s.executeUpdate();
+        }
+        return null;
+      });
+    } catch (SQLException | StaleTokenException e) {
+      // best effort: the refusal itself already protected the data
+    }
+  }
+
+  private void recordDuplicate(long opId, String account, String pod) {
+    try {
+      tx(c -> {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO duplicate_ops (op_id, account, pod) VALUES (?, ?, ?)")) {
+          s.setLong(1, opId);
+          s.setString(2, account);
+          s.setString(3, pod);
+          s.executeUpdate();
+        }
+        return null;
+      });
+    } catch (SQLException | StaleTokenException e) {
+      // best effort
+    }
+  }
+
+  /** The JDBC URL. */
+  public String url() {
+    return url;
+  }
+
+  @Override
+  public void close() {
+    Connection c;
+    while ((c = pool.poll()) != null) {
+      try {
+        c.close();
+      } catch (SQLException e) {
+        // closing anyway
+      }
+    }
+  }
+}

@@ -1,0 +1,269 @@
+package io.atoll.server.demo;
+
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.PodAddress;
+import io.atoll.core.PodEntry;
+import io.atoll.core.PodId;
+import io.atoll.core.PodStatus;
+import io.atoll.runtime.DeliveryException;
+import io.atoll.runtime.Sharding;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import org.h2.tools.Server;
+
+/**
+ * The main job: a shard manager and pods of the bank-account service as separate processes on
+ * loopback, a shared database, and a client putting steady load on them while the demo adds a pod,
+ * stops one gracefully and kills another with SIGKILL. It ends by auditing its own ledger against
+ * the database.
+ */
+public final class DemoRun {
+
+  /**
+   * What to run.
+   *
+   * @param duration how long the load runs
+   * @param keepRunning run until interrupted instead
+   * @param pods pods at the start
+   * @param accounts accounts the load spreads over
+   * @param concurrency messages in flight at most
+   * @param lease the pods' lease
+   * @param shards number of shards
+   * @param dir where logs, the manager's state and the database go
+   */
+  public record Options(Duration duration, boolean keepRunning, int pods, int accounts, int concurrency,
+      Duration lease, int shards, Path dir) {}
+
+  private final Options o;
+  private final PrintStream out;
+  private final long start = System.nanoTime();
+  private final Map<PodAddress, String> names = new LinkedHashMap<>();
+  private final List<Child> children = new ArrayList<>();
+  private volatile boolean interrupted;
+
+  public DemoRun(Options options, PrintStream out) {
+    this.o = options;
+    this.out = out;
+  }
+
+  private void say(String what) {
+    double t = (System.nanoTime() - start) / 1e9;
+    out.printf("[%5.1fs] %s%n", t, what);
+    out.flush();
+  }
+
+  /** Runs the demo; returns 0 if the audit found nothing lost and no duplicate activation. */
+  public int run() throws Exception {
+    Files.createDirectories(o.dir());
+    out.println("atoll demo: a shard manager and " + o.pods() + " pods of a bank-account service, each its own"
+        + " process on 127.0.0.1,");
+    out.println("            a client depositing into " + o.accounts() + " accounts; logs and data in " + o.dir());
+    System.setProperty("h2.bindAddress", "127.0.0.1");
+    Server db = Server.createTcpServer("-tcpPort", "0", "-ifNotExists", "-baseDir",
+        o.dir().resolve("db").toAbsolutePath().toString()).start();
+    String url = "jdbc:h2:tcp://127.0.0.1:" + db.getPort() + "/accounts";
+    AccountDb.createSchema(url);
+    Thread hook = new Thread(() -> {
+      interrupted = true;
+      children.forEach(Child::terminate);
+    });
+    Runtime.getRuntime().addShutdownHook(hook);
+    Sharding client = null;
+    try {
+      Child manager = Child.start("manager", o.dir(), List.of("manager", "--port", "0",
+          "--data-dir", o.dir().resolve("manager").toString(), "--shards", Integer.toString(o.shards()),
+          "--lease", o.lease().toMillis() + "ms", "--lease-margin", "1s", "--rebalance-interval", "10s",
+          "--rebalance-retry", "2s", "--termination-timeout", "2s", "--ping-timeout", "1s"));
+      children.add(manager);
+      PodAddress managerAddress = manager.awaitAddress(Duration.ofSeconds(60));
+      say("shard manager up on " + managerAddress + " (lease " + o.lease().toMillis() + " ms)");
+      List<Child> pods = new ArrayList<>();
+      for (int i = 1; i <= o.pods(); i++) {
+        pods.add(startPod(i, managerAddress, url));
+      }
+      for (Child p : pods) {
+        names.put(p.awaitAddress(Duration.ofSeconds(60)), p.name);
+      }
+      client = Sharding.builder().manager(managerAddress.toString()).clientOnly()
+          .sendTimeout(Duration.ofSeconds(10)).askTimeout(Duration.ofSeconds(10)).start();
+      Sharding c = client;
+      awaitAllOwned(c, Duration.ofSeconds(30));
+      say(o.pods() + " pods up; " + shardsLine(c.config()));
+      Ledger ledger = new Ledger();
+      Load load = new Load(client, ledger, o.accounts(), o.concurrency(), 1).start();
+      say("load started: deposits (tell) and balance checks (ask), " + o.concurrency() + " in flight");
+      timeline(c, ledger, managerAddress, url, pods);
+      say("load stopping; waiting for what is in flight");
+      load.stop(15_000);
+      Audit a = Audit.of(ledger, url);
+      report(a, ledger);
+      return a.ok() ? 0 : 1;
+    } finally {
+      if (client != null) {
+        client.close();
+      }
+      for (Child ch : children) {
+        ch.terminate();
+      }
+      for (Child ch : children) {
+        if (ch.awaitExit(Duration.ofSeconds(10)) < 0) {
+          ch.kill();
+        }
+      }
+      db.stop();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // shutting down already
+      }
+    }
+  }
+
+  private Child startPod(int i, PodAddress manager, String url) throws java.io.IOException {
+    Child p = Child.start("pod-" + i, o.dir(), List.of("pod", "--manager", manager.toString(), "--db", url,
+        "--termination-timeout", "2s"));
+    children.add(p);
+    return p;
+  }
+
+  private void timeline(Sharding client, Ledger ledger, PodAddress manager, String url, List<Child> pods)
+      throws Exception {
+    long total = o.duration().toNanos();
+    long addAt = total / 5;
+    long stopAt = total * 2 / 5;
+    long killAt = total * 3 / 5;
+    boolean added = false;
+    boolean stopped = false;
+    boolean killed = false;
+    Child stopping = null;
+    Child joining = null;
+    long loadStart = System.nanoTime();
+    long lastTick = loadStart;
+    long lastAcked = 0;
+    long lastEpoch = client.config().epoch();
+    Map<String, Integer> lastShards = shardCounts(client.config());
+    while (!interrupted) {
+      long now = System.nanoTime();
+      long t = now - loadStart;
+      if (!o.keepRunning() && t >= total) {
+        break;
+      }
+      if (!o.keepRunning() && !added && t >= addAt) {
+        added = true;
+        joining = startPod(pods.size() + 1, manager, url);
+        pods.add(joining);
+        say("+ starting " + joining.name);
+      }
+      if (joining != null) {
+        PodAddress address = joining.addressIfUp();
+        if (address != null) {
+          names.put(address, joining.name);
+          say("  " + joining.name + " is up on " + address);
+          joining = null;
+        }
+      }
+      if (!o.keepRunning() && !stopped && t >= stopAt) {
+        stopped = true;
+        stopping = pods.get(0);
+        say("~ stopping " + stopping.name + " gracefully (SIGTERM): it hands its shards over and leaves");
+        stopping.terminate();
+      }
+      if (stopping != null && !stopping.isAlive()) {
+        int code = stopping.awaitExit(Duration.ZERO);
+        say("  " + stopping.name + " left the cluster and exited" + (code == 0 || code == 143 ? "" : " (code " + code + ")"));
+        stopping = null;
+      }
+      if (!o.keepRunning() && !killed && t >= killAt) {
+        killed = true;
+        Child victim = pods.get(1);
+        say("x killing " + victim.name + " (kill -9): its shards move once its lease runs out");
+        victim.kill();
+      }
+      ClusterConfig view = client.config();
+      Map<String, Integer> shards = shardCounts(view);
+      if (view.epoch() != lastEpoch && !shards.equals(lastShards)) {
+        say("  rebalance -> epoch " + view.epoch() + ": " + shardsLine(view));
+        lastShards = shards;
+      }
+      lastEpoch = view.epoch();
+      if (now - lastTick >= TimeUnit.SECONDS.toNanos(2)) {
+        long acked = ledger.ackedCount();
+        double rate = (acked - lastAcked) / ((now - lastTick) / 1e9);
+        say(String.format("%,8.0f msg/s | acked %,d | unacked %,d | %s", rate, acked, ledger.failedCount(),
+            shardsLine(view)));
+        lastAcked = acked;
+        lastTick = now;
+      }
+      TimeUnit.MILLISECONDS.sleep(100); // the progress display's pace
+    }
+  }
+
+  private void awaitAllOwned(Sharding client, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      ClusterConfig c = client.config();
+      boolean all = true;
+      for (int pos = 0; pos < c.size() && all; pos++) {
+        PodEntry e = c.ownerEntry(pos);
+        all = e != null && e.status() == PodStatus.ACTIVE;
+      }
+      if (all && c.activePods().size() == o.pods()) {
+        return;
+      }
+      TimeUnit.MILLISECONDS.sleep(50); // polling the client's view
+    }
+    throw new IllegalStateException("the shards were not all assigned within " + timeout.toSeconds() + " s");
+  }
+
+  private Map<String, Integer> shardCounts(ClusterConfig c) {
+    Map<String, Integer> out = new TreeMap<>();
+    Map<PodId, Integer> owned = c.ownedCounts();
+    for (PodEntry e : c.pods()) {
+      if (e.status() == PodStatus.ACTIVE) {
+        out.put(names.getOrDefault(e.id().address(), e.id().address().toString()), owned.getOrDefault(e.id(), 0));
+      }
+    }
+    return out;
+  }
+
+  private String shardsLine(ClusterConfig c) {
+    StringBuilder b = new StringBuilder("shards");
+    shardCounts(c).forEach((n, k) -> b.append(' ').append(n).append('=').append(k));
+    return b.toString();
+  }
+
+  private void report(Audit a, Ledger ledger) {
+    out.println();
+    out.println("== summary ==");
+    out.printf("deposits sent          %,d%n", a.sent());
+    out.printf("acknowledged           %,d%n", a.acknowledged());
+    StringBuilder why = new StringBuilder();
+    for (Map.Entry<DeliveryException.Reason, LongAdder> e : ledger.failures().entrySet()) {
+      why.append(why.isEmpty() ? " (" : ", ").append(e.getKey().name().toLowerCase(java.util.Locale.ROOT))
+          .append(' ').append(e.getValue().sum());
+    }
+    if (!why.isEmpty()) {
+      why.append(')');
+    }
+    out.printf("unacknowledged         %,d%s: failed or timed out, may or may not be applied%n", a.unacknowledged(),
+        why);
+    out.printf("  of which applied     %,d%n", a.appliedUnacknowledged());
+    out.printf("lost                   %,d   (acknowledged but missing from the database)%n", a.lost());
+    out.printf("duplicate activations  %,d   (an older activation acting after a newer one started)%n",
+        a.duplicateActivations());
+    out.printf("unbalanced accounts    %,d   (balance differs from the sum of its deposits)%n", a.unbalancedAccounts());
+    out.printf("stale balance reads    %,d of %,d%n", a.staleReads(), ledger.reads());
+    out.printf("activations            %,d; duplicate deposits refused %,d%n", a.activations(), a.duplicateDeposits());
+    out.println(a.ok() ? "result: OK, nothing lost, no entity ever live twice"
+        : "result: FAILED (see above; logs in " + o.dir() + ")");
+  }
+}

@@ -1,0 +1,77 @@
+package io.atoll.server.demo;
+
+import io.atoll.runtime.DeliveryException;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The load generator's own record of what it sent and what was acknowledged: the independent
+ * ledger the demo's result is checked against (never the runtime's counters). Thread-safe.
+ */
+public final class Ledger {
+
+  /** What one acknowledged deposit was. @param account the account @param amount the amount */
+  public record Op(String account, long amount) {}
+
+  final LongAdder sent = new LongAdder();
+  final LongAdder acked = new LongAdder();
+  final LongAdder failed = new LongAdder();
+  final LongAdder reads = new LongAdder();
+  final LongAdder staleReads = new LongAdder();
+  final Map<Long, Op> ackedOps = new ConcurrentHashMap<>();
+  final Map<String, LongAdder> ackedSum = new ConcurrentHashMap<>();
+  final Map<DeliveryException.Reason, LongAdder> failures = new ConcurrentHashMap<>();
+
+  void sent() {
+    sent.increment();
+  }
+
+  void acked(long op, String account, long amount) {
+    ackedOps.put(op, new Op(account, amount));
+    ackedSum.computeIfAbsent(account, k -> new LongAdder()).add(amount);
+    acked.increment();
+  }
+
+  void failed(Throwable t) {
+    failed.increment();
+    Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+    DeliveryException.Reason r = c instanceof DeliveryException d ? d.reason() : DeliveryException.Reason.OUTCOME_UNKNOWN;
+    failures.computeIfAbsent(r, k -> new LongAdder()).increment();
+  }
+
+  long ackedSum(String account) {
+    LongAdder a = ackedSum.get(account);
+    return a == null ? 0 : a.sum();
+  }
+
+  /** The acknowledged operation ids. */
+  public Set<Long> ackedOps() {
+    return ackedOps.keySet();
+  }
+
+  public long sentCount() {
+    return sent.sum();
+  }
+
+  public long ackedCount() {
+    return acked.sum();
+  }
+
+  public long failedCount() {
+    return failed.sum();
+  }
+
+  public long staleReads() {
+    return staleReads.sum();
+  }
+
+  public long reads() {
+    return reads.sum();
+  }
+
+  public Map<DeliveryException.Reason, LongAdder> failures() {
+    return failures;
+  }
+}

@@ -1,0 +1,90 @@
+package io.atoll.server.demo;
+
+import io.atoll.runtime.Sharding;
+import java.util.SplittableRandom;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Steady load on the demo service from a client: deposits (tells) to random accounts with at
+ * most {@code concurrency} in flight, and every so often a balance ask that must show at least
+ * every deposit acknowledged before it was sent (read-your-acknowledged-writes).
+ */
+public final class Load {
+
+  private final Sharding client;
+  private final Ledger ledger;
+  private final int accounts;
+  private final int concurrency;
+  private final Semaphore permits;
+  private final AtomicLong nextOp;
+  private volatile boolean running = true;
+  private Thread thread;
+
+  /** Load from {@code client} over {@code accounts} accounts; op ids start at {@code firstOp}. */
+  public Load(Sharding client, Ledger ledger, int accounts, int concurrency, long firstOp) {
+    this.client = client;
+    this.ledger = ledger;
+    this.accounts = accounts;
+    this.concurrency = concurrency;
+    this.permits = new Semaphore(concurrency);
+    this.nextOp = new AtomicLong(firstOp);
+  }
+
+  /** Starts sending. */
+  public Load start() {
+    thread = Thread.ofPlatform().name("atoll-demo-load").daemon().start(this::run);
+    return this;
+  }
+
+  private void run() {
+    SplittableRandom rnd = new SplittableRandom(42);
+    long n = 0;
+    while (running) {
+      try {
+        if (!permits.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+          continue;
+        }
+      } catch (InterruptedException e) {
+        return;
+      }
+      String account = "acct-" + rnd.nextInt(accounts);
+      if (++n % 50 == 0) {
+        long floor = ledger.ackedSum(account);
+        client.entity(Account.TYPE, account).<Long>ask(AccountMsg.Balance::new).whenComplete((balance, e) -> {
+          if (e == null) {
+            ledger.reads.increment();
+            if (balance < floor) {
+              ledger.staleReads.increment();
+            }
+          }
+          permits.release();
+        });
+        continue;
+      }
+      long op = nextOp.getAndIncrement();
+      long amount = 1 + rnd.nextInt(100);
+      ledger.sent();
+      client.entity(Account.TYPE, account).tell(new AccountMsg.Deposit(op, amount)).whenComplete((v, e) -> {
+        if (e == null) {
+          ledger.acked(op, account, amount);
+        } else {
+          ledger.failed(e);
+        }
+        permits.release();
+      });
+    }
+  }
+
+  /** Stops sending and waits up to {@code timeoutMillis} for what is in flight. */
+  public void stop(long timeoutMillis) throws InterruptedException {
+    running = false;
+    if (thread != null) {
+      thread.join();
+    }
+    if (permits.tryAcquire(concurrency, timeoutMillis, TimeUnit.MILLISECONDS)) {
+      permits.release(concurrency);
+    }
+  }
+}
