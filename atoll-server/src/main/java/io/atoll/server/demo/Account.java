@@ -39,7 +39,8 @@ public final class Account implements Entity<AccountMsg> {
   public void onMessage(AccountMsg msg, EntityContext context) throws Exception {
     switch (msg) {
       case AccountMsg.Deposit d -> {
-        if (db == null || db.deposit(ctx.entityId(), d.opId(), d.amount(), ctx.token(), pod)) {
+        long started = System.currentTimeMillis();
+        if (db == null || db.deposit(ctx.entityId(), d.opId(), d.amount(), ctx.token(), pod, started)) {
           balance += d.amount();
         }
       }

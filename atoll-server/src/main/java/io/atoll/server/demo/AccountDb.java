@@ -14,7 +14,10 @@ import java.util.concurrent.BlockingQueue;
 /**
  * Where the demo's accounts keep their state: a JDBC database shared by every pod (H2 over TCP in
  * the demo), written with the activation's fencing token so that a stale instance's writes are
- * refused and recorded.
+ * refused and recorded, with the time (this machine's clock) the refused handler started. A
+ * refused write from a handler that started before the newer activation is the unavoidable case
+ * fencing exists for (a process frozen mid-handler); one that started after it would mean two live
+ * instances.
  *
  * <p>An activation claims its account row by raising the row's epoch to its token's epoch (it
  * refuses to activate if the row already carries a newer one). A deposit updates the row only
@@ -54,10 +57,10 @@ public final class AccountDb implements AutoCloseable {
       s.execute("CREATE TABLE IF NOT EXISTS ops (op_id BIGINT PRIMARY KEY, account VARCHAR(64) NOT NULL,"
           + " amount BIGINT NOT NULL, epoch BIGINT NOT NULL, pod VARCHAR(128))");
       s.execute("CREATE TABLE IF NOT EXISTS activations (id BIGINT AUTO_INCREMENT PRIMARY KEY,"
-          + " account VARCHAR(64) NOT NULL, pod VARCHAR(128), shard INT, epoch BIGINT, at TIMESTAMP)");
+          + " account VARCHAR(64) NOT NULL, pod VARCHAR(128), shard INT, epoch BIGINT, started BIGINT)");
       s.execute("CREATE TABLE IF NOT EXISTS stale_writes (id BIGINT AUTO_INCREMENT PRIMARY KEY,"
           + " account VARCHAR(64) NOT NULL, pod VARCHAR(128), epoch BIGINT, newer_epoch BIGINT, what VARCHAR(16),"
-          + " at TIMESTAMP)");
+          + " started BIGINT, at TIMESTAMP)");
       s.execute("CREATE TABLE IF NOT EXISTS duplicate_ops (op_id BIGINT, account VARCHAR(64), pod VARCHAR(128))");
     }
   }
@@ -92,6 +95,7 @@ public final class AccountDb implements AutoCloseable {
    * @throws StaleTokenException if a newer activation already claimed it (recorded)
    */
   public long activate(String account, FencingToken token, String pod) throws SQLException, StaleTokenException {
+    long started = System.currentTimeMillis();
     long[] balance = new long[1];
     long newer = tx(c -> {
       long current;
@@ -125,17 +129,18 @@ public final class AccountDb implements AutoCloseable {
         }
       }
       try (PreparedStatement a = c.prepareStatement(
-          "INSERT INTO activations (account, pod, shard, epoch, at) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
+          "INSERT INTO activations (account, pod, shard, epoch, started) VALUES (?, ?, ?, ?, ?)")) {
         a.setString(1, account);
         a.setString(2, pod);
         a.setInt(3, token.shard());
         a.setLong(4, token.epoch());
+        a.setLong(5, started);
         a.executeUpdate();
       }
       return -1L;
     });
     if (newer >= 0) {
-      recordStale(account, token, pod, newer, "activate");
+      recordStale(account, token, pod, newer, "activate", started);
       throw new StaleTokenException("account " + account + " is claimed at epoch " + newer + ", newer than "
           + token.epoch());
     }
@@ -148,7 +153,7 @@ public final class AccountDb implements AutoCloseable {
    *
    * @throws StaleTokenException if a newer activation owns the account (recorded)
    */
-  public boolean deposit(String account, long opId, long amount, FencingToken token, String pod)
+  public boolean deposit(String account, long opId, long amount, FencingToken token, String pod, long started)
       throws SQLException, StaleTokenException {
     long[] newer = {-1};
     boolean applied;
@@ -182,7 +187,7 @@ public final class AccountDb implements AutoCloseable {
         return true;
       });
     } catch (StaleTokenException e) {
-      recordStale(account, token, pod, newer[0], "deposit");
+      recordStale(account, token, pod, newer[0], "deposit", started);
       throw e;
     } catch (SQLIntegrityConstraintViolationException e) {
       recordDuplicate(opId, account, pod);
@@ -197,16 +202,17 @@ public final class AccountDb implements AutoCloseable {
     return applied;
   }
 
-  private void recordStale(String account, FencingToken token, String pod, long newer, String what) {
+  private void recordStale(String account, FencingToken token, String pod, long newer, String what, long started) {
     try {
       tx(c -> {
         try (PreparedStatement s = c.prepareStatement("INSERT INTO stale_writes (account, pod, epoch, newer_epoch,"
-            + " what, at) VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
+            + " what, started, at) VALUES (?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
           s.setString(1, account);
           s.setString(2, pod);
           s.setLong(3, token.epoch());
           s.setLong(4, newer);
           s.setString(5, what);
+          s.setLong(6, started);
           s.executeUpdate();
         }
         return null;

@@ -18,15 +18,18 @@ import java.util.Set;
  * @param unacknowledged deposits that failed or timed out (their fate may be either)
  * @param lost acknowledged deposits missing from the database
  * @param appliedUnacknowledged deposits in the database that were never acknowledged
- * @param duplicateActivations writes or activations refused because a newer activation of the
- *     same account existed: evidence of two live instances
+ * @param duplicateActivations handlers of an older activation that started after a newer activation
+ *     of the same account had started: two live instances
+ * @param fencedWrites writes refused by the fencing token (all, including handlers that were
+ *     already running when a newer activation started, e.g. in a frozen process)
  * @param duplicateDeposits deposits delivered twice (refused by their op id)
  * @param unbalancedAccounts accounts whose balance differs from the sum of their deposits
  * @param activations activations recorded
  * @param staleReads balance asks that missed an acknowledged deposit
  */
 public record Audit(long sent, long acknowledged, long unacknowledged, long lost, long appliedUnacknowledged,
-    long duplicateActivations, long duplicateDeposits, long unbalancedAccounts, long activations, long staleReads) {
+    long duplicateActivations, long fencedWrites, long duplicateDeposits, long unbalancedAccounts, long activations,
+    long staleReads) {
 
   /** Whether the run kept every promise. */
   public boolean ok() {
@@ -37,6 +40,7 @@ public record Audit(long sent, long acknowledged, long unacknowledged, long lost
   public static Audit of(Ledger ledger, String url) throws SQLException {
     Set<Long> stored = new HashSet<>();
     long stale;
+    long fenced;
     long dupDeposits;
     long unbalanced;
     long activations;
@@ -46,7 +50,9 @@ public record Audit(long sent, long acknowledged, long unacknowledged, long lost
           stored.add(rs.getLong(1));
         }
       }
-      stale = count(s, "SELECT COUNT(*) FROM stale_writes");
+      fenced = count(s, "SELECT COUNT(*) FROM stale_writes");
+      stale = count(s, "SELECT COUNT(*) FROM stale_writes w WHERE w.started > (SELECT MIN(a.started) FROM"
+          + " activations a WHERE a.account = w.account AND a.epoch = w.newer_epoch)");
       dupDeposits = count(s, "SELECT COUNT(*) FROM duplicate_ops");
       activations = count(s, "SELECT COUNT(*) FROM activations");
       unbalanced = count(s, "SELECT COUNT(*) FROM (SELECT a.id FROM accounts a LEFT JOIN ops o ON o.account = a.id"
@@ -65,7 +71,23 @@ public record Audit(long sent, long acknowledged, long unacknowledged, long lost
       }
     }
     return new Audit(ledger.sentCount(), ledger.ackedCount(), ledger.failedCount(), lost, appliedUnacked, stale,
-        dupDeposits, unbalanced, activations, ledger.staleReads());
+        fenced, dupDeposits, unbalanced, activations, ledger.staleReads());
+  }
+
+  /** The refused writes, one line each, for failure reports. */
+  public static String fencedWritesReport(String url) throws SQLException {
+    StringBuilder b = new StringBuilder();
+    try (Connection c = DriverManager.getConnection(url, "sa", ""); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT w.account, w.pod, w.epoch, w.newer_epoch, w.what, w.started,"
+            + " (SELECT MIN(a.started) FROM activations a WHERE a.account = w.account AND a.epoch = w.newer_epoch)"
+            + " FROM stale_writes w")) {
+      while (rs.next()) {
+        b.append(String.format("%s by %s at epoch %d (newer %d) %s started %d, newer activation started %d%n",
+            rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4), rs.getString(5), rs.getLong(6),
+            rs.getLong(7)));
+      }
+    }
+    return b.toString();
   }
 
   private static long count(Statement s, String sql) throws SQLException {

@@ -52,7 +52,8 @@ public final class Child {
       }
     }
     cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
+    // Tests run from a class path of their own; they point children at the packaged jar.
+    cmd.add(System.getProperty("atoll.child.classpath", System.getProperty("java.class.path")));
     cmd.add("io.atoll.server.Main");
     cmd.addAll(args);
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -258,8 +258,10 @@ public final class DemoRun {
         why);
     out.printf("  of which applied     %,d%n", a.appliedUnacknowledged());
     out.printf("lost                   %,d   (acknowledged but missing from the database)%n", a.lost());
-    out.printf("duplicate activations  %,d   (an older activation acting after a newer one started)%n",
+    out.printf("duplicate activations  %,d   (an older activation starting work after a newer one started)%n",
         a.duplicateActivations());
+    out.printf("fenced writes          %,d   (writes refused by the fencing token: from handlers that were%n"
+        + "                             already running when a newer activation started)%n", a.fencedWrites());
     out.printf("unbalanced accounts    %,d   (balance differs from the sum of its deposits)%n", a.unbalancedAccounts());
     out.printf("stale balance reads    %,d of %,d%n", a.staleReads(), ledger.reads());
     out.printf("activations            %,d; duplicate deposits refused %,d%n", a.activations(), a.duplicateDeposits());
