@@ -120,8 +120,13 @@ final class EntityHost {
 
   /** Whether a queued message of the shard may still be handled here. */
   boolean serving(ShardState s) {
+    return serving(s, now());
+  }
+
+  /** The same, with the current time already read. */
+  boolean serving(ShardState s, long now) {
     int st = s.state;
-    return (st == ACTIVE || st == RELEASING) && rt.leaseValid();
+    return (st == ACTIVE || st == RELEASING) && rt.leaseValid(now);
   }
 
   /** Delivers a local send; false if the shard is not accepted here (the route keeps it). */

@@ -256,12 +256,13 @@ final class EntityInstance implements Runnable, EntityContext {
     if (d.isDone()) {
       return; // the sender stopped waiting
     }
-    if (host.now() - d.deadlineNanos() >= 0) {
+    long now = host.now();
+    if (now - d.deadlineNanos() >= 0) {
       d.failed(new DeliveryException(DeliveryException.Reason.TIMEOUT, "message to " + type.name + "/" + id
           + " expired in its mailbox before it was handled"));
       return;
     }
-    if (!host.serving(shard)) {
+    if (!host.serving(shard, now)) {
       d.bounce();
       return;
     }
@@ -279,7 +280,7 @@ final class EntityInstance implements Runnable, EntityContext {
     } finally {
       current = null;
     }
-    lastActive = host.now();
+    lastActive = now; // when it began the message: idle time is counted a handler's length early
     if (passivateAfter) {
       passivateAfter = false;
       endActivation(false);

@@ -41,9 +41,12 @@ final class InboundStream implements StreamObserver<DeliverBatch> {
   private final Set<Integer> refused = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
+  private final java.util.concurrent.Executor loop;
+
   InboundStream(PodRuntime rt, ServerCallStreamObserver<ReplyBatch> out) {
     this.rt = rt;
     this.out = out;
+    this.loop = Wire.currentEventLoop(); // calls begin on the event loop of their connection
     out.setOnReadyHandler(this::drain);
     out.setOnCancelHandler(() -> closed = true);
     // The hello: tells the sender the stream is open, so that whatever it sends from now on has
@@ -161,8 +164,19 @@ final class InboundStream implements StreamObserver<DeliverBatch> {
       return;
     }
     replies.add(r);
-    drain();
+    if (loop == null) {
+      drain();
+    } else if (scheduled.compareAndSet(false, true)) {
+      // Written by the stream's own event loop, with whatever else queues meanwhile.
+      loop.execute(flushJob);
+    }
   }
+
+  private final AtomicBoolean scheduled = new AtomicBoolean();
+  private final Runnable flushJob = () -> {
+    scheduled.set(false);
+    drain();
+  };
 
   private void drain() {
     while (!closed && !replies.isEmpty() && out.isReady() && draining.compareAndSet(false, true)) {

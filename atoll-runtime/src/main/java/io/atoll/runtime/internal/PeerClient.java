@@ -65,8 +65,21 @@ final class PeerClient {
       return;
     }
     outbox.add(p);
-    drain();
+    Stream s = stream;
+    java.util.concurrent.Executor loop = s == null ? null : s.loop;
+    if (loop == null) {
+      drain();
+    } else if (scheduled.compareAndSet(false, true)) {
+      // Written by the stream's own event loop, with whatever else queues meanwhile.
+      loop.execute(flushJob);
+    }
   }
+
+  private final AtomicBoolean scheduled = new AtomicBoolean();
+  private final Runnable flushJob = () -> {
+    scheduled.set(false);
+    drain();
+  };
 
   ManagedChannel channel() {
     return channel;
@@ -293,6 +306,7 @@ final class PeerClient {
   private final class Stream implements ClientResponseObserver<DeliverBatch, ReplyBatch> {
     final int generation;
     ClientCallStreamObserver<DeliverBatch> call;
+    volatile java.util.concurrent.Executor loop;
     volatile boolean ready;
     volatile boolean dead;
 
@@ -309,6 +323,7 @@ final class PeerClient {
     @Override
     public void onNext(ReplyBatch batch) {
       if (!ready) {
+        loop = Wire.currentEventLoop(); // replies arrive on the stream's event loop
         ready = true;
         backoffNanos = 0;
         drain();

@@ -67,6 +67,8 @@ public final class PodRuntime {
   private ManagerLink manager;
   private Server server;
   private volatile ClusterConfig view;
+  /** This pod's entry in {@link #view} (the same object), or null; for identity checks on the hot path. */
+  volatile PodEntry selfEntry;
   private volatile PodId self;
   private volatile long leaseUntil;
   private volatile boolean fenced;
@@ -332,7 +334,9 @@ public final class PodRuntime {
       if (merged == view) {
         return;
       }
+      selfEntry = null; // never an entry of another config than the view's
       view = merged;
+      selfEntry = merged.pod(self).orElse(null);
       if (host != null && !closed) {
         Optional<PodEntry> me = merged.pod(self);
         boolean active = me.isPresent() && me.get().status() == PodStatus.ACTIVE;
@@ -448,6 +452,10 @@ public final class PodRuntime {
     return settings.clientOnly() || ticker.nanoTime() - leaseUntil < 0;
   }
 
+  boolean leaseValid(long now) {
+    return settings.clientOnly() || now - leaseUntil < 0;
+  }
+
   /** The lease now runs until {@code until} (never shortened). */
   void extendLease(long until) {
     synchronized (configLock) {
@@ -496,6 +504,7 @@ public final class PodRuntime {
       host.fenceAll();
       host.resetForNewIncarnation();
       self = new PodId(self.address(), random.nextLong());
+      selfEntry = null;
     }
     observer.fenced();
     Thread.ofVirtual().name("atoll-rejoin").start(() -> manager.register(settings.startTimeout()));

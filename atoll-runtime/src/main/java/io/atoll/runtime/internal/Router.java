@@ -41,16 +41,19 @@ final class Router {
 
   /** The live owner of a shard, or null while it has none this pod can deliver to. */
   PodId ownerOf(int shard) {
+    PodEntry me = rt.selfEntry;
     ClusterConfig view = rt.view();
     PodEntry owner = view.ownerEntry(shard - 1);
     if (owner == null || owner.status() != PodStatus.ACTIVE) {
       return null;
     }
-    PodId id = owner.id();
-    if (id.equals(rt.self()) && (rt.host == null || !rt.host.accepts(shard))) {
+    // By identity: the entry of this pod in the view it was read with (a view read after a
+    // change may find no match and fall back to comparing ids).
+    boolean mine = owner == me || (me == null && owner.id().equals(rt.self()));
+    if (mine && (rt.host == null || !rt.host.accepts(shard))) {
       return null;
     }
-    return id;
+    return owner.id();
   }
 
   /** The epoch of the shard's claim in the current config. */
@@ -60,7 +63,10 @@ final class Router {
 
   /** Hands a message to its owner; false if refused at once (the route keeps it). */
   boolean dispatch(Pending p, PodId to) {
-    if (to.equals(rt.self())) {
+    PodEntry me = rt.selfEntry;
+    // Identity: ownerOf returned the entry's own id (a view change in between at worst sends this
+    // pod's message to itself over the network, which still works).
+    if (me != null ? to == me.id() : to.equals(rt.self())) {
       p.where = "in the mailbox of the entity on this pod";
       return rt.host != null && rt.host.deliverLocal(p);
     }

@@ -43,6 +43,9 @@ final class Timeouts {
   static final class Stripe {
     final Map<Long, Lane> lanes = new HashMap<>();
     int count;
+    // Nearly every message of a pod has the same timeout: skip the map (and boxing) for it.
+    long lastTimeout = -1;
+    Lane lastLane;
   }
 
   /** Adds a message; false if this pod already has its maximum in flight. */
@@ -52,7 +55,12 @@ final class Timeouts {
       if (s.count >= maxPerStripe) {
         return false;
       }
-      Lane lane = s.lanes.computeIfAbsent(p.timeoutNanos, k -> new Lane(s));
+      Lane lane = s.lastLane;
+      if (s.lastTimeout != p.timeoutNanos) {
+        lane = s.lanes.computeIfAbsent(p.timeoutNanos, k -> new Lane(s));
+        s.lastTimeout = p.timeoutNanos;
+        s.lastLane = lane;
+      }
       p.lane = lane;
       p.prevT = lane.tail;
       p.nextT = null;

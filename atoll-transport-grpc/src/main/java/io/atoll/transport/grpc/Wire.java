@@ -16,6 +16,19 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.Channel;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.ServerChannel;
+import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import io.grpc.netty.shaded.io.netty.util.concurrent.EventExecutor;
+import java.util.concurrent.Executor;
 import io.grpc.BindableService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -40,6 +53,34 @@ public final class Wire {
   public static final int MAX_GRPC_MESSAGE_BYTES = 32 << 20;
 
   private Wire() {}
+
+  /**
+   * The transport threads of this JVM, shared by every Atoll channel and server: one event loop
+   * per core, daemon threads. Atoll owns them (rather than gRPC's hidden default) so that work
+   * can be handed to the event loop a stream lives on: writes made there need no cross-thread
+   * buffer hand-off, and everything queued while the loop was busy leaves in one flush.
+   */
+  private static final class Io {
+    static final boolean EPOLL = Epoll.isAvailable();
+    static final EventLoopGroup GROUP = EPOLL
+        ? new EpollEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
+            new DefaultThreadFactory("atoll-io", true))
+        : new NioEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
+            new DefaultThreadFactory("atoll-io", true));
+    static final Class<? extends Channel> CLIENT = EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+    static final Class<? extends ServerChannel> SERVER = EPOLL ? EpollServerSocketChannel.class
+        : NioServerSocketChannel.class;
+  }
+
+  /** The transport event loop the calling thread runs, or null if it runs none. */
+  public static Executor currentEventLoop() {
+    for (EventExecutor e : Io.GROUP) {
+      if (e.inEventLoop()) {
+        return e;
+      }
+    }
+    return null;
+  }
 
   /** The wire form of a pod identity. */
   public static PodRef ref(PodId id) {
@@ -101,6 +142,8 @@ public final class Wire {
    */
   public static ManagedChannel channel(PodAddress address) {
     return NettyChannelBuilder.forAddress(address.host(), address.port())
+        .eventLoopGroup(Io.GROUP)
+        .channelType(Io.CLIENT)
         .usePlaintext()
         .directExecutor()
         .maxInboundMessageSize(MAX_GRPC_MESSAGE_BYTES)
@@ -117,6 +160,9 @@ public final class Wire {
    */
   public static Server startServer(String host, int port, List<BindableService> services) {
     NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+        .bossEventLoopGroup(Io.GROUP)
+        .workerEventLoopGroup(Io.GROUP)
+        .channelType(Io.SERVER)
         .directExecutor()
         .maxInboundMessageSize(MAX_GRPC_MESSAGE_BYTES)
         .permitKeepAliveTime(10, TimeUnit.SECONDS)
