@@ -90,6 +90,9 @@ public final class ShardManager implements AutoCloseable {
   private final Map<PodId, Long> lastGrant = new HashMap<>();
   private CompletableFuture<?> transitions = CompletableFuture.completedFuture(null);
   private boolean rebalancing;
+  private String chainReason = "";
+  private int chainMoved;
+  private int chainRounds;
   private boolean rebalanceAgain;
   private ScheduledFuture<?> retry;
   private List<CompletableFuture<RoundResult>> nextRoundWaiters = new ArrayList<>();
@@ -524,8 +527,11 @@ public final class ShardManager implements AutoCloseable {
             return;
           }
           if (applied[0] > 0) {
-            log.info("rebalance ({}): moved {} shards at epoch {}; shards per pod: {}", reason, applied[0],
-                next.epoch(), shardCounts(next));
+            if (!reason.equals("continue")) {
+              chainReason = reason;
+            }
+            chainMoved += applied[0];
+            chainRounds++;
           }
           if (!failed.isEmpty()) {
             log.warn("rebalance ({}): unassign failed on {}; retrying in {} ms", reason, failed,
@@ -573,6 +579,13 @@ public final class ShardManager implements AutoCloseable {
 
   private void finishRound(int moved, boolean failed, boolean continueNow) {
     rebalancing = false;
+    if (!continueNow && chainMoved > 0) {
+      // One line per rebalance, however many rounds its limits split it into.
+      log.info("rebalance ({}): moved {} shards in {} round(s), now at epoch {}; shards per pod: {}", chainReason,
+          chainMoved, chainRounds, config.epoch(), shardCounts(config));
+      chainMoved = 0;
+      chainRounds = 0;
+    }
     RoundResult result = new RoundResult(moved, config.epoch());
     roundWaiters.forEach(w -> w.complete(result));
     roundWaiters = new ArrayList<>();

@@ -16,7 +16,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "atoll", mixinStandardHelpOptions = true, version = "atoll 0.1.0-SNAPSHOT",
     description = "Cluster sharding for the JVM.",
-    subcommands = {ManagerCommand.class, PodCommand.class, StatusCommand.class, DemoCommand.class})
+    subcommands = {ManagerCommand.class, PodCommand.class, StatusCommand.class, RebalanceCommand.class,
+        DemoCommand.class})
 public final class Main implements Callable<Integer> {
 
   /** Runs the command line and exits with its code. */

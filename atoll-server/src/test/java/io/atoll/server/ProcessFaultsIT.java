@@ -139,6 +139,16 @@ class ProcessFaultsIT {
         .<Long>ask(io.atoll.server.demo.AccountMsg.Balance::new, Duration.ofSeconds(60)).toCompletableFuture();
     Awaitility.await("a message for a shard nobody can serve waits").during(LEASE.multipliedBy(2))
         .atMost(LEASE.multipliedBy(2).plusSeconds(5)).until(() -> !waiting.isDone());
+    // An ask to the stopped pod's entity that cannot wait that long gets a clear error.
+    String orphanId = orphan;
+    var impatient = cluster.client().entity(io.atoll.server.demo.Account.TYPE, orphanId)
+        .<Long>ask(io.atoll.server.demo.AccountMsg.Balance::new, Duration.ofSeconds(1)).toCompletableFuture();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> impatient.get(10, TimeUnit.SECONDS)).cause()
+        .isInstanceOfSatisfying(io.atoll.runtime.DeliveryException.class, e -> {
+          assertThat(e.reason()).isEqualTo(io.atoll.runtime.DeliveryException.Reason.TIMEOUT);
+          assertThat(e).hasMessageContaining("account/" + orphanId).hasMessageContaining("timed out after")
+              .hasMessageContaining("shard");
+        });
     // The manager comes back on the same port and data: it resumes, and moves the dead pod's shards.
     cluster.startManager(port);
     assertThat(cluster.manager.logText()).contains("term 2");

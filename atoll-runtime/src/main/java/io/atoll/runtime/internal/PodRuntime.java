@@ -145,7 +145,7 @@ public final class PodRuntime {
     }
     closing = true;
     try {
-      if (!settings.clientOnly() && host != null && self != null) {
+      if (!settings.clientOnly() && host != null && leaseUntil != 0) {
         host.releaseAll(settings.terminationTimeout().toMillis());
         manager.unregister();
       }
@@ -507,7 +507,16 @@ public final class PodRuntime {
       selfEntry = null;
     }
     observer.fenced();
-    Thread.ofVirtual().name("atoll-rejoin").start(() -> manager.register(settings.startTimeout()));
+    Thread.ofVirtual().name("atoll-rejoin").start(() -> {
+      while (!closing) {
+        try {
+          manager.register(settings.startTimeout());
+          return;
+        } catch (RuntimeException e) {
+          log.warn("pod {}: could not join again yet: {}; retrying", self, e.getMessage());
+        }
+      }
+    });
   }
 
   // ------------------------------------------------------------------------------------------
