@@ -34,8 +34,12 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--accounts", defaultValue = "1000", description = "Default: ${DEFAULT-VALUE}.")
   int accounts;
 
-  @Option(names = "--concurrency", defaultValue = "64", description = "Messages in flight (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--concurrency", defaultValue = "20000", description = "Most messages in flight (default: ${DEFAULT-VALUE}).")
   int concurrency;
+
+  @Option(names = "--rate", defaultValue = "3000", description = "Messages per second, 0 for as many as"
+      + " --concurrency allows (default: ${DEFAULT-VALUE}).")
+  int rate;
 
   @Option(names = "--lease", defaultValue = "3s", description = "The pods' lease (default: ${DEFAULT-VALUE}).")
   Duration lease;
@@ -52,8 +56,9 @@ final class DemoCommand implements Callable<Integer> {
       System.err.println("atoll demo: --pods " + pods + " (expected: 2..8)");
       return 2;
     }
-    if (accounts < 1 || concurrency < 1 || concurrency > 10_000) {
-      System.err.println("atoll demo: --accounts and --concurrency must be positive, --concurrency at most 10000");
+    if (accounts < 1 || concurrency < 1 || concurrency > 100_000 || rate < 0) {
+      System.err.println("atoll demo: --accounts " + accounts + ", --concurrency " + concurrency + ", --rate " + rate
+          + " (expected: accounts >= 1, concurrency 1..100000, rate >= 0)");
       return 2;
     }
     if (duration.toSeconds() < 10) {
@@ -66,7 +71,7 @@ final class DemoCommand implements Callable<Integer> {
       System.err.println("atoll demo: --dir " + where + " is not empty (expected: a new or empty directory)");
       return 2;
     }
-    return new DemoRun(new DemoRun.Options(duration, keepRunning, pods, accounts, concurrency, lease, shards,
+    return new DemoRun(new DemoRun.Options(duration, keepRunning, pods, accounts, concurrency, rate, lease, shards,
         where.toAbsolutePath()), System.out).run();
   }
 }

@@ -2,7 +2,6 @@ package io.atoll.server.demo;
 
 import io.atoll.core.PodAddress;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,10 +45,9 @@ public final class Child {
     cmd.add("-XX:+UseSerialGC");
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("--add-opens=java.base/java.lang.invoke=ALL-UNNAMED");
-    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (a.startsWith("--sun-misc-unsafe-memory-access") || a.startsWith("--enable-native-access")) {
-        cmd.add(a);
-      }
+    cmd.add("--enable-native-access=ALL-UNNAMED"); // Netty's native transport
+    if (Runtime.version().feature() >= 23) {
+      cmd.add("--sun-misc-unsafe-memory-access=allow"); // Netty still uses sun.misc.Unsafe; quiet the JDK 24+ warning
     }
     cmd.add("-cp");
     // Tests run from a class path of their own; they point children at the packaged jar.

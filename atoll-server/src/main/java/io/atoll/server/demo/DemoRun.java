@@ -36,12 +36,13 @@ public final class DemoRun {
    * @param pods pods at the start
    * @param accounts accounts the load spreads over
    * @param concurrency messages in flight at most
+   * @param rate messages per second (0: as many as {@code concurrency} allows)
    * @param lease the pods' lease
    * @param shards number of shards
    * @param dir where logs, the manager's state and the database go
    */
   public record Options(Duration duration, boolean keepRunning, int pods, int accounts, int concurrency,
-      Duration lease, int shards, Path dir) {}
+      int rate, Duration lease, int shards, Path dir) {}
 
   private final Options o;
   private final PrintStream out;
@@ -99,8 +100,9 @@ public final class DemoRun {
       awaitAllOwned(c, Duration.ofSeconds(30));
       say(o.pods() + " pods up; " + shardsLine(c.config()));
       Ledger ledger = new Ledger();
-      Load load = new Load(client, ledger, o.accounts(), o.concurrency(), 1).start();
-      say("load started: deposits (tell) and balance checks (ask), " + o.concurrency() + " in flight");
+      Load load = new Load(client, ledger, o.accounts(), o.concurrency(), 1, o.rate()).start();
+      say("load started: deposits (tell) and balance checks (ask), " + (o.rate() > 0 ? o.rate() + "/s, " : "")
+          + "at most " + o.concurrency() + " in flight");
       timeline(c, ledger, managerAddress, url, pods);
       say("load stopping; waiting for what is in flight");
       load.stop(15_000);
@@ -138,9 +140,10 @@ public final class DemoRun {
   private void timeline(Sharding client, Ledger ledger, PodAddress manager, String url, List<Child> pods)
       throws Exception {
     long total = o.duration().toNanos();
-    long addAt = total / 5;
+    // Each fault waits for the previous one to settle, so the story reads in order on a busy machine.
+    long addAt = total * 3 / 20;
     long stopAt = total * 2 / 5;
-    long killAt = total * 3 / 5;
+    long killAt = total * 13 / 20;
     boolean added = false;
     boolean stopped = false;
     boolean killed = false;
@@ -171,7 +174,7 @@ public final class DemoRun {
           joining = null;
         }
       }
-      if (!o.keepRunning() && !stopped && t >= stopAt) {
+      if (!o.keepRunning() && !stopped && t >= stopAt && added && joining == null) {
         stopped = true;
         stopping = pods.get(0);
         say("~ stopping " + stopping.name + " gracefully (SIGTERM): it hands its shards over and leaves");
@@ -182,7 +185,7 @@ public final class DemoRun {
         say("  " + stopping.name + " left the cluster and exited" + (code == 0 || code == 143 ? "" : " (code " + code + ")"));
         stopping = null;
       }
-      if (!o.keepRunning() && !killed && t >= killAt) {
+      if (!o.keepRunning() && !killed && t >= killAt && stopped && stopping == null) {
         killed = true;
         Child victim = pods.get(1);
         say("x killing " + victim.name + " (kill -9): its shards move once its lease runs out");
@@ -229,7 +232,8 @@ public final class DemoRun {
     Map<PodId, Integer> owned = c.ownedCounts();
     for (PodEntry e : c.pods()) {
       if (e.status() == PodStatus.ACTIVE) {
-        out.put(names.getOrDefault(e.id().address(), e.id().address().toString()), owned.getOrDefault(e.id(), 0));
+        out.put(names.getOrDefault(e.id().address(), "new-pod@" + e.id().address().port()),
+            owned.getOrDefault(e.id(), 0));
       }
     }
     return out;

@@ -7,9 +7,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Steady load on the demo service from a client: deposits (tells) to random accounts with at
- * most {@code concurrency} in flight, and every so often a balance ask that must show at least
- * every deposit acknowledged before it was sent (read-your-acknowledged-writes).
+ * Steady load on the demo service from a client: deposits (tells) to random accounts, and every so
+ * often a balance ask that must show at least every deposit acknowledged before it was sent
+ * (read-your-acknowledged-writes). With a rate it is open-loop: it sends that many per second
+ * whatever happens to earlier messages (up to {@code concurrency} in flight), so traffic to healthy
+ * shards goes on while a dead pod's shards wait; with rate 0 it keeps {@code concurrency} in flight.
  */
 public final class Load {
 
@@ -22,8 +24,16 @@ public final class Load {
   private volatile boolean running = true;
   private Thread thread;
 
-  /** Load from {@code client} over {@code accounts} accounts; op ids start at {@code firstOp}. */
+  private final int rate;
+
+  /** Closed-loop load from {@code client} over {@code accounts} accounts; op ids start at {@code firstOp}. */
   public Load(Sharding client, Ledger ledger, int accounts, int concurrency, long firstOp) {
+    this(client, ledger, accounts, concurrency, firstOp, 0);
+  }
+
+  /** Load at {@code rate} messages per second (0: closed loop), at most {@code concurrency} in flight. */
+  public Load(Sharding client, Ledger ledger, int accounts, int concurrency, long firstOp, int rate) {
+    this.rate = rate;
     this.client = client;
     this.ledger = ledger;
     this.accounts = accounts;
@@ -41,7 +51,15 @@ public final class Load {
   private void run() {
     SplittableRandom rnd = new SplittableRandom(42);
     long n = 0;
+    long started = System.nanoTime();
     while (running) {
+      if (rate > 0) {
+        long due = (System.nanoTime() - started) * rate / 1_000_000_000L;
+        if (n >= due) {
+          java.util.concurrent.locks.LockSupport.parkNanos(200_000); // pacing the send rate
+          continue;
+        }
+      }
       try {
         if (!permits.tryAcquire(100, TimeUnit.MILLISECONDS)) {
           continue;
