@@ -1,19 +1,14 @@
 package io.atoll.server;
 
 import io.atoll.core.ClusterConfig;
-import io.atoll.core.PodAddress;
 import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.GetAssignmentsRequest;
-import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
-import io.grpc.ManagedChannel;
-import io.grpc.StatusRuntimeException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -33,27 +28,8 @@ final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    PodAddress address;
-    try {
-      address = PodAddress.parse(manager);
-    } catch (IllegalArgumentException e) {
-      System.err.println("atoll status: --manager " + e.getMessage());
-      return 2;
-    }
-    ManagedChannel ch = Wire.channel(address);
-    try {
-      ClusterConfig c = Wire.config(ShardManagerServiceGrpc.newBlockingStub(ch)
-          .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
-          .getAssignments(GetAssignmentsRequest.getDefaultInstance()));
-      System.out.print(render(c));
-      return 0;
-    } catch (StatusRuntimeException e) {
-      System.err.println("atoll status: the shard manager at " + address + " did not answer: " + e.getStatus()
-          + " (is it running?)");
-      return 1;
-    } finally {
-      ch.shutdownNow();
-    }
+    return ManagerCall.run("status", manager, timeout,
+        stub -> render(Wire.config(stub.getAssignments(GetAssignmentsRequest.getDefaultInstance()))));
   }
 
   static String render(ClusterConfig c) {

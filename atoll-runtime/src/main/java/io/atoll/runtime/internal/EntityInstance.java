@@ -76,6 +76,20 @@ final class EntityInstance implements Runnable, EntityContext {
     return ACCEPTED;
   }
 
+  /** Empties the mailbox, returning what it held in order. Call holding the monitor. */
+  private List<Delivery> takeAll() {
+    List<Delivery> all = new ArrayList<>();
+    for (Delivery d = head; d != null; ) {
+      Delivery n = d.next();
+      d.next(null);
+      all.add(d);
+      d = n;
+    }
+    head = null;
+    tail = null;
+    return all;
+  }
+
   private void append(Delivery d) {
     if (tail == null) {
       head = d;
@@ -148,7 +162,7 @@ final class EntityInstance implements Runnable, EntityContext {
    * than its timeout): bounces everything queued. A handler already running finishes its message.
    */
   void fence() {
-    List<Delivery> rest = new ArrayList<>();
+    List<Delivery> rest;
     boolean idle;
     synchronized (this) {
       if (mode == CLOSED || mode == REMOVED) {
@@ -156,14 +170,7 @@ final class EntityInstance implements Runnable, EntityContext {
       }
       mode = CLOSED;
       idle = !scheduled;
-      for (Delivery d = head; d != null; ) {
-        Delivery n = d.next();
-        d.next(null);
-        rest.add(d);
-        d = n;
-      }
-      head = null;
-      tail = null;
+      rest = takeAll();
     }
     for (Delivery d : rest) {
       if (d instanceof StopMarker m) {
@@ -219,19 +226,12 @@ final class EntityInstance implements Runnable, EntityContext {
   /** Handles a stop marker; true if the instance ended and the drain must return. */
   private boolean stop(StopMarker m) {
     endActivation(true);
-    List<Delivery> rest = new ArrayList<>();
+    List<Delivery> rest = List.of();
     boolean removed;
     synchronized (this) {
       if (m.release) {
         mode = CLOSED;
-        for (Delivery d = head; d != null; ) {
-          Delivery n = d.next();
-          d.next(null);
-          rest.add(d);
-          d = n;
-        }
-        head = null;
-        tail = null;
+        rest = takeAll();
         scheduled = false;
         removed = false;
       } else if (head == null) {
