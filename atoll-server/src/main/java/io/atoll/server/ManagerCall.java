@@ -35,7 +35,7 @@ final class ManagerCall {
       return 0;
     } catch (StatusRuntimeException e) {
       System.err.println("atoll " + command + ": the shard manager at " + address + " did not answer: "
-          + e.getStatus() + " (is it running?)");
+          + Wire.describe(e) + "; is it running?");
       return 1;
     } finally {
       ch.shutdownNow();

@@ -109,7 +109,7 @@ final class ManagerLink {
       } catch (StatusRuntimeException e) {
         if (System.nanoTime() - deadline > 0) {
           throw new IllegalStateException("cannot reach the shard manager at " + address + " within "
-              + timeout.toMillis() + " ms: " + e.getStatus() + "; is it running (atoll manager)?", e);
+              + timeout.toMillis() + " ms: " + Wire.describe(e) + "; is it running (atoll manager)?", e);
         }
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(backoff)); // retry pacing, not synchronization
@@ -151,7 +151,7 @@ final class ManagerLink {
         } catch (StatusRuntimeException e) {
           if (System.nanoTime() - deadline > 0) {
             throw new IllegalStateException("pod " + rt.self() + " could not register with the shard manager at "
-                + address + " within " + timeout.toMillis() + " ms: " + e.getStatus(), e);
+                + address + " within " + timeout.toMillis() + " ms: " + Wire.describe(e), e);
           }
         }
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(backoff)); // retry pacing
@@ -282,7 +282,7 @@ final class ManagerLink {
       log.info("pod {} unregistered", rt.self());
     } catch (StatusRuntimeException e) {
       log.warn("pod {}: could not unregister from the shard manager at {} ({}); its shards move when its lease"
-          + " runs out", rt.self(), address, e.getStatus());
+          + " runs out", rt.self(), address, Wire.describe(e));
     }
   }
 

@@ -131,6 +131,23 @@ public final class Wire {
     }
   }
 
+  /** A failed call in one line: code, description and the root cause's message, no stack. */
+  public static String describe(StatusRuntimeException e) {
+    Status s = e.getStatus();
+    StringBuilder b = new StringBuilder(s.getCode().toString());
+    if (s.getDescription() != null) {
+      b.append(": ").append(s.getDescription());
+    }
+    Throwable root = s.getCause();
+    while (root != null && root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    if (root != null && root.getMessage() != null) {
+      b.append(" (").append(root.getMessage()).append(')');
+    }
+    return b.toString();
+  }
+
   /** An INVALID_ARGUMENT status exception with a description. */
   public static StatusRuntimeException invalid(String description) {
     return Status.INVALID_ARGUMENT.withDescription(description).asRuntimeException();
