@@ -88,6 +88,8 @@ public final class ShardManager implements AutoCloseable {
   private long storeVersion;
   private long startedNanos;
   private final Map<PodId, Long> lastGrant = new HashMap<>();
+  /** Pods being marked gone: no renewal or registration for them, even before the change is saved. */
+  private final Set<PodId> dying = new HashSet<>();
   private CompletableFuture<?> transitions = CompletableFuture.completedFuture(null);
   private boolean rebalancing;
   private String chainReason = "";
@@ -250,7 +252,14 @@ public final class ShardManager implements AutoCloseable {
         return CompletableFuture.completedFuture(null);
       }
       ClusterConfig before = config;
-      ClusterConfig next = change.apply(before);
+      ClusterConfig next;
+      try {
+        next = change.apply(before);
+      } catch (RuntimeException e) {
+        log.error("shard manager: a config change failed: {}", e.toString());
+        result.completeExceptionally(e);
+        return CompletableFuture.completedFuture(null);
+      }
       if (next.equals(before)) {
         result.complete(before);
         return CompletableFuture.completedFuture(null);
@@ -284,6 +293,12 @@ public final class ShardManager implements AutoCloseable {
     // The outcome may be ambiguous; learn the stored version so the next save can succeed.
     try {
       Optional<AssignmentStore.Stored> s = store.load();
+      if (s.isPresent() && ManagerState.decode(s.get().data()).term() > term) {
+        log.error("shard manager term {} is deposed: the store holds term {}", term,
+            ManagerState.decode(s.get().data()).term());
+        depose(new StoreConflictException(store.toString(), storeVersion, s.get().version()));
+        return;
+      }
       if (s.isPresent() && java.util.Arrays.equals(s.get().data(), attempted)) {
         storeVersion = s.get().version();
         ManagerState st = ManagerState.decode(attempted);
@@ -314,10 +329,15 @@ public final class ShardManager implements AutoCloseable {
         return CompletableFuture.<ClusterConfig>failedFuture(new IllegalStateException("pod " + pod.id()
             + " was declared gone; a pod that left restarts as a new incarnation"));
       }
+      if (dying.contains(pod.id())) {
+        return CompletableFuture.<ClusterConfig>failedFuture(new IllegalStateException("pod " + pod.id()
+            + " is being declared gone; a pod that left restarts as a new incarnation"));
+      }
       if (existing.isPresent()) {
         lastGrant.put(pod.id(), ticker.nanoTime());
         return CompletableFuture.completedFuture(config);
       }
+      lastGrant.put(pod.id(), ticker.nanoTime()); // its lease starts now, before the save
       return transition(c -> c.toBuilder().pod(new PodEntry(pod, PodStatus.ACTIVE, c.epoch() + 1)).build())
           .thenApplyAsync(c -> {
             lastGrant.put(pod.id(), ticker.nanoTime());
@@ -338,6 +358,9 @@ public final class ShardManager implements AutoCloseable {
     if (e.isEmpty() || e.get().status() == PodStatus.GONE) {
       return CompletableFuture.completedFuture(config);
     }
+    // From now on the pod's lease is over, whatever the store is doing: a renewal granted while
+    // the change is being saved would let it serve shards about to be given away.
+    dying.add(pod);
     return transition(c -> {
       Optional<PodEntry> cur = c.pod(pod);
       if (cur.isEmpty() || cur.get().status() == PodStatus.GONE) {
@@ -346,6 +369,7 @@ public final class ShardManager implements AutoCloseable {
       return c.toBuilder().pod(new PodEntry(cur.get().pod(), PodStatus.GONE, c.epoch() + 1)).build();
     }).thenApplyAsync(c -> {
       lastGrant.remove(pod);
+      dying.remove(pod); // the saved config says GONE now
       int owned = c.ownedCounts().getOrDefault(pod, 0);
       log.info("pod {} {}; its {} shards will move; {} pods", pod, why, owned, c.activePods().size());
       rebalanceNow("pod " + pod + " " + (why.startsWith("left") ? "left" : "died"));
@@ -357,7 +381,7 @@ public final class ShardManager implements AutoCloseable {
   CompletableFuture<Boolean> renew(PodId pod) {
     return supply(() -> {
       Optional<PodEntry> e = config.pod(pod);
-      if (e.isPresent() && e.get().status() == PodStatus.ACTIVE) {
+      if (e.isPresent() && e.get().status() == PodStatus.ACTIVE && !dying.contains(pod)) {
         lastGrant.put(pod, ticker.nanoTime());
         return CompletableFuture.completedFuture(true);
       }
@@ -398,7 +422,12 @@ public final class ShardManager implements AutoCloseable {
     long now = ticker.nanoTime();
     long limit = settings.leaseTtl().plus(settings.leaseMargin()).toNanos();
     for (Pod p : config.activePods()) {
-      long grant = lastGrant.getOrDefault(p.id(), startedNanos);
+      Long granted = lastGrant.get(p.id());
+      if (granted == null) {
+        lastGrant.put(p.id(), now); // every pod in the config has a lease from the start or its registration
+        continue;
+      }
+      long grant = granted;
       if (now - grant > limit) {
         lastGrant.put(p.id(), now); // do not declare it twice while the transition runs
         markGone(p.id(), "is dead: no lease renewal for " + TimeUnit.NANOSECONDS.toMillis(now - grant) + " ms");
@@ -564,6 +593,11 @@ public final class ShardManager implements AutoCloseable {
       if (fromHolds && toActive) {
         b.claim(pos, Claim.stable(m.to(), e));
         applied[0]++;
+        any = true;
+      } else if (m.from() != null && fromHolds) {
+        // The old owner released it but the target is gone: hand it back at the new epoch, or
+        // the old owner would wait for a claim that never comes.
+        b.claim(pos, Claim.stable(m.from(), e));
         any = true;
       }
     }

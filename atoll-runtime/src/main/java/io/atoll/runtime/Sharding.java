@@ -116,6 +116,7 @@ public final class Sharding implements AutoCloseable {
     private Duration gossipInterval = Duration.ofSeconds(1);
     private Duration startTimeout = Duration.ofSeconds(30);
     private boolean clientOnly;
+    private boolean keepServingWhileManagerDown = true;
     private ShardHasher hasher = ShardHasher.DEFAULT;
     private Ticker ticker = Ticker.SYSTEM;
     private ShardingObserver observer = ShardingObserver.NONE;
@@ -229,6 +230,20 @@ public final class Sharding implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Whether this pod keeps serving the shards it holds while the shard manager is down (default
+     * true). "Down" means a fresh connection to the manager's address is refused and no peer this
+     * pod can reach has renewed its lease since this pod's renewals began to fail; a restarted
+     * manager waits a full lease before moving anything, so this is safe as long as the manager
+     * address refuses connections only when no manager runs there. If a firewall or proxy may
+     * answer "refused" for a manager that is in fact running (for others), turn this off: the pod
+     * then fences itself when its lease runs out, whatever the reason.
+     */
+    public Builder keepServingWhileManagerDown(boolean on) {
+      this.keepServingWhileManagerDown = on;
+      return this;
+    }
+
     /** The entity id to shard mapping; every pod must use the same. Default {@link ShardHasher#DEFAULT}. */
     public Builder hasher(ShardHasher h) {
       this.hasher = Objects.requireNonNull(h, "hasher");
@@ -259,7 +274,8 @@ public final class Sharding implements AutoCloseable {
         throw new IllegalStateException("a client hosts no entity types (expected: no register() calls with clientOnly())");
       }
       PodSettings s = new PodSettings(manager, host, port, version, askTimeout, sendTimeout, bufferSize, maxInFlight,
-          maxMessageBytes, terminationTimeout, gossipInterval, startTimeout, clientOnly, hasher, ticker, observer);
+          maxMessageBytes, terminationTimeout, gossipInterval, startTimeout, clientOnly, keepServingWhileManagerDown,
+          hasher, ticker, observer);
       PodRuntime rt = new PodRuntime(s, types);
       Sharding sharding = new Sharding(rt);
       try {

@@ -46,6 +46,8 @@ final class EntityHost {
     volatile long epoch;
     /** Never serve the shard again under a claim older than this (set by releases). */
     long releasedBelow;
+    /** Completes when the release in progress (state RELEASING) has stopped every entity. */
+    java.util.concurrent.CompletableFuture<Void> stopped = java.util.concurrent.CompletableFuture.completedFuture(null);
     final AtomicInteger gate = new AtomicInteger();
     @SuppressWarnings("unchecked")
     final ConcurrentHashMap<String, EntityInstance>[] entities;
@@ -221,13 +223,18 @@ final class EntityHost {
 
   /**
    * Stops serving shards for a hand-off: queued messages are handled, each activation gets its
-   * termination message, and whatever is still running after {@code timeoutMillis} is fenced.
+   * termination message, and activations still busy after {@code timeoutMillis} are fenced (their
+   * queued messages bounced). It returns only once no handler of these shards is running any more:
+   * a shard is never reported released while one of its entities could still be live here. (If a
+   * handler blocks longer than the manager waits, the manager gives up, re-grants the shard to
+   * this pod, and it is served again once the handler ends.)
    *
    * @return the shards this pod no longer serves (all asked for, except any it serves under a
    *     claim at least as new as {@code newEpoch})
    */
   List<Integer> release(List<Integer> shardIds, long newEpoch, long timeoutMillis) {
-    List<ShardState> stopping = new ArrayList<>();
+    List<ShardState> mine = new ArrayList<>();
+    List<ShardState> others = new ArrayList<>(); // already being released by someone else
     List<Integer> released = new ArrayList<>();
     synchronized (this) {
       for (int id : shardIds) {
@@ -238,12 +245,19 @@ final class EntityHost {
         }
         if (s.state == ACTIVE) {
           s.state = RELEASING;
-          stopping.add(s);
+          s.stopped = new java.util.concurrent.CompletableFuture<>();
+          mine.add(s);
+        } else if (s.state == RELEASING) {
+          others.add(s);
         }
         released.add(id);
       }
     }
-    stopShards(stopping, timeoutMillis);
+    stopShards(mine, timeoutMillis);
+    for (ShardState s : others) {
+      s.stopped.join(); // never reported released while another release still stops its entities
+    }
+    rt.reapplyView(); // a claim that gave a shard back while it was being released takes effect now
     return released;
   }
 
@@ -256,6 +270,7 @@ final class EntityHost {
         shards[s].releasedBelow = Long.MAX_VALUE;
         if (shards[s].state == ACTIVE) {
           shards[s].state = RELEASING;
+          shards[s].stopped = new java.util.concurrent.CompletableFuture<>();
           all.add(shards[s]);
         }
       }
@@ -284,9 +299,15 @@ final class EntityHost {
       inTime = false;
     }
     if (!inTime) {
-      log.warn("{} entities did not stop within {} ms; fencing them", done.getCount(), timeoutMillis);
+      log.warn("{} entities did not stop within {} ms; fencing them and waiting for handlers still running",
+          done.getCount(), timeoutMillis);
       for (EntityInstance i : instances) {
         i.fence();
+      }
+      for (EntityInstance i : instances) {
+        while (i.busy()) {
+          java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // a handler's end has no signal
+        }
       }
     }
     synchronized (this) {
@@ -300,6 +321,7 @@ final class EntityHost {
       removed(i);
     }
     for (ShardState s : list) {
+      s.stopped.complete(null);
       rt.observer.shardReleased(s.shard);
     }
   }

@@ -76,6 +76,11 @@ final class EntityInstance implements Runnable, EntityContext {
     return ACCEPTED;
   }
 
+  /** Whether a drain is running or due (a handler may be running). */
+  synchronized boolean busy() {
+    return scheduled;
+  }
+
   /** Empties the mailbox, returning what it held in order. Call holding the monitor. */
   private List<Delivery> takeAll() {
     List<Delivery> all = new ArrayList<>();
@@ -263,7 +268,11 @@ final class EntityInstance implements Runnable, EntityContext {
       return;
     }
     if (!host.serving(shard, now)) {
+      // Bounce this and everything behind it, so a lease renewed a moment later cannot let a
+      // later message be handled before this one is retried.
       d.bounce();
+      fence();
+      host.removed(this);
       return;
     }
     if (behaviour == null && !activate(d)) {

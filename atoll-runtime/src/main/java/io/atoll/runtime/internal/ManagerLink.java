@@ -37,12 +37,15 @@ import org.slf4j.LoggerFactory;
  * and unregistration.
  *
  * <p><b>Lease keeping.</b> Renewals go every third of the lease. A renewal that succeeds extends
- * the lease to its send time plus the lease length. One that fails extends nothing, unless a fresh
- * TCP connect to the manager's address is refused: then no manager process listens there, so no
- * manager can be granting anyone anything, and a restarted one waits a whole lease (plus margin)
- * after it starts listening before it moves any shard. In that case the pod keeps serving what it
- * holds, which is how pods ride out a manager restart. A manager that is unreachable for any other
- * reason (partition, frozen process) lets the lease run out, and the pod fences itself.
+ * the lease to its send time plus the lease length. One that fails extends nothing, unless (a) a
+ * fresh TCP connect to the manager's address is refused, so no manager process listens there, and
+ * (b) no peer that answers renewed since this pod's renewals began to fail, so the manager is not
+ * merely unreachable from here. Then no manager can be granting anyone anything, and a restarted
+ * one waits a whole lease (plus margin) after it starts listening before it moves any shard; the
+ * pod keeps serving what it holds, which is how pods ride out a manager restart. A lapsed lease is
+ * never revived this way. A manager that is unreachable for any other reason (partition, frozen
+ * process) lets the lease run out, and the pod fences itself. The ride-through can be turned off
+ * ({@code Sharding.Builder.keepServingWhileManagerDown(false)}).
  */
 final class ManagerLink {
 
@@ -59,13 +62,18 @@ final class ManagerLink {
   private volatile boolean registering;
   private volatile boolean closed;
   private volatile boolean managerDown;
+  private volatile long renewedAt;
+  private volatile long failingSince;
+  private final boolean rideThrough;
+  private final AtomicBoolean watchingOutage = new AtomicBoolean();
   private ScheduledFuture<?> renewals;
   private volatile ClientCallStreamObserver<WatchRequest> watchCall;
   private long watchBackoffMillis;
 
-  ManagerLink(PodRuntime rt, PodAddress address) {
+  ManagerLink(PodRuntime rt, PodAddress address, boolean rideThrough) {
     this.rt = rt;
     this.address = address;
+    this.rideThrough = rideThrough;
     this.channel = Wire.channel(address);
     this.renewTimer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "atoll-lease-keeper");
@@ -142,6 +150,8 @@ final class ManagerLink {
           }
           ttlNanos = TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis());
           seeTerm(r.getManagerTerm());
+          renewedAt = rt.ticker.nanoTime();
+          failingSince = 0;
           rt.extendLease(sent + ttlNanos);
           rt.onConfig(Wire.config(r.getConfig()));
           log.info("pod {} registered with the shard manager at {} (term {}, lease {} ms)", rt.self(), address,
@@ -178,12 +188,16 @@ final class ManagerLink {
     PodId me = rt.self();
     long deadline = Math.max(100, TimeUnit.NANOSECONDS.toMillis(ttlNanos) / 3);
     try {
-      async().withDeadlineAfter(deadline, TimeUnit.MILLISECONDS).renewLease(
+      // No waitForReady: a refused connection must fail the renewal at once, not at its deadline.
+      ShardManagerServiceGrpc.newStub(Wire.reconnecting(channel)).withDeadlineAfter(deadline, TimeUnit.MILLISECONDS)
+          .renewLease(
           RenewLeaseRequest.newBuilder().setPod(Wire.ref(me)).build(), new StreamObserver<>() {
             @Override
             public void onNext(RenewLeaseResponse r) {
               seeTerm(r.getManagerTerm());
               if (r.getStatus() == RenewLeaseResponse.Status.RENEWED) {
+                renewedAt = rt.ticker.nanoTime();
+                failingSince = 0;
                 ttlNanos = TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis());
                 if (managerDown) {
                   managerDown = false;
@@ -197,8 +211,11 @@ final class ManagerLink {
 
             @Override
             public void onError(Throwable t) {
+              if (failingSince == 0) {
+                failingSince = sent;
+              }
               renewing.set(false);
-              Thread.ofVirtual().name("atoll-lease-probe").start(() -> probe());
+              watchOutage();
             }
 
             @Override
@@ -211,18 +228,78 @@ final class ManagerLink {
     }
   }
 
-  /** A renewal failed: is the manager down (refused), or just unreachable? */
+  /**
+   * Renewals are failing: until one succeeds or the lease runs out, check every tenth of a lease
+   * whether the manager is down (see the class comment) and, if so, extend the lease.
+   */
+  private void watchOutage() {
+    if (!rideThrough || closed || !watchingOutage.compareAndSet(false, true)) {
+      return;
+    }
+    Thread.ofVirtual().name("atoll-lease-watch").start(() -> {
+      try {
+        long step = Math.max(TimeUnit.MILLISECONDS.toNanos(50), ttlNanos / 10);
+        while (!closed && failingSince != 0 && rt.leaseValid()) {
+          probe();
+          LockSupport.parkNanos(step); // the pace of the checks
+        }
+      } finally {
+        watchingOutage.set(false);
+      }
+    });
+  }
+
+  /**
+   * One check during an outage. The manager counts as down only if a fresh connect to it is
+   * refused and no peer renewed within about one renewal period (peers renew every third of a
+   * lease; if the manager runs and only this pod cannot reach it, some peer always has). Then the
+   * lease is extended from the check's start, and never once it has lapsed.
+   */
   private void probe() {
     long started = rt.ticker.nanoTime();
-    Wire.Probe p = Wire.probe(address, 1000);
-    if (p == Wire.Probe.REFUSED && !closed) {
-      if (!managerDown) {
-        managerDown = true;
-        log.warn("pod {}: the shard manager at {} is down (connection refused); serving the shards it holds",
-            rt.self(), address);
-      }
-      rt.extendLease(started + ttlNanos);
+    if (closed || !rt.leaseValid(started)) {
+      return;
     }
+    if (Wire.probe(address, 1000) != Wire.Probe.REFUSED) {
+      return;
+    }
+    long recent = TimeUnit.NANOSECONDS.toMillis(ttlNanos / 3 + Math.max(TimeUnit.MILLISECONDS.toNanos(50),
+        ttlNanos / 10));
+    for (PodId peer : rt.peers()) {
+      long ago = peerRenewedMillisAgo(peer);
+      if (ago >= 0 && ago < recent) {
+        if (!managerDown) {
+          log.debug("pod {}: the shard manager refuses this pod but pod {} renewed {} ms ago", rt.self(), peer, ago);
+        }
+        return; // the manager may be alive for others: no ride-through
+      }
+    }
+    if (closed || !rt.leaseValid()) {
+      return; // lapsed while asking: never revived
+    }
+    if (!managerDown) {
+      managerDown = true;
+      log.warn("pod {}: the shard manager at {} is down (connection refused, and no peer reaches it); serving"
+          + " the shards it holds", rt.self(), address);
+    }
+    rt.extendLease(started + ttlNanos);
+  }
+
+  /** Asks a peer how long ago its last renewal succeeded; -1 if it does not answer in time. */
+  private long peerRenewedMillisAgo(PodId peer) {
+    try {
+      return io.atoll.transport.grpc.proto.PodServiceGrpc.newBlockingStub(rt.client(peer).channel())
+          .withDeadlineAfter(500, TimeUnit.MILLISECONDS)
+          .ping(io.atoll.transport.grpc.proto.PingRequest.getDefaultInstance())
+          .getLeaseRenewedMillisAgo();
+    } catch (StatusRuntimeException e) {
+      return -1;
+    }
+  }
+
+  long renewedMillisAgo() {
+    long at = renewedAt;
+    return at == 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(rt.ticker.nanoTime() - at);
   }
 
   /** Follows the manager's configs, reconnecting after failures. */

@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -45,13 +44,13 @@ final class PeerClient {
   private final ConcurrentLinkedQueue<Pending> outbox = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean draining = new AtomicBoolean();
   private final Map<Long, Pending> inflight = new ConcurrentHashMap<>();
-  private final Set<Integer> needResume = ConcurrentHashMap.newKeySet();
   private volatile Stream stream;
   private volatile long brokenUntil;
   private long backoffNanos;
   private long nextId = 1; // drain only
   private int generation; // drain only
   private volatile boolean closed;
+  private volatile boolean retiring;
 
   PeerClient(PodRuntime rt, PodId peer) {
     this.rt = rt;
@@ -60,7 +59,7 @@ final class PeerClient {
   }
 
   void enqueue(Pending p) {
-    if (closed) {
+    if (closed || retiring) {
       rt.router.resolved(p, true);
       return;
     }
@@ -185,7 +184,7 @@ final class PeerClient {
         .setShard(p.shard)
         .setPayload(UnsafeByteOperations.unsafeWrap(payload))
         .setAsk(p.ask)
-        .setResume(!needResume.isEmpty() && needResume.remove(p.shard))
+        .setResume(p.resume)
         .setDeadlineMillis(remaining)
         .build();
   }
@@ -235,7 +234,6 @@ final class PeerClient {
         rt.router.resolved(p, false);
       }
       case NOT_OWNER -> {
-        needResume.add(p.shard);
         rt.onNotOwner(peer, r.getNotOwner());
         rt.router.resolved(p, true);
       }
@@ -283,6 +281,12 @@ final class PeerClient {
     }
   }
 
+  /** Sends nothing more: queued messages go back to their routes; answers still arrive. */
+  void stopSending() {
+    retiring = true;
+    bounceOutbox();
+  }
+
   /** Closes the stream and channel; messages still queued go back to their routes. */
   void close() {
     closed = true;
@@ -300,7 +304,7 @@ final class PeerClient {
 
   /** How many messages are in flight to this pod. */
   int inflight() {
-    return inflight.size() + outbox.size();
+    return inflight.size();
   }
 
   private final class Stream implements ClientResponseObserver<DeliverBatch, ReplyBatch> {

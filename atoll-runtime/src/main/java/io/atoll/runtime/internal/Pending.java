@@ -38,6 +38,11 @@ final class Pending extends CompletableFuture<Object> implements Reply<Object>, 
   long seq;
   /** The encoded message, made once when first sent to another pod. */
   byte[] payload;
+  /**
+   * Set by the route on the first message it sends after a refusal: it lifts the receiver's
+   * refusal of the shard on that stream (see InboundStream).
+   */
+  boolean resume;
   /** Where it waits, for timeout messages: set by whoever holds it. */
   volatile String where = "waiting to be routed";
 
@@ -64,8 +69,9 @@ final class Pending extends CompletableFuture<Object> implements Reply<Object>, 
     this.message = message;
     this.ask = ask;
     this.startNanos = runtime.ticker.nanoTime();
-    this.timeoutNanos = timeoutNanos;
-    this.deadlineNanos = startNanos + timeoutNanos;
+    // Whole milliseconds: timeouts computed per call (deadline budgets) share a few lanes.
+    this.timeoutNanos = Math.max(1, timeoutNanos / 1_000_000) * 1_000_000;
+    this.deadlineNanos = startNanos + this.timeoutNanos;
   }
 
   /** Marks it dispatched (counted as outstanding by its route). */

@@ -109,7 +109,7 @@ public final class PodRuntime {
   /** Starts the pod: learns the cluster, listens, registers, and begins renewing its lease. */
   public void start(Sharding facade) {
     this.sharding = facade;
-    manager = new ManagerLink(this, settings.manager());
+    manager = new ManagerLink(this, settings.manager(), settings.keepServingWhileManagerDown());
     ClusterConfig first = manager.fetchConfig(settings.startTimeout());
     numberOfShards = first.size();
     router = new Router(this, numberOfShards);
@@ -120,10 +120,10 @@ public final class PodRuntime {
       view = first;
     } else {
       host = new EntityHost(this, numberOfShards, hosted);
+      view = first; // before the server: requests may arrive at once
       server = Wire.startServer(settings.host(), settings.port(), List.<BindableService>of(new PodService(this)));
       address = new PodAddress(settings.host(), Wire.port(server));
       self = new PodId(address, random.nextLong());
-      view = first;
     }
     long tick = 20;
     timer.scheduleWithFixedDelay(this::expireSafely, tick, tick, TimeUnit.MILLISECONDS);
@@ -290,8 +290,9 @@ public final class PodRuntime {
 
   private void expireSafely() {
     try {
-      router.expire();
       checkLease();
+      router.expire();
+      router.kickAll(); // a safety net: no waiting route depends on a single kick
     } catch (RuntimeException e) {
       log.warn("pod {}: timer task failed: {}", self, e.toString());
     }
@@ -363,11 +364,40 @@ public final class PodRuntime {
    * still answers what it received), or at {@code deadline}.
    */
   private void retire(PeerClient c, long deadline) {
+    c.stopSending(); // what never left goes back to its route now; answers to what did are awaited
     if (c.inflight() == 0 || ticker.nanoTime() - deadline > 0 || closed) {
       c.close();
       return;
     }
     schedule(() -> retire(c, deadline), TimeUnit.MILLISECONDS.toNanos(50));
+  }
+
+  /** Milliseconds since this pod's last successful lease renewal, or -1. */
+  long leaseRenewedMillisAgo() {
+    return manager == null ? -1 : manager.renewedMillisAgo();
+  }
+
+  /** The active pods other than this one, from the current view. */
+  List<PodId> peers() {
+    List<PodId> out = new ArrayList<>();
+    for (Pod p : view.activePods()) {
+      if (!p.id().equals(self)) {
+        out.add(p.id());
+      }
+    }
+    return out;
+  }
+
+  /** Applies the current view again (after a release, a claim it ignored may now take effect). */
+  void reapplyView() {
+    if (host == null || closed) {
+      return;
+    }
+    synchronized (configLock) {
+      Optional<PodEntry> me = view.pod(self);
+      host.onView(view, self, me.isPresent() && me.get().status() == PodStatus.ACTIVE);
+    }
+    router.kickAll();
   }
 
   /** A peer refused a message with a newer claim than ours: fetch its config. */

@@ -84,10 +84,15 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
 
   @Override
   public void ping(PingRequest request, StreamObserver<PingResponse> out) {
+    if (rt.self() == null) {
+      out.onError(Status.UNAVAILABLE.withDescription("pod starting").asRuntimeException());
+      return;
+    }
     out.onNext(PingResponse.newBuilder()
         .setPod(Wire.info(rt.selfPod()))
         .setConfigEpoch(rt.view().epoch())
         .setServing(rt.holdsLease() && !rt.isClosing())
+        .setLeaseRenewedMillisAgo(rt.leaseRenewedMillisAgo())
         .build());
     out.onCompleted();
   }

@@ -23,6 +23,7 @@ import java.time.Duration;
  * @param gossipInterval how often the pod exchanges its config with a random peer
  * @param startTimeout how long start waits for the manager
  * @param clientOnly whether the pod only sends (hosts no shards, does not register)
+ * @param keepServingWhileManagerDown whether the pod rides out a manager that is down (see ManagerLink)
  * @param hasher entity id to shard
  * @param ticker the clock
  * @param observer hears shard and entity events
@@ -41,6 +42,7 @@ public record PodSettings(
     Duration gossipInterval,
     Duration startTimeout,
     boolean clientOnly,
+    boolean keepServingWhileManagerDown,
     ShardHasher hasher,
     Ticker ticker,
     ShardingObserver observer) {}

@@ -17,6 +17,12 @@ import java.util.concurrent.TimeUnit;
  */
 final class Router {
 
+  /**
+   * What {@link #ownerOf} returns when this pod owns and serves the shard: decided once, so the
+   * local/remote choice cannot change between choosing a target and dispatching to it.
+   */
+  static final PodId SELF = new PodId(new io.atoll.core.PodAddress("this-pod", 1), 0);
+
   private final PodRuntime rt;
   private final ShardRoute[] routes;
   private final Set<ShardRoute> holding = ConcurrentHashMap.newKeySet();
@@ -49,9 +55,13 @@ final class Router {
     }
     // By identity: the entry of this pod in the view it was read with (a view read after a
     // change may find no match and fall back to comparing ids).
-    boolean mine = owner == me || (me == null && owner.id().equals(rt.self()));
-    if (mine && (rt.host == null || !rt.host.accepts(shard))) {
-      return null;
+    PodId self = rt.self();
+    // Identity first (the entry of this pod in the current view); else the incarnation, a random
+    // long, rules out other pods before the full comparison.
+    boolean mine = owner == me
+        || (owner.id().incarnation() == self.incarnation() && owner.id().equals(self));
+    if (mine) {
+      return rt.host != null && rt.host.accepts(shard) ? SELF : null;
     }
     return owner.id();
   }
@@ -63,10 +73,7 @@ final class Router {
 
   /** Hands a message to its owner; false if refused at once (the route keeps it). */
   boolean dispatch(Pending p, PodId to) {
-    PodEntry me = rt.selfEntry;
-    // Identity: ownerOf returned the entry's own id (a view change in between at worst sends this
-    // pod's message to itself over the network, which still works).
-    if (me != null ? to == me.id() : to.equals(rt.self())) {
+    if (to == SELF) {
       p.where = "in the mailbox of the entity on this pod";
       return rt.host != null && rt.host.deliverLocal(p);
     }
@@ -103,6 +110,13 @@ final class Router {
   /** Fails messages past their deadline, saying where each one waited. */
   void expire() {
     List<Pending> expired = rt.timeouts.expired(rt.ticker.nanoTime());
+    if (!expired.isEmpty()) {
+      // Failing a future runs its callers' continuations: never on the pod's timer thread.
+      Thread.ofVirtual().name("atoll-timeouts").start(() -> fail(expired));
+    }
+  }
+
+  private void fail(List<Pending> expired) {
     for (Pending p : expired) {
       long waited = TimeUnit.NANOSECONDS.toMillis(rt.ticker.nanoTime() - p.startNanos);
       DeliveryException e = new DeliveryException(DeliveryException.Reason.TIMEOUT,

@@ -38,6 +38,7 @@ final class ShardRoute {
   private PriorityQueue<Pending> waiting;
   private boolean holding;
   private PodId refusedBy;
+  private boolean refusedSinceFlush;
   private long refusedAtEpoch;
   private long backoffUntil;
   private int backoffMillis;
@@ -61,6 +62,11 @@ final class ShardRoute {
         holding = true;
         router.holding(this, true);
         hold(p);
+        // A config may have arrived between reading the owner and being listed as holding, and
+        // its kick missed us: look once more.
+        if (outstanding == 0 && router.ownerOf(shard) != null) {
+          flushLocked();
+        }
         return;
       }
       outstanding++;
@@ -114,6 +120,7 @@ final class ShardRoute {
       router.holding(this, true);
     }
     refusedBy = dest;
+    refusedSinceFlush = true;
     refusedAtEpoch = router.claimEpoch(shard);
     backoffMillis = Math.min(Math.max(backoffMillis * 2, 2), MAX_BACKOFF_MILLIS);
     backoffUntil = router.now() + TimeUnit.MILLISECONDS.toNanos(backoffMillis);
@@ -171,8 +178,12 @@ final class ShardRoute {
       if (!p.isDone()) {
         outstanding++;
         p.markDispatched();
+        p.resume = batch.isEmpty() && refusedSinceFlush;
         batch.add(p);
       }
+    }
+    if (!batch.isEmpty()) {
+      refusedSinceFlush = false;
     }
     dest = target;
     // Dispatch under the monitor so that no later send overtakes the flushed ones.

@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * Every message in flight from this pod, so that each one fails at its deadline, and so that the
- * number in flight is bounded.
+ * number in flight is bounded (one counter for the pod).
  *
  * <p>Striped by sending thread; within a stripe, messages are kept in one FIFO list per timeout
  * length (a lane). Messages of one lane are added in deadline order, so a sweep pops expired ones
@@ -20,14 +20,15 @@ final class Timeouts {
   private static final int STRIPES = 16;
 
   private final Stripe[] stripes = new Stripe[STRIPES];
-  private final int maxPerStripe;
+  private final int maxInFlight;
+  private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
 
-  /** A bound of {@code maxInFlight} messages, spread over the stripes. */
+  /** A bound of {@code maxInFlight} messages in all. */
   Timeouts(int maxInFlight) {
     for (int i = 0; i < STRIPES; i++) {
       stripes[i] = new Stripe();
     }
-    this.maxPerStripe = Math.max(1, maxInFlight / STRIPES);
+    this.maxInFlight = maxInFlight;
   }
 
   static final class Lane {
@@ -50,11 +51,12 @@ final class Timeouts {
 
   /** Adds a message; false if this pod already has its maximum in flight. */
   boolean add(Pending p) {
+    if (inFlight.incrementAndGet() > maxInFlight) {
+      inFlight.decrementAndGet();
+      return false;
+    }
     Stripe s = stripes[(int) (Thread.currentThread().threadId() & (STRIPES - 1))];
     synchronized (s) {
-      if (s.count >= maxPerStripe) {
-        return false;
-      }
       Lane lane = s.lastLane;
       if (s.lastTimeout != p.timeoutNanos) {
         lane = s.lanes.computeIfAbsent(p.timeoutNanos, k -> new Lane(s));
@@ -89,6 +91,7 @@ final class Timeouts {
       unlink(lane, p);
       s.count--;
     }
+    inFlight.decrementAndGet();
   }
 
   private static void unlink(Lane lane, Pending p) {
@@ -112,17 +115,22 @@ final class Timeouts {
     List<Pending> out = null;
     for (Stripe s : stripes) {
       synchronized (s) {
-        for (Lane lane : s.lanes.values()) {
+        for (java.util.Iterator<Lane> it = s.lanes.values().iterator(); it.hasNext(); ) {
+          Lane lane = it.next();
           Pending p = lane.head;
           while (p != null && now - p.deadlineNanos >= 0) {
             Pending next = p.nextT;
             unlink(lane, p);
             s.count--;
+            inFlight.decrementAndGet();
             if (out == null) {
               out = new ArrayList<>();
             }
             out.add(p);
             p = next;
+          }
+          if (lane.head == null && lane != s.lastLane) {
+            it.remove(); // lanes of one-off timeouts do not pile up
           }
         }
       }
@@ -141,6 +149,7 @@ final class Timeouts {
             Pending next = p.nextT;
             unlink(lane, p);
             s.count--;
+            inFlight.decrementAndGet();
             out.add(p);
             p = next;
           }
@@ -167,12 +176,6 @@ final class Timeouts {
 
   /** How many messages are in flight. */
   int size() {
-    int n = 0;
-    for (Stripe s : stripes) {
-      synchronized (s) {
-        n += s.count;
-      }
-    }
-    return n;
+    return inFlight.get();
   }
 }

@@ -33,7 +33,8 @@ public record Audit(long sent, long acknowledged, long unacknowledged, long lost
 
   /** Whether the run kept every promise. */
   public boolean ok() {
-    return lost == 0 && duplicateActivations == 0 && unbalancedAccounts == 0 && staleReads == 0;
+    return lost == 0 && duplicateActivations == 0 && duplicateDeposits == 0 && unbalancedAccounts == 0
+        && staleReads == 0;
   }
 
   /** Audits {@code ledger} against the database at {@code url}. */

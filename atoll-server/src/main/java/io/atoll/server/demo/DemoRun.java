@@ -268,7 +268,8 @@ public final class DemoRun {
         + "                             already running when a newer activation started)%n", a.fencedWrites());
     out.printf("unbalanced accounts    %,d   (balance differs from the sum of its deposits)%n", a.unbalancedAccounts());
     out.printf("stale balance reads    %,d of %,d%n", a.staleReads(), ledger.reads());
-    out.printf("activations            %,d; duplicate deposits refused %,d%n", a.activations(), a.duplicateDeposits());
+    out.printf("duplicate deposits     %,d   (a deposit delivered twice, refused by its op id)%n", a.duplicateDeposits());
+    out.printf("activations            %,d%n", a.activations());
     out.println(a.ok() ? "result: OK, nothing lost, no entity ever live twice"
         : "result: FAILED (see above; logs in " + o.dir() + ")");
   }

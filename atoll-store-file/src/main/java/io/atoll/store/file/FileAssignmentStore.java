@@ -149,7 +149,10 @@ public final class FileAssignmentStore implements AssignmentStore {
   @Override
   public synchronized Optional<Stored> load() {
     checkOpen();
-    return read(dir);
+    Optional<Stored> s = read(dir);
+    // After a save whose outcome was ambiguous (an error after the rename), the file is the truth.
+    version = s.map(Stored::version).orElse(0L);
+    return s;
   }
 
   @Override
