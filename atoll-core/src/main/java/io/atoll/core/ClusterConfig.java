@@ -23,10 +23,15 @@ import java.util.TreeMap;
  * writes) are settled by a fixed order on the contents, so {@link #merge} is commutative,
  * associative and idempotent, and never lowers an epoch.
  *
- * <p><b>Layout.</b> Pods are kept sorted by {@link PodId}; claims are parallel arrays indexed by
- * position, owners as indexes into the pod table. Because the table is sorted, comparing two
+ * <p><b>Layout.</b> Pods are kept sorted by {@link PodId}; claims are parallel primitive arrays,
+ * owners and peers as indexes into the pod table. Because the table is sorted, comparing two
  * owner indexes of the same table compares the pods, which keeps merge a tight loop over
- * primitive arrays (16384 slots merge in tens of microseconds).
+ * primitive arrays. Each array is cut into chunks of 1024 positions, and chunks are
+ * copy-on-write: arrays are never written once a config holds them, so configs share every chunk
+ * they have in common. A merge copies only the chunks where both inputs win somewhere and shares
+ * the rest; a config derived from another by gossip shares most of its memory with it; an empty
+ * config, or a decoded one whose runs span whole chunks, holds one chunk per distinct value. The
+ * price is one more (cached) load per read.
  *
  * <p>Instances are immutable and thread-safe; readers on the hot path hold one reference and read
  * it without locks. Change one with {@link #toBuilder()}.
@@ -40,27 +45,54 @@ public final class ClusterConfig {
 
   private static final int NO_POD = -1;
 
+  /** log2 of {@link #CHUNK}. */
+  static final int CHUNK_SHIFT = 10;
+  /** Positions per chunk; every chunk but the last holds exactly this many. */
+  static final int CHUNK = 1 << CHUNK_SHIFT;
+  private static final int CHUNK_MASK = CHUNK - 1;
+
   private final PodEntry[] pods; // sorted by id, unique
-  private final int[] owner; // index into pods, or NO_POD
-  private final int[] peer; // index into pods, or NO_POD
-  private final byte[] state; // SlotState ordinal
-  private final long[] epoch;
+  private final int size;
+  // Chunk c holds positions [c * CHUNK, min((c + 1) * CHUNK, size)). Never written once here.
+  private final int[][] owner; // index into pods, or NO_POD
+  private final int[][] peer; // index into pods, or NO_POD
+  private final byte[][] state; // SlotState ordinal
+  private final long[][] epoch;
   private final long maxEpoch;
 
-  ClusterConfig(PodEntry[] pods, int[] owner, int[] peer, byte[] state, long[] epoch) {
+  /**
+   * Takes the chunk tables as they are, without copying: neither they nor their chunks may be
+   * written afterwards, which is what lets configs share them. {@code maxEpoch} must be the
+   * greatest epoch of {@code pods} and of the claims (0 if none is greater).
+   */
+  ClusterConfig(PodEntry[] pods, int size, int[][] owner, int[][] peer, byte[][] state,
+      long[][] epoch, long maxEpoch) {
     this.pods = pods;
+    this.size = size;
     this.owner = owner;
     this.peer = peer;
     this.state = state;
     this.epoch = epoch;
+    this.maxEpoch = maxEpoch;
+  }
+
+  /** The number of chunks of a config of {@code size} positions. */
+  static int chunkCount(int size) {
+    return (size + CHUNK - 1) >>> CHUNK_SHIFT;
+  }
+
+  /** The number of positions chunk {@code c} holds in a config of {@code size} positions. */
+  static int chunkLength(int size, int c) {
+    return Math.min(CHUNK, size - (c << CHUNK_SHIFT));
+  }
+
+  /** The greatest pod-entry epoch, 0 if none is greater. */
+  static long maxPodEpoch(PodEntry[] pods) {
     long max = 0;
     for (PodEntry p : pods) {
       max = Math.max(max, p.epoch());
     }
-    for (long e : epoch) {
-      max = Math.max(max, e);
-    }
-    this.maxEpoch = max;
+    return max;
   }
 
   /**
@@ -70,11 +102,26 @@ public final class ClusterConfig {
    */
   public static ClusterConfig empty(int size) {
     checkSize(size);
-    int[] owner = new int[size];
-    int[] peer = new int[size];
-    Arrays.fill(owner, NO_POD);
-    Arrays.fill(peer, NO_POD);
-    return new ClusterConfig(new PodEntry[0], owner, peer, new byte[size], new long[size]);
+    int chunks = chunkCount(size);
+    int[][] owner = new int[chunks][];
+    byte[][] state = new byte[chunks][];
+    long[][] epoch = new long[chunks][];
+    int[] noPods = null;
+    byte[] offline = null;
+    long[] zeros = null;
+    for (int c = 0; c < chunks; c++) {
+      int n = chunkLength(size, c);
+      if (noPods == null || noPods.length != n) { // one shared chunk, one more for a short last
+        noPods = new int[n];
+        Arrays.fill(noPods, NO_POD);
+        offline = new byte[n];
+        zeros = new long[n];
+      }
+      owner[c] = noPods;
+      state[c] = offline;
+      epoch[c] = zeros;
+    }
+    return new ClusterConfig(new PodEntry[0], size, owner, owner, state, epoch, 0);
   }
 
   static void checkSize(int size) {
@@ -85,7 +132,7 @@ public final class ClusterConfig {
 
   /** The number of positions (shards or slots). */
   public int size() {
-    return owner.length;
+    return size;
   }
 
   /** The greatest epoch anywhere in this config: of a pod entry or of a claim. */
@@ -134,40 +181,42 @@ public final class ClusterConfig {
 
   /** The owner at {@code position}, or null. The hot-path read: no allocation. */
   public PodId owner(int position) {
-    int o = owner[position];
+    int o = rawOwner(position);
     return o == NO_POD ? null : pods[o].id();
   }
 
   /** The owner's entry at {@code position}, or null. No allocation. */
   public PodEntry ownerEntry(int position) {
-    int o = owner[position];
+    int o = rawOwner(position);
     return o == NO_POD ? null : pods[o];
   }
 
   /** The state at {@code position}. */
   public SlotState state(int position) {
-    return SlotState.ofOrdinal(state[position]);
+    return SlotState.ofOrdinal(rawState(position));
   }
 
   /** The epoch of the claim at {@code position}. */
   public long epoch(int position) {
-    return epoch[position];
+    return epoch[position >>> CHUNK_SHIFT][position & CHUNK_MASK];
   }
 
   /** The whole claim at {@code position}. */
   public Claim claim(int position) {
-    int o = owner[position];
-    int p = peer[position];
-    return new Claim(o == NO_POD ? null : pods[o].id(), SlotState.ofOrdinal(state[position]),
-        p == NO_POD ? null : pods[p].id(), epoch[position]);
+    int o = rawOwner(position);
+    int p = rawPeer(position);
+    return new Claim(o == NO_POD ? null : pods[o].id(), SlotState.ofOrdinal(rawState(position)),
+        p == NO_POD ? null : pods[p].id(), epoch(position));
   }
 
   /** How many positions each listed pod owns (pods owning nothing map to 0). */
   public Map<PodId, Integer> ownedCounts() {
     int[] counts = new int[pods.length];
-    for (int o : owner) {
-      if (o != NO_POD) {
-        counts[o]++;
+    for (int[] chunk : owner) {
+      for (int o : chunk) {
+        if (o != NO_POD) {
+          counts[o]++;
+        }
       }
     }
     Map<PodId, Integer> result = new TreeMap<>();
@@ -180,9 +229,12 @@ public final class ClusterConfig {
   /** The positions each owner holds, in ascending order; unowned positions are left out. */
   public Map<PodId, List<Integer>> positionsByOwner() {
     Map<PodId, List<Integer>> result = new HashMap<>();
-    for (int i = 0; i < owner.length; i++) {
-      if (owner[i] != NO_POD) {
-        result.computeIfAbsent(pods[owner[i]].id(), k -> new ArrayList<>()).add(i);
+    for (int c = 0; c < owner.length; c++) {
+      int[] chunk = owner[c];
+      for (int i = 0; i < chunk.length; i++) {
+        if (chunk[i] != NO_POD) {
+          result.computeIfAbsent(pods[chunk[i]].id(), k -> new ArrayList<>()).add((c << CHUNK_SHIFT) + i);
+        }
       }
     }
     return result;
@@ -214,14 +266,18 @@ public final class ClusterConfig {
     int n = 0;
     boolean podsFromA = true; // merged table equals a's
     boolean podsFromB = true; // merged table equals b's
+    boolean sameIndexesA = true; // every pod of a keeps its index in the merged table
+    boolean sameIndexesB = true;
     while (i < a.length || j < b.length) {
       int c = i == a.length ? 1 : j == b.length ? -1 : a[i].id().compareTo(b[j].id());
       if (c < 0) {
         podsFromB = false;
+        sameIndexesA &= i == n;
         mapA[i++] = n;
         merged[n++] = a[i - 1];
       } else if (c > 0) {
         podsFromA = false;
+        sameIndexesB &= j == n;
         mapB[j++] = n;
         merged[n++] = b[j - 1];
       } else {
@@ -232,6 +288,8 @@ public final class ClusterConfig {
           podsFromA = false;
         }
         merged[n] = w >= 0 ? a[i] : b[j];
+        sameIndexesA &= i == n;
+        sameIndexesB &= j == n;
         mapA[i++] = n;
         mapB[j++] = n;
         n++;
@@ -241,51 +299,108 @@ public final class ClusterConfig {
       merged = Arrays.copyOf(merged, n);
     }
     // 2. The claims: per position the greater (epoch, owner, state, peer). Owner and peer are
-    // compared as merged-table indexes, which orders them by pod id.
-    int size = size();
-    int[] mOwner = new int[size];
-    int[] mPeer = new int[size];
-    byte[] mState = new byte[size];
-    long[] mEpoch = new long[size];
-    boolean claimsFromA = true;
+    // compared as merged-table indexes, which orders them by pod id. Usually no pod moved in the
+    // table (equal tables, or new pods sorted last), so each side's own owner and peer chunks are
+    // already merged-table indexes; otherwise they are translated once, up front.
+    int[][] ao = sameIndexesA ? owner : remap(owner, mapA);
+    int[][] ap = sameIndexesA ? peer : remap(peer, mapA);
+    int[][] bo = sameIndexesB ? other.owner : remap(other.owner, mapB);
+    int[][] bp = sameIndexesB ? other.peer : remap(other.peer, mapB);
+    byte[][] as = state;
+    byte[][] bs = other.state;
+    long[][] ae = epoch;
+    long[][] be = other.epoch;
+    int chunks = ao.length;
+    int[][] mo = new int[chunks][];
+    int[][] mp = new int[chunks][];
+    byte[][] ms = new byte[chunks][];
+    long[][] me = new long[chunks][];
+    boolean claimsFromA = true; // every merged claim equals a's
     boolean claimsFromB = true;
-    int[] ao = owner;
-    int[] ap = peer;
-    byte[] as = state;
-    long[] ae = epoch;
-    int[] bo = other.owner;
-    int[] bp = other.peer;
-    byte[] bs = other.state;
-    long[] be = other.epoch;
-    for (int k = 0; k < size; k++) {
-      int oa = ao[k] == NO_POD ? NO_POD : mapA[ao[k]];
-      int ob = bo[k] == NO_POD ? NO_POD : mapB[bo[k]];
-      int pa = ap[k] == NO_POD ? NO_POD : mapA[ap[k]];
-      int pb = bp[k] == NO_POD ? NO_POD : mapB[bp[k]];
-      int c = Long.compare(ae[k], be[k]);
-      if (c == 0) {
-        c = Integer.compare(oa, ob);
-        if (c == 0) {
-          c = Byte.compare(as[k], bs[k]);
-          if (c == 0) {
-            c = Integer.compare(pa, pb);
+    int[] wins = null; // per chunk, the positions a wins from the front, b's from the back
+    for (int c = 0; c < chunks; c++) {
+      int[] oa = ao[c];
+      int[] ob = bo[c];
+      int[] pa = ap[c];
+      int[] pb = bp[c];
+      byte[] sa = as[c];
+      byte[] sb = bs[c];
+      long[] ea = ae[c];
+      long[] eb = be[c];
+      int len = oa.length;
+      int k = (oa == ob && pa == pb && sa == sb && ea == eb) ? len // shared chunks
+          : firstDifference(oa, pa, sa, ea, ob, pb, sb, eb, len);
+      if (k == len) { // the same claims in the whole chunk
+        mo[c] = oa;
+        mp[c] = pa;
+        ms[c] = sa;
+        me[c] = ea;
+        continue;
+      }
+      if (wins == null) {
+        wins = new int[Math.min(CHUNK, size)];
+      }
+      int winsA = 0;
+      int winsB = 0;
+      for (; k < len; k++) {
+        boolean aWins;
+        long x = ea[k];
+        long y = eb[k];
+        if (x != y) {
+          aWins = x > y;
+        } else {
+          int u = oa[k];
+          int v = ob[k];
+          if (u != v) {
+            aWins = u > v;
+          } else {
+            u = sa[k];
+            v = sb[k];
+            if (u != v) {
+              aWins = u > v;
+            } else {
+              u = pa[k];
+              v = pb[k];
+              if (u == v) {
+                continue; // the same claim
+              }
+              aWins = u > v;
+            }
           }
         }
-      }
-      if (c >= 0) {
-        if (c > 0) {
-          claimsFromB = false;
+        if (aWins) {
+          wins[winsA++] = k;
+        } else {
+          wins[wins.length - ++winsB] = k;
         }
-        mOwner[k] = oa;
-        mPeer[k] = pa;
-        mState[k] = as[k];
-        mEpoch[k] = ae[k];
-      } else {
+      }
+      if (winsB == 0) { // a's claims in the whole chunk
+        claimsFromB = false;
+        mo[c] = oa;
+        mp[c] = pa;
+        ms[c] = sa;
+        me[c] = ea;
+      } else if (winsA == 0) { // b's claims in the whole chunk
         claimsFromA = false;
-        mOwner[k] = ob;
-        mPeer[k] = pb;
-        mState[k] = bs[k];
-        mEpoch[k] = be[k];
+        mo[c] = ob;
+        mp[c] = pb;
+        ms[c] = sb;
+        me[c] = eb;
+      } else if (winsA >= winsB) { // a's chunk with b's winning positions patched in
+        claimsFromA = false;
+        claimsFromB = false;
+        int from = wins.length - winsB;
+        mo[c] = patch(oa, ob, wins, from, wins.length);
+        mp[c] = patch(pa, pb, wins, from, wins.length);
+        ms[c] = patch(sa, sb, wins, from, wins.length);
+        me[c] = patch(ea, eb, wins, from, wins.length);
+      } else { // b's chunk with a's winning positions patched in
+        claimsFromA = false;
+        claimsFromB = false;
+        mo[c] = patch(ob, oa, wins, 0, winsA);
+        mp[c] = patch(pb, pa, wins, 0, winsA);
+        ms[c] = patch(sb, sa, wins, 0, winsA);
+        me[c] = patch(eb, ea, wins, 0, winsA);
       }
     }
     if (podsFromA && claimsFromA) {
@@ -294,7 +409,101 @@ public final class ClusterConfig {
     if (podsFromB && claimsFromB) {
       return other;
     }
-    return new ClusterConfig(merged, mOwner, mPeer, mState, mEpoch);
+    // Every merged epoch is one of the inputs' and dominates theirs, so the maximum is theirs.
+    return new ClusterConfig(merged, size, mo, mp, ms, me, Math.max(maxEpoch, other.maxEpoch));
+  }
+
+  /**
+   * The first index below {@code len} where the claims of two chunks differ, or {@code len} if
+   * none. Each {@link Arrays#mismatch} is vectorised, and each narrows the range of the next.
+   */
+  private static int firstDifference(int[] oa, int[] pa, byte[] sa, long[] ea,
+      int[] ob, int[] pb, byte[] sb, long[] eb, int len) {
+    int end = len;
+    int m = Arrays.mismatch(ea, 0, end, eb, 0, end);
+    if (m >= 0) {
+      end = m;
+    }
+    m = Arrays.mismatch(oa, 0, end, ob, 0, end);
+    if (m >= 0) {
+      end = m;
+    }
+    m = Arrays.mismatch(sa, 0, end, sb, 0, end);
+    if (m >= 0) {
+      end = m;
+    }
+    m = Arrays.mismatch(pa, 0, end, pb, 0, end);
+    if (m >= 0) {
+      end = m;
+    }
+    return end;
+  }
+
+  /** Pod indexes translated to merged-table indexes by {@code map}; NO_POD stays NO_POD. */
+  private static int[][] remap(int[][] chunks, int[] map) {
+    int[] shifted = new int[map.length + 1]; // shifted[index + 1], so NO_POD needs no branch
+    shifted[0] = NO_POD;
+    System.arraycopy(map, 0, shifted, 1, map.length);
+    int[][] result = new int[chunks.length][];
+    for (int c = 0; c < chunks.length; c++) {
+      int[] from = chunks[c];
+      if (c > 0 && from == chunks[c - 1]) {
+        result[c] = result[c - 1]; // keep sharing what was shared
+        continue;
+      }
+      int[] to = new int[from.length];
+      for (int k = 0; k < from.length; k++) {
+        to[k] = shifted[from[k] + 1];
+      }
+      result[c] = to;
+    }
+    return result;
+  }
+
+  /**
+   * {@code base} with {@code patch[k]} at each index {@code k} in {@code positions[from, to)}:
+   * {@code base} itself when that changes nothing, else a patched copy.
+   */
+  private static int[] patch(int[] base, int[] patch, int[] positions, int from, int to) {
+    int[] result = base;
+    for (int x = from; x < to; x++) {
+      int k = positions[x];
+      if (result[k] != patch[k]) {
+        if (result == base) {
+          result = base.clone();
+        }
+        result[k] = patch[k];
+      }
+    }
+    return result;
+  }
+
+  private static byte[] patch(byte[] base, byte[] patch, int[] positions, int from, int to) {
+    byte[] result = base;
+    for (int x = from; x < to; x++) {
+      int k = positions[x];
+      if (result[k] != patch[k]) {
+        if (result == base) {
+          result = base.clone();
+        }
+        result[k] = patch[k];
+      }
+    }
+    return result;
+  }
+
+  private static long[] patch(long[] base, long[] patch, int[] positions, int from, int to) {
+    long[] result = base;
+    for (int x = from; x < to; x++) {
+      int k = positions[x];
+      if (result[k] != patch[k]) {
+        if (result == base) {
+          result = base.clone();
+        }
+        result[k] = patch[k];
+      }
+    }
+    return result;
   }
 
   /** A builder that starts from this config. */
@@ -316,36 +525,54 @@ public final class ClusterConfig {
     return ConfigCodec.decode(bytes);
   }
 
-  // Package-private raw access for the codec and the allocation strategies.
+  // Package-private raw access for the codec. The chunk arrays must not be written.
   PodEntry[] rawPods() {
     return pods;
   }
 
   int rawOwner(int position) {
-    return owner[position];
+    return owner[position >>> CHUNK_SHIFT][position & CHUNK_MASK];
   }
 
   int rawPeer(int position) {
-    return peer[position];
+    return peer[position >>> CHUNK_SHIFT][position & CHUNK_MASK];
   }
 
   byte rawState(int position) {
-    return state[position];
+    return state[position >>> CHUNK_SHIFT][position & CHUNK_MASK];
+  }
+
+  int[][] ownerChunks() {
+    return owner;
+  }
+
+  int[][] peerChunks() {
+    return peer;
+  }
+
+  byte[][] stateChunks() {
+    return state;
+  }
+
+  long[][] epochChunks() {
+    return epoch;
   }
 
   @Override
   public boolean equals(Object o) {
+    // Equal sizes cut into equal chunks, so comparing chunk by chunk compares the positions.
     return o instanceof ClusterConfig c
+        && size == c.size
         && Arrays.equals(pods, c.pods)
-        && Arrays.equals(owner, c.owner)
-        && Arrays.equals(peer, c.peer)
-        && Arrays.equals(state, c.state)
-        && Arrays.equals(epoch, c.epoch);
+        && Arrays.deepEquals(owner, c.owner)
+        && Arrays.deepEquals(peer, c.peer)
+        && Arrays.deepEquals(state, c.state)
+        && Arrays.deepEquals(epoch, c.epoch);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(Arrays.hashCode(pods), Arrays.hashCode(owner), Arrays.hashCode(epoch));
+    return Objects.hash(Arrays.hashCode(pods), Arrays.deepHashCode(owner), Arrays.deepHashCode(epoch));
   }
 
   @Override
@@ -372,13 +599,15 @@ public final class ClusterConfig {
       int size = from.size();
       owner = new PodId[size];
       peer = new PodId[size];
+      state = new byte[size];
+      epoch = new long[size];
       for (int k = 0; k < size; k++) {
         owner[k] = from.owner(k);
-        int p = from.peer[k];
+        int p = from.rawPeer(k);
         peer[k] = p == NO_POD ? null : from.pods[p].id();
+        state[k] = from.rawState(k);
+        epoch[k] = from.epoch(k);
       }
-      state = from.state.clone();
-      epoch = from.epoch.clone();
     }
 
     /** Adds or replaces a pod's entry. */
@@ -414,13 +643,26 @@ public final class ClusterConfig {
         index.put(table[i].id(), i);
       }
       int size = owner.length;
-      int[] o = new int[size];
-      int[] p = new int[size];
-      for (int k = 0; k < size; k++) {
-        o[k] = indexOrThrow(index, owner[k], k);
-        p[k] = indexOrThrow(index, peer[k], k);
+      int chunks = chunkCount(size);
+      int[][] o = new int[chunks][];
+      int[][] p = new int[chunks][];
+      byte[][] s = new byte[chunks][];
+      long[][] e = new long[chunks][];
+      long max = maxPodEpoch(table);
+      for (int c = 0; c < chunks; c++) {
+        int start = c << CHUNK_SHIFT;
+        int n = chunkLength(size, c);
+        o[c] = new int[n];
+        p[c] = new int[n];
+        for (int i = 0; i < n; i++) {
+          o[c][i] = indexOrThrow(index, owner[start + i], start + i);
+          p[c][i] = indexOrThrow(index, peer[start + i], start + i);
+          max = Math.max(max, epoch[start + i]);
+        }
+        s[c] = Arrays.copyOfRange(state, start, start + n);
+        e[c] = Arrays.copyOfRange(epoch, start, start + n);
       }
-      return new ClusterConfig(table, o, p, state.clone(), epoch.clone());
+      return new ClusterConfig(table, size, o, p, s, e, max);
     }
 
     private static int indexOrThrow(Map<PodId, Integer> index, PodId id, int position) {

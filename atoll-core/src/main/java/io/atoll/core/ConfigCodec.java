@@ -26,6 +26,12 @@ final class ConfigCodec {
   private static final byte FORMAT = 1;
   private static final int MAX_HOST = 255;
   private static final int MAX_VERSION = 128;
+  /** Positions the encoder compares one by one before it searches a run's end vectorised. */
+  private static final int SCALAR_RUN = 16;
+  /** Runs up to this long are written by the decoder one position at a time, longer ones by fill. */
+  private static final int SHORT_FILL = 8;
+  /** The most bytes one run takes: four varints of at most 5, 5, 5 and 9 bytes, and a state byte. */
+  private static final int MAX_RUN_BYTES = 25;
 
   private ConfigCodec() {}
 
@@ -43,25 +49,95 @@ final class ConfigCodec {
       out.b((byte) p.status().ordinal());
       out.varlong(p.epoch());
     }
-    int k = 0;
-    while (k < size) {
-      int o = config.rawOwner(k);
-      int pe = config.rawPeer(k);
-      byte st = config.rawState(k);
-      long ep = config.epoch(k);
-      int end = k + 1;
-      while (end < size && config.rawOwner(end) == o && config.rawPeer(end) == pe
-          && config.rawState(end) == st && config.epoch(end) == ep) {
-        end++;
+    int[][] owners = config.ownerChunks();
+    int[][] peers = config.peerChunks();
+    byte[][] states = config.stateChunks();
+    long[][] epochs = config.epochChunks();
+    int chunks = owners.length;
+    int c = 0;
+    int[] co = owners[0];
+    int[] cp = peers[0];
+    byte[] cs = states[0];
+    long[] ce = epochs[0];
+    int i = 0; // the run's first index in chunk c
+    int start = 0; // the run's first position
+    while (true) {
+      int o = co[i];
+      int pe = cp[i];
+      byte st = cs[i];
+      long ep = ce[i];
+      boolean whole = i == 0; // the run covers chunk c from its start
+      i = runEnd(co, cp, cs, ce, i + 1, o, pe, st, ep);
+      while (i == co.length) { // the run goes on into the next chunk, if any
+        int next = c + 1;
+        if (whole) { // it covers chunk c, so every following chunk that is chunk c, shared
+          while (next < chunks && owners[next] == co && peers[next] == cp && states[next] == cs
+              && epochs[next] == ce) {
+            next++;
+          }
+        }
+        if (next == chunks) {
+          break;
+        }
+        c = next;
+        co = owners[c];
+        cp = peers[c];
+        cs = states[c];
+        ce = epochs[c];
+        i = runEnd(co, cp, cs, ce, 0, o, pe, st, ep);
+        whole = true;
       }
-      out.varint(end - k).varint(o + 1).b(st);
+      int end = i == co.length ? size : (c << ClusterConfig.CHUNK_SHIFT) + i;
+      out.ensure(MAX_RUN_BYTES);
+      out.putVarlong(end - start).putVarlong(o + 1).put(st);
       if (SlotState.ofOrdinal(st).hasPeer()) {
-        out.varint(pe + 1);
+        out.putVarlong(pe + 1);
       }
-      out.varlong(ep);
-      k = end;
+      out.putVarlong(ep);
+      if (end == size) {
+        break;
+      }
+      start = end;
     }
     return out.toArray();
+  }
+
+  /**
+   * The first index at or after {@code from} in one chunk whose claim is not
+   * {@code (o, pe, st, ep)}, or the chunk's length. Short runs are scanned one by one; once a run
+   * is long, each array is searched with a vectorised {@link Arrays#mismatch} of the chunk against
+   * itself shifted by one, which finds where its value first changes.
+   */
+  private static int runEnd(int[] co, int[] cp, byte[] cs, long[] ce, int from,
+      int o, int pe, byte st, long ep) {
+    int n = co.length;
+    int i = from;
+    int scalarEnd = Math.min(n, from + SCALAR_RUN);
+    while (i < scalarEnd && co[i] == o && cp[i] == pe && cs[i] == st && ce[i] == ep) {
+      i++;
+    }
+    if (i < scalarEnd || i == n) {
+      return i;
+    }
+    // [from, i) holds the claim and i > 0: find where each array first differs from its previous.
+    int end = n;
+    int m = Arrays.mismatch(ce, i - 1, end - 1, ce, i, end);
+    if (m >= 0) {
+      end = i + m;
+    }
+    m = Arrays.mismatch(co, i - 1, end - 1, co, i, end);
+    if (m >= 0) {
+      end = i + m;
+    }
+    m = Arrays.mismatch(cs, i - 1, end - 1, cs, i, end);
+    if (m >= 0) {
+      end = i + m;
+    }
+    m = Arrays.mismatch(cp, i - 1, end - 1, cp, i, end);
+    if (m >= 0) {
+      end = i + m;
+    }
+    return end;
   }
 
   static ClusterConfig decode(byte[] bytes) {
@@ -105,10 +181,21 @@ final class ConfigCodec {
         throw new MalformedConfigException("pod " + i + ": " + pods[i].id() + " out of order (expected: sorted, unique pod ids)");
       }
     }
-    int[] owner = new int[size];
-    int[] peer = new int[size];
-    byte[] state = new byte[size];
-    long[] epoch = new long[size];
+    // Claims go into chunks (see ClusterConfig). A chunk a run covers whole is shared by every
+    // chunk that run covers, so a config in a few ranges decodes into a few small arrays.
+    int chunks = ClusterConfig.chunkCount(size);
+    int[][] owner = new int[chunks][];
+    int[][] peer = new int[chunks][];
+    byte[][] state = new byte[chunks][];
+    long[][] epoch = new long[chunks][];
+    long maxEpoch = ClusterConfig.maxPodEpoch(pods);
+    int c = -1; // the chunk being filled: positions [chunkStart, chunkEnd)
+    int chunkStart = 0;
+    int chunkEnd = 0;
+    int[] co = null;
+    int[] cp = null;
+    byte[] cs = null;
+    long[] ce = null;
     int k = 0;
     while (k < size) {
       int run = in.varint();
@@ -133,16 +220,74 @@ final class ConfigCodec {
         }
       }
       long ep = in.varlong();
-      Arrays.fill(owner, k, k + run, o);
-      Arrays.fill(peer, k, k + run, pe);
-      Arrays.fill(state, k, k + run, (byte) stOrdinal);
-      Arrays.fill(epoch, k, k + run, ep);
-      k += run;
+      maxEpoch = Math.max(maxEpoch, ep);
+      byte stByte = (byte) stOrdinal;
+      int end = k + run;
+      int[] wholeOwner = null; // this run's chunks, for the chunks it covers whole
+      int[] wholePeer = null;
+      byte[] wholeState = null;
+      long[] wholeEpoch = null;
+      while (k < end) {
+        if (k == chunkEnd) { // the next chunk
+          c++;
+          chunkStart = chunkEnd;
+          chunkEnd = chunkStart + ClusterConfig.chunkLength(size, c);
+          if (end >= chunkEnd && chunkEnd - chunkStart == ClusterConfig.CHUNK) {
+            if (wholeOwner == null) {
+              wholeOwner = filled(new int[ClusterConfig.CHUNK], o);
+              wholePeer = pe == o ? wholeOwner : filled(new int[ClusterConfig.CHUNK], pe);
+              wholeState = filled(new byte[ClusterConfig.CHUNK], stByte);
+              wholeEpoch = filled(new long[ClusterConfig.CHUNK], ep);
+            }
+            owner[c] = wholeOwner;
+            peer[c] = wholePeer;
+            state[c] = wholeState;
+            epoch[c] = wholeEpoch;
+            k = chunkEnd;
+            continue;
+          }
+          co = owner[c] = new int[chunkEnd - chunkStart];
+          cp = peer[c] = new int[chunkEnd - chunkStart];
+          cs = state[c] = new byte[chunkEnd - chunkStart];
+          ce = epoch[c] = new long[chunkEnd - chunkStart];
+        }
+        int from = k - chunkStart;
+        int to = Math.min(end, chunkEnd) - chunkStart;
+        if (to - from <= SHORT_FILL) {
+          for (int x = from; x < to; x++) {
+            co[x] = o;
+            cp[x] = pe;
+            cs[x] = stByte;
+            ce[x] = ep;
+          }
+        } else {
+          Arrays.fill(co, from, to, o);
+          Arrays.fill(cp, from, to, pe);
+          Arrays.fill(cs, from, to, stByte);
+          Arrays.fill(ce, from, to, ep);
+        }
+        k = chunkStart + to;
+      }
     }
     if (in.remaining() != 0) {
       throw new MalformedConfigException("config: " + in.remaining() + " trailing bytes (expected: none)");
     }
-    return new ClusterConfig(pods, owner, peer, state, epoch);
+    return new ClusterConfig(pods, size, owner, peer, state, epoch, maxEpoch);
+  }
+
+  private static int[] filled(int[] a, int v) {
+    Arrays.fill(a, v);
+    return a;
+  }
+
+  private static byte[] filled(byte[] a, byte v) {
+    Arrays.fill(a, v);
+    return a;
+  }
+
+  private static long[] filled(long[] a, long v) {
+    Arrays.fill(a, v);
+    return a;
   }
 
   private static final class Out {
@@ -153,7 +298,7 @@ final class ConfigCodec {
       buf = new byte[capacity];
     }
 
-    private void ensure(int n) {
+    void ensure(int n) {
       if (pos + n > buf.length) {
         buf = Arrays.copyOf(buf, Math.max(buf.length * 2, pos + n));
       }
@@ -171,6 +316,22 @@ final class ConfigCodec {
 
     Out varlong(long v) {
       ensure(10);
+      while ((v & ~0x7FL) != 0) {
+        buf[pos++] = (byte) ((v & 0x7F) | 0x80);
+        v >>>= 7;
+      }
+      buf[pos++] = (byte) v;
+      return this;
+    }
+
+    /** Writes a byte; the caller has {@link #ensure ensured} room. */
+    Out put(byte v) {
+      buf[pos++] = v;
+      return this;
+    }
+
+    /** Writes a varint; the caller has {@link #ensure ensured} room. */
+    Out putVarlong(long v) {
       while ((v & ~0x7FL) != 0) {
         buf[pos++] = (byte) ((v & 0x7F) | 0x80);
         v >>>= 7;
