@@ -39,11 +39,8 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
 
   @Override
   public void register(RegisterRequest request, StreamObserver<RegisterResponse> out) {
-    Pod pod;
-    try {
-      pod = Wire.pod(request.getPod());
-    } catch (StatusRuntimeException e) {
-      out.onError(e);
+    Pod pod = parse(() -> Wire.pod(request.getPod()), out);
+    if (pod == null) {
       return;
     }
     answer(manager.register(pod), c -> RegisterResponse.newBuilder()
@@ -56,11 +53,8 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
 
   @Override
   public void unregister(UnregisterRequest request, StreamObserver<UnregisterResponse> out) {
-    PodId pod;
-    try {
-      pod = Wire.podId(request.getPod());
-    } catch (StatusRuntimeException e) {
-      out.onError(e);
+    PodId pod = parse(() -> Wire.podId(request.getPod()), out);
+    if (pod == null) {
       return;
     }
     answer(manager.unregister(pod), v -> UnregisterResponse.getDefaultInstance(), out);
@@ -68,11 +62,8 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
 
   @Override
   public void renewLease(RenewLeaseRequest request, StreamObserver<RenewLeaseResponse> out) {
-    PodId pod;
-    try {
-      pod = Wire.podId(request.getPod());
-    } catch (StatusRuntimeException e) {
-      out.onError(e);
+    PodId pod = parse(() -> Wire.podId(request.getPod()), out);
+    if (pod == null) {
       return;
     }
     answer(manager.renew(pod), renewed -> RenewLeaseResponse.newBuilder()
@@ -109,6 +100,16 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
   public void rebalance(RebalanceRequest request, StreamObserver<RebalanceResponse> out) {
     answer(manager.rebalance(), r -> RebalanceResponse.newBuilder().setMoved(r.moved()).setEpoch(r.epoch()).build(),
         out);
+  }
+
+  /** Reads a request's field; a malformed one is answered with its INVALID_ARGUMENT, and gives null. */
+  private static <T> T parse(java.util.function.Supplier<T> read, StreamObserver<?> out) {
+    try {
+      return read.get();
+    } catch (StatusRuntimeException e) {
+      out.onError(e);
+      return null;
+    }
   }
 
   private static <T, R> void answer(CompletableFuture<T> f, Function<T, R> toResponse, StreamObserver<R> out) {

@@ -89,7 +89,7 @@ final class ProcessCluster implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() {
     if (client != null) {
       client.close();
     }

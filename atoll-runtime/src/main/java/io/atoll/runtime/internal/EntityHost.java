@@ -422,16 +422,6 @@ final class EntityHost {
     return out;
   }
 
-  /** The epoch this pod serves a shard under, or -1. */
-  long servedEpoch(int shard) {
-    ShardState s = shards[shard];
-    return s.state == ACTIVE ? s.epoch : -1;
-  }
-
-  boolean isStopping() {
-    return stopping;
-  }
-
   static boolean active(PodEntry e) {
     return e != null && e.status() == PodStatus.ACTIVE;
   }

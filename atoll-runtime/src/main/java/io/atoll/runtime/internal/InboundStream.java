@@ -164,19 +164,10 @@ final class InboundStream implements StreamObserver<DeliverBatch> {
       return;
     }
     replies.add(r);
-    if (loop == null) {
-      drain();
-    } else if (scheduled.compareAndSet(false, true)) {
-      // Written by the stream's own event loop, with whatever else queues meanwhile.
-      loop.execute(flushJob);
-    }
+    writes.request(loop);
   }
 
-  private final AtomicBoolean scheduled = new AtomicBoolean();
-  private final Runnable flushJob = () -> {
-    scheduled.set(false);
-    drain();
-  };
+  private final LoopDrain writes = new LoopDrain(this::drain);
 
   private void drain() {
     while (!closed && !replies.isEmpty() && out.isReady() && draining.compareAndSet(false, true)) {

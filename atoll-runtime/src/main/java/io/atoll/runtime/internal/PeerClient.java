@@ -65,20 +65,10 @@ final class PeerClient {
     }
     outbox.add(p);
     Stream s = stream;
-    java.util.concurrent.Executor loop = s == null ? null : s.loop;
-    if (loop == null) {
-      drain();
-    } else if (scheduled.compareAndSet(false, true)) {
-      // Written by the stream's own event loop, with whatever else queues meanwhile.
-      loop.execute(flushJob);
-    }
+    writes.request(s == null ? null : s.loop);
   }
 
-  private final AtomicBoolean scheduled = new AtomicBoolean();
-  private final Runnable flushJob = () -> {
-    scheduled.set(false);
-    drain();
-  };
+  private final LoopDrain writes = new LoopDrain(this::drain);
 
   ManagedChannel channel() {
     return channel;

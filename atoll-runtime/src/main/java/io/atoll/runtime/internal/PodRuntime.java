@@ -571,8 +571,4 @@ public final class PodRuntime {
   public boolean holdsLease() {
     return leaseValid();
   }
-
-  Ticker ticker() {
-    return ticker;
-  }
 }

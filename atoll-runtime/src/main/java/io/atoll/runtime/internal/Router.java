@@ -145,15 +145,6 @@ final class Router {
     }
   }
 
-  /** How many messages wait in shard buffers. */
-  int waiting() {
-    int n = 0;
-    for (ShardRoute r : holding) {
-      n += r.waitingCount();
-    }
-    return n;
-  }
-
   int bufferSize() {
     return rt.settings.bufferSize();
   }

@@ -205,14 +205,4 @@ final class ShardRoute {
       }
     }
   }
-
-  /** How many messages wait here. */
-  synchronized int waitingCount() {
-    return waiting == null ? 0 : waiting.size();
-  }
-
-  /** How many messages of this shard are unresolved at their owner. */
-  synchronized int outstanding() {
-    return outstanding;
-  }
 }

@@ -43,7 +43,6 @@ final class Timeouts {
 
   static final class Stripe {
     final Map<Long, Lane> lanes = new HashMap<>();
-    int count;
     // Nearly every message of a pod has the same timeout: skip the map (and boxing) for it.
     long lastTimeout = -1;
     Lane lastLane;
@@ -72,7 +71,6 @@ final class Timeouts {
         lane.tail.nextT = p;
       }
       lane.tail = p;
-      s.count++;
       return true;
     }
   }
@@ -89,7 +87,6 @@ final class Timeouts {
         return;
       }
       unlink(lane, p);
-      s.count--;
     }
     inFlight.decrementAndGet();
   }
@@ -121,7 +118,6 @@ final class Timeouts {
           while (p != null && now - p.deadlineNanos >= 0) {
             Pending next = p.nextT;
             unlink(lane, p);
-            s.count--;
             inFlight.decrementAndGet();
             if (out == null) {
               out = new ArrayList<>();
@@ -148,7 +144,6 @@ final class Timeouts {
           while (p != null) {
             Pending next = p.nextT;
             unlink(lane, p);
-            s.count--;
             inFlight.decrementAndGet();
             out.add(p);
             p = next;
