@@ -49,10 +49,9 @@ final class EntityHost {
     /** Completes when the release in progress (state RELEASING) has stopped every entity. */
     java.util.concurrent.CompletableFuture<Void> stopped = java.util.concurrent.CompletableFuture.completedFuture(null);
     final AtomicInteger gate = new AtomicInteger();
-    @SuppressWarnings("unchecked")
     final ConcurrentHashMap<String, EntityInstance>[] entities;
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"}) // generic arrays cannot be created directly
     ShardState(int shard, int types) {
       this.shard = shard;
       this.entities = new ConcurrentHashMap[types];
