@@ -2,14 +2,14 @@ package io.atoll.bench;
 
 import io.atoll.core.Claim;
 import io.atoll.core.ClusterConfig;
-import io.atoll.core.KeySlots;
+import io.atoll.core.slots.KeySlots;
 import io.atoll.core.Pod;
 import io.atoll.core.PodAddress;
 import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
 import io.atoll.core.PodVersion;
-import io.atoll.core.SlotState;
+import io.atoll.core.slots.SlotState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

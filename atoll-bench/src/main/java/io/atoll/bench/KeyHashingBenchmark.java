@@ -1,6 +1,6 @@
 package io.atoll.bench;
 
-import io.atoll.core.KeySlots;
+import io.atoll.core.slots.KeySlots;
 import io.atoll.core.ShardHasher;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;

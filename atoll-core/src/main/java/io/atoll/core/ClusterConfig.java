@@ -1,5 +1,6 @@
 package io.atoll.core;
 
+import io.atoll.core.slots.SlotState;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -124,6 +125,17 @@ public final class ClusterConfig {
     return new ClusterConfig(new PodEntry[0], size, owner, owner, state, epoch, 0);
   }
 
+  private static final SlotState[] SLOT_STATES = SlotState.values();
+
+  /** The slot state with the given ordinal, for decoders. */
+  static SlotState slotState(int ordinal) {
+    if (ordinal < 0 || ordinal >= SLOT_STATES.length) {
+      throw new MalformedConfigException(
+          "slot state: " + ordinal + " (expected: 0.." + (SLOT_STATES.length - 1) + ")");
+    }
+    return SLOT_STATES[ordinal];
+  }
+
   static void checkSize(int size) {
     if (size < 1 || size > MAX_SIZE) {
       throw new IllegalArgumentException("size: " + size + " (expected: 1.." + MAX_SIZE + ")");
@@ -193,7 +205,7 @@ public final class ClusterConfig {
 
   /** The state at {@code position}. */
   public SlotState state(int position) {
-    return SlotState.ofOrdinal(rawState(position));
+    return slotState(rawState(position));
   }
 
   /** The epoch of the claim at {@code position}. */
@@ -205,8 +217,36 @@ public final class ClusterConfig {
   public Claim claim(int position) {
     int o = rawOwner(position);
     int p = rawPeer(position);
-    return new Claim(o == NO_POD ? null : pods[o].id(), SlotState.ofOrdinal(rawState(position)),
+    return new Claim(o == NO_POD ? null : pods[o].id(), slotState(rawState(position)),
         p == NO_POD ? null : pods[p].id(), epoch(position));
+  }
+
+  /** Whether the pod with this id is listed and {@link PodStatus#ACTIVE}. No allocation. */
+  public boolean isActive(PodId id) {
+    int i = indexOf(id);
+    return i >= 0 && pods[i].status() == PodStatus.ACTIVE;
+  }
+
+  /**
+   * The owner at {@code position} if it is listed as {@link PodStatus#ACTIVE}, else null: the
+   * pod a message for that position may go to. No allocation.
+   */
+  public PodId activeOwner(int position) {
+    int o = rawOwner(position);
+    return o == NO_POD || pods[o].status() != PodStatus.ACTIVE ? null : pods[o].id();
+  }
+
+  /** How many positions have no owner. */
+  public int unownedCount() {
+    int n = 0;
+    for (int[] chunk : owner) {
+      for (int o : chunk) {
+        if (o == NO_POD) {
+          n++;
+        }
+      }
+    }
+    return n;
   }
 
   /** How many positions each listed pod owns (pods owning nothing map to 0). */

@@ -1,5 +1,6 @@
 package io.atoll.core;
 
+import io.atoll.core.slots.SlotState;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -90,7 +91,7 @@ final class ConfigCodec {
       int end = i == co.length ? size : (c << ClusterConfig.CHUNK_SHIFT) + i;
       out.ensure(MAX_RUN_BYTES);
       out.putVarlong(end - start).putVarlong(o + 1).put(st);
-      if (SlotState.ofOrdinal(st).hasPeer()) {
+      if (ClusterConfig.slotState(st).hasPeer()) {
         out.putVarlong(pe + 1);
       }
       out.putVarlong(ep);
@@ -207,7 +208,7 @@ final class ConfigCodec {
         throw new MalformedConfigException("run at position " + k + ": owner " + o + " (expected: -1.." + (podCount - 1) + ")");
       }
       int stOrdinal = in.b();
-      SlotState st = SlotState.ofOrdinal(stOrdinal);
+      SlotState st = ClusterConfig.slotState(stOrdinal);
       if ((o == -1) != (st == SlotState.OFFLINE)) {
         throw new MalformedConfigException("run at position " + k + ": state " + st + " with owner " + o
             + " (expected: OFFLINE exactly when there is no owner)");

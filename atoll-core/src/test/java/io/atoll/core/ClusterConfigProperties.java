@@ -1,5 +1,6 @@
 package io.atoll.core;
 
+import io.atoll.core.slots.KeySlots;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

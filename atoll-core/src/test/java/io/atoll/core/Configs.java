@@ -1,5 +1,6 @@
 package io.atoll.core;
 
+import io.atoll.core.slots.SlotState;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

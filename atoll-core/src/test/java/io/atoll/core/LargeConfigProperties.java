@@ -1,5 +1,6 @@
 package io.atoll.core;
 
+import io.atoll.core.slots.SlotState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
@@ -150,6 +151,7 @@ class LargeConfigProperties {
     SlotState[] states = new SlotState[size];
     long[] epochs = new long[size];
     long maxEpoch = 0;
+    int unowned = 0;
     Map<PodId, Integer> counts = new TreeMap<>();
     Map<PodId, List<Integer>> byOwner = new HashMap<>();
     for (PodEntry p : m.pods().values()) {
@@ -167,6 +169,12 @@ class LargeConfigProperties {
       assertThat(ownerEntries[k]).isEqualTo(x.owner() == null ? null : m.pods().get(x.owner()));
       assertThat(states[k]).isEqualTo(x.state());
       assertThat(epochs[k]).isEqualTo(x.epoch());
+      PodEntry ownerOfK = x.owner() == null ? null : m.pods().get(x.owner());
+      assertThat(c.activeOwner(k)).isEqualTo(
+          ownerOfK != null && ownerOfK.status() == PodStatus.ACTIVE ? x.owner() : null);
+      if (x.owner() == null) {
+        unowned++;
+      }
       maxEpoch = Math.max(maxEpoch, x.epoch());
       if (x.owner() != null) {
         counts.merge(x.owner(), 1, Integer::sum);
@@ -176,6 +184,10 @@ class LargeConfigProperties {
     assertThat(claims).isEqualTo(m.claims());
     assertThat(c.epoch()).isEqualTo(maxEpoch);
     assertThat(c.ownedCounts()).isEqualTo(counts);
+    assertThat(c.unownedCount()).isEqualTo(unowned);
+    for (PodEntry e : m.pods().values()) {
+      assertThat(c.isActive(e.id())).isEqualTo(e.status() == PodStatus.ACTIVE);
+    }
     assertThat(c.positionsByOwner()).isEqualTo(byOwner);
   }
 

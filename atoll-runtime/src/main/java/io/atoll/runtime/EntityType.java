@@ -1,7 +1,7 @@
 package io.atoll.runtime;
 
 import io.atoll.core.EntityAddress;
-import io.atoll.core.spi.MessageCodec;
+import io.atoll.runtime.codec.MessageCodec;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;

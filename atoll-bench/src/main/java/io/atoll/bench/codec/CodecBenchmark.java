@@ -3,7 +3,7 @@ package io.atoll.bench.codec;
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
-import io.atoll.core.spi.MessageCodec;
+import io.atoll.runtime.codec.MessageCodec;
 import io.atoll.runtime.EntityType;
 import io.atoll.runtime.codec.DefaultCodec;
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
 package io.atoll.runtime.codec;
 
-import io.atoll.core.spi.MessageCodec;
 import io.atoll.runtime.EntityType;
 import io.atoll.runtime.internal.Codecs;
 

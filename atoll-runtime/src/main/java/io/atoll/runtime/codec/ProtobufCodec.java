@@ -4,7 +4,6 @@ import com.google.protobuf.Any;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
-import io.atoll.core.spi.MessageCodec;
 import java.util.HashMap;
 import java.util.Map;
 

@@ -1,6 +1,6 @@
 package io.atoll.runtime.internal;
 
-import io.atoll.core.spi.MessageCodec;
+import io.atoll.runtime.codec.MessageCodec;
 import io.atoll.runtime.EntityType;
 
 /** The codec of an entity type: its own, or the default record codec. Not API. */

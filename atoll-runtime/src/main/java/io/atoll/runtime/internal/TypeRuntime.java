@@ -1,6 +1,6 @@
 package io.atoll.runtime.internal;
 
-import io.atoll.core.spi.MessageCodec;
+import io.atoll.runtime.codec.MessageCodec;
 import io.atoll.runtime.EntityFactory;
 import io.atoll.runtime.EntityType;
 

@@ -1,4 +1,4 @@
-package io.atoll.core;
+package io.atoll.core.slots;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.atoll.core;
+package io.atoll.core.slots;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

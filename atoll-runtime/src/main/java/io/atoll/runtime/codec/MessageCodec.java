@@ -1,4 +1,4 @@
-package io.atoll.core.spi;
+package io.atoll.runtime.codec;
 
 /**
  * Turns the messages of one entity type, and the answers to its asks, into bytes and back, for
