@@ -8,8 +8,7 @@ import io.atoll.core.PodVersion;
 import io.atoll.core.ShardHasher;
 import io.atoll.core.Ticker;
 import io.atoll.runtime.internal.PodRuntime;
-import io.atoll.runtime.internal.PodSettings;
-import io.atoll.runtime.internal.RefImpl;
+import io.atoll.runtime.internal.util.PodSettings;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,7 +56,7 @@ public final class Sharding implements AutoCloseable {
    */
   public <M> EntityRef<M> entity(EntityType<M> type, String entityId) {
     new EntityAddress(type.name(), entityId); // validates the id
-    return new RefImpl<>(rt, type, entityId);
+    return rt.entity(type, entityId);
   }
 
   /** This pod's identity (address and incarnation). */

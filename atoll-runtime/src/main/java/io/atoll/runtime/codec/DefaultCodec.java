@@ -1,7 +1,7 @@
 package io.atoll.runtime.codec;
 
 import io.atoll.runtime.EntityType;
-import io.atoll.runtime.internal.Codecs;
+import io.atoll.runtime.internal.TypeCodecs;
 
 /**
  * The codec a pod uses for an entity type: the type's own ({@code EntityType.withCodec}) or the
@@ -14,6 +14,6 @@ public final class DefaultCodec {
 
   /** The codec of {@code type}; building one takes milliseconds (serializers are generated), so keep it. */
   public static MessageCodec forType(EntityType<?> type) {
-    return Codecs.forType(type);
+    return TypeCodecs.forType(type);
   }
 }

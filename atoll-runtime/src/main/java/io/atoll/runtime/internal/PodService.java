@@ -1,6 +1,13 @@
 package io.atoll.runtime.internal;
 
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.Pod;
+import io.atoll.runtime.internal.cluster.Lease;
+import io.atoll.runtime.internal.cluster.ManagerLink;
+import io.atoll.runtime.internal.cluster.View;
+import io.atoll.runtime.internal.host.EntityHost;
+import io.atoll.runtime.internal.host.InboundStream;
+import io.atoll.runtime.internal.util.PodContext;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.proto.DeliverBatch;
@@ -19,29 +26,40 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * A pod's gRPC face: messages from other pods, hand-offs from the manager, configs, pings and
  * gossip. Every request is validated; a bad one gets INVALID_ARGUMENT naming what was wrong and
- * changes nothing.
+ * changes nothing. It holds the rooms it serves, not the pod.
  */
 final class PodService extends PodServiceGrpc.PodServiceImplBase {
 
-  private final PodRuntime rt;
+  private final PodContext ctx;
+  private final View view;
+  private final Lease lease;
+  private final EntityHost host;
+  private final ManagerLink manager;
+  private final BooleanSupplier closing;
 
-  PodService(PodRuntime rt) {
-    this.rt = rt;
+  PodService(PodContext ctx, View view, Lease lease, EntityHost host, ManagerLink manager, BooleanSupplier closing) {
+    this.ctx = ctx;
+    this.view = view;
+    this.lease = lease;
+    this.host = host;
+    this.manager = manager;
+    this.closing = closing;
   }
 
   @Override
   public StreamObserver<DeliverBatch> deliver(StreamObserver<ReplyBatch> out) {
-    return new InboundStream(rt, (ServerCallStreamObserver<ReplyBatch>) out);
+    return new InboundStream(ctx.settings(), ctx.ticker(), view, host, (ServerCallStreamObserver<ReplyBatch>) out);
   }
 
   @Override
   public void unassign(UnassignRequest request, StreamObserver<UnassignResponse> out) {
     List<Integer> shards = new ArrayList<>(request.getShardsCount());
-    int n = rt.numberOfShards();
+    int n = view.numberOfShards();
     for (int s : request.getShardsList()) {
       if (s < 1 || s > n) {
         out.onError(Wire.invalid("shard: " + s + " (expected: 1.." + n + ")"));
@@ -53,16 +71,17 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
       out.onError(Wire.invalid("new epoch: " + request.getNewEpoch() + " (expected: >= 1)"));
       return;
     }
-    if (request.getManagerTerm() < rt.managerTerm()) {
+    long term = manager.term();
+    if (request.getManagerTerm() < term) {
       out.onError(Status.FAILED_PRECONDITION.withDescription("manager term " + request.getManagerTerm()
-          + " is older than term " + rt.managerTerm() + " this pod has seen: the caller was deposed")
+          + " is older than term " + term + " this pod has seen: the caller was deposed")
           .asRuntimeException());
       return;
     }
     long timeout = Math.max(0, Math.min(request.getTerminationTimeoutMillis(), 60_000));
     Thread.ofVirtual().name("atoll-unassign").start(() -> {
       try {
-        List<Integer> released = rt.host.release(shards, request.getNewEpoch(), timeout);
+        List<Integer> released = host.release(shards, request.getNewEpoch(), timeout);
         out.onNext(UnassignResponse.newBuilder().addAllReleased(released).build());
         out.onCompleted();
       } catch (RuntimeException e) {
@@ -74,8 +93,8 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
   @Override
   public void pushConfig(ConfigBytes request, StreamObserver<PushConfigResponse> out) {
     try {
-      rt.onConfig(Wire.config(request));
-      out.onNext(PushConfigResponse.newBuilder().setEpoch(rt.view().epoch()).build());
+      view.onConfig(Wire.config(request));
+      out.onNext(PushConfigResponse.newBuilder().setEpoch(view.config().epoch()).build());
       out.onCompleted();
     } catch (StatusRuntimeException e) {
       out.onError(e);
@@ -84,15 +103,15 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
 
   @Override
   public void ping(PingRequest request, StreamObserver<PingResponse> out) {
-    if (rt.self() == null) {
+    if (view.self() == null) {
       out.onError(Status.UNAVAILABLE.withDescription("pod starting").asRuntimeException());
       return;
     }
     out.onNext(PingResponse.newBuilder()
-        .setPod(Wire.info(rt.selfPod()))
-        .setConfigEpoch(rt.view().epoch())
-        .setServing(rt.holdsLease() && !rt.isClosing())
-        .setLeaseRenewedMillisAgo(rt.leaseRenewedMillisAgo())
+        .setPod(Wire.info(new Pod(view.self(), ctx.settings().version())))
+        .setConfigEpoch(view.config().epoch())
+        .setServing(lease.valid() && !closing.getAsBoolean())
+        .setLeaseRenewedMillisAgo(lease.renewedMillisAgo())
         .build());
     out.onCompleted();
   }
@@ -101,9 +120,9 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
   public void gossip(GossipRequest request, StreamObserver<GossipResponse> out) {
     try {
       if (request.hasConfig()) {
-        rt.onConfig(Wire.config(request.getConfig()));
+        view.onConfig(Wire.config(request.getConfig()));
       }
-      ClusterConfig v = rt.view();
+      ClusterConfig v = view.config();
       GossipResponse.Builder r = GossipResponse.newBuilder().setEpoch(v.epoch());
       if (v.epoch() > request.getEpoch()) {
         r.setConfig(Wire.bytes(v));

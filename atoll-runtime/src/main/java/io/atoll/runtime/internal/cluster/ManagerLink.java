@@ -1,0 +1,437 @@
+package io.atoll.runtime.internal.cluster;
+
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.Pod;
+import io.atoll.core.PodAddress;
+import io.atoll.core.PodId;
+import io.atoll.core.Ticker;
+import io.atoll.runtime.internal.util.BackoffPolicy;
+import io.atoll.runtime.internal.util.GuardedBy;
+import io.atoll.runtime.internal.util.PodContext;
+import io.atoll.runtime.internal.util.PodSettings;
+import io.atoll.transport.grpc.Wire;
+import io.atoll.transport.grpc.proto.ConfigBytes;
+import io.atoll.transport.grpc.proto.GetAssignmentsRequest;
+import io.atoll.transport.grpc.proto.NotifyUnhealthyPodRequest;
+import io.atoll.transport.grpc.proto.NotifyUnhealthyPodResponse;
+import io.atoll.transport.grpc.proto.PingRequest;
+import io.atoll.transport.grpc.proto.PodServiceGrpc;
+import io.atoll.transport.grpc.proto.RegisterRequest;
+import io.atoll.transport.grpc.proto.RegisterResponse;
+import io.atoll.transport.grpc.proto.RenewLeaseRequest;
+import io.atoll.transport.grpc.proto.RenewLeaseResponse;
+import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
+import io.atoll.transport.grpc.proto.UnregisterRequest;
+import io.atoll.transport.grpc.proto.WatchRequest;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import io.grpc.stub.StreamObserver;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The pod's side of the shard manager: registration, the lease keeper, the watch on new configs,
+ * and unregistration.
+ *
+ * <p><b>Lease keeping.</b> Renewals go every third of the lease. A renewal that succeeds extends
+ * the lease to its send time plus the lease length. One that fails extends nothing, unless (a) a
+ * fresh TCP connect to the manager's address is refused, so no manager process listens there, and
+ * (b) no peer that answers renewed since this pod's renewals began to fail, so the manager is not
+ * merely unreachable from here. Then no manager can be granting anyone anything, and a restarted
+ * one waits a whole lease (plus margin) after it starts listening before it moves any shard; the
+ * pod keeps serving what it holds, which is how pods ride out a manager restart. A lapsed lease is
+ * never revived this way. A manager that is unreachable for any other reason (partition, frozen
+ * process) lets the lease run out, and the pod fences itself. The ride-through can be turned off
+ * ({@code Sharding.Builder.keepServingWhileManagerDown(false)}).
+ *
+ * <p>The lease itself lives in {@link Lease}; this class only talks to the manager and tells the
+ * lease what it heard. Every wait reads the injected clock.
+ */
+public final class ManagerLink {
+
+  private static final Logger log = LoggerFactory.getLogger(ManagerLink.class);
+  /** Fetching the config and registering: retry pacing while the manager does not answer. */
+  static final BackoffPolicy CONNECT_BACKOFF =
+      BackoffPolicy.exponential(Duration.ofMillis(50), Duration.ofSeconds(1));
+  /** Following the manager's configs: pause before watching again after the watch broke. */
+  static final BackoffPolicy WATCH_BACKOFF =
+      BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2));
+  private static final long UNHEALTHY_REPORT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+  /** What the link reports upward. */
+  public interface Callback {
+    /** The manager does not know this pod (declared dead?): it must join again as a new incarnation. */
+    void unknownToManager(String why);
+  }
+
+  private final Ticker ticker;
+  private final PodSettings settings;
+  private final View view;
+  private final Lease lease;
+  private final PeerChannels peers;
+  private final Callback callback;
+  private final PodAddress address;
+  private final ManagedChannel channel;
+  private final ScheduledExecutorService renewTimer;
+  private final AtomicBoolean renewing = new AtomicBoolean();
+  private final Map<PodId, Long> lastUnhealthy = new ConcurrentHashMap<>();
+  private volatile long term;
+  private volatile boolean registering;
+  private volatile boolean closed;
+  private volatile boolean managerDown;
+  private final boolean rideThrough;
+  private final AtomicBoolean watchingOutage = new AtomicBoolean();
+  @GuardedBy("this")
+  private ScheduledFuture<?> renewals;
+  private volatile ClientCallStreamObserver<WatchRequest> watchCall;
+  private volatile long watchBackoffNanos;
+
+  /**
+   * A link to the manager named in the settings over {@code channel} (the one {@link #fetchConfig}
+   * used, so a pod keeps one connection to the manager); {@link #close} closes it.
+   */
+  public ManagerLink(PodContext ctx, ManagedChannel channel, View view, Lease lease, PeerChannels peers,
+      Callback callback) {
+    this.ticker = ctx.ticker();
+    this.settings = ctx.settings();
+    this.view = view;
+    this.lease = lease;
+    this.peers = peers;
+    this.callback = callback;
+    this.address = settings.manager();
+    this.rideThrough = settings.keepServingWhileManagerDown();
+    this.channel = channel;
+    this.renewTimer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "atoll-lease-keeper");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  private ShardManagerServiceGrpc.ShardManagerServiceBlockingStub blocking(long millis) {
+    return ShardManagerServiceGrpc.newBlockingStub(Wire.reconnecting(channel)).withWaitForReady()
+        .withDeadlineAfter(millis, TimeUnit.MILLISECONDS);
+  }
+
+  private ShardManagerServiceGrpc.ShardManagerServiceStub async() {
+    return ShardManagerServiceGrpc.newStub(Wire.reconnecting(channel)).withWaitForReady();
+  }
+
+  /** The newest manager term seen. */
+  public long term() {
+    return term;
+  }
+
+  private void seeTerm(long t) {
+    if (t > term) {
+      term = t;
+    }
+  }
+
+  /**
+   * Reads the current config from the manager, retrying until {@code timeout}.
+   *
+   * @throws IllegalStateException naming the manager and the last error if it never answered
+   */
+  public static ClusterConfig fetchConfig(ManagedChannel channel, PodAddress address, Ticker ticker,
+      Duration timeout) {
+    long deadline = ticker.nanoTime() + timeout.toNanos();
+    long backoff = 0;
+    for (;;) {
+      try {
+        ConfigBytes b = ShardManagerServiceGrpc.newBlockingStub(Wire.reconnecting(channel)).withWaitForReady()
+            .withDeadlineAfter(2000, TimeUnit.MILLISECONDS)
+            .getAssignments(GetAssignmentsRequest.getDefaultInstance());
+        return Wire.config(b);
+      } catch (StatusRuntimeException e) {
+        if (ticker.nanoTime() - deadline > 0) {
+          throw new IllegalStateException("cannot reach the shard manager at " + address + " within "
+              + timeout.toMillis() + " ms: " + Wire.describe(e) + "; is it running (atoll manager)?", e);
+        }
+      }
+      backoff = CONNECT_BACKOFF.nextNanos(backoff);
+      LockSupport.parkNanos(backoff); // retry pacing, not synchronization
+    }
+  }
+
+  /**
+   * Registers this pod (its current incarnation), retrying until {@code timeout}; then renews the
+   * lease every third of it.
+   *
+   * @throws IllegalStateException if the manager never accepted the registration
+   */
+  public void register(Duration timeout) {
+    registering = true;
+    try {
+      long deadline = ticker.nanoTime() + timeout.toNanos();
+      long backoff = 0;
+      for (;;) {
+        if (closed) {
+          return;
+        }
+        long sent = ticker.nanoTime();
+        PodId me = view.self();
+        try {
+          RegisterResponse r = blocking(5000).register(RegisterRequest.newBuilder()
+              .setPod(Wire.info(new Pod(me, settings.version()))).build());
+          if (r.getNumberOfShards() != view.numberOfShards()) {
+            throw new IllegalStateException("the shard manager at " + address + " has " + r.getNumberOfShards()
+                + " shards (expected: " + view.numberOfShards() + ")");
+          }
+          seeTerm(r.getManagerTerm());
+          lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
+          view.onConfig(Wire.config(r.getConfig()));
+          log.info("pod {} registered with the shard manager at {} (term {}, lease {} ms)", me, address,
+              r.getManagerTerm(), r.getLeaseTtlMillis());
+          startRenewals();
+          return;
+        } catch (StatusRuntimeException e) {
+          if (ticker.nanoTime() - deadline > 0) {
+            throw new IllegalStateException("pod " + me + " could not register with the shard manager at "
+                + address + " within " + timeout.toMillis() + " ms: " + Wire.describe(e), e);
+          }
+        }
+        backoff = CONNECT_BACKOFF.nextNanos(backoff);
+        LockSupport.parkNanos(backoff); // retry pacing, not synchronization
+      }
+    } finally {
+      registering = false;
+    }
+  }
+
+  private synchronized void startRenewals() {
+    if (renewals != null || closed) {
+      return;
+    }
+    long every = Math.max(1, TimeUnit.NANOSECONDS.toMillis(lease.ttlNanos()) / 3);
+    renewals = renewTimer.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  private void renew() {
+    if (closed || registering || !renewing.compareAndSet(false, true)) {
+      return;
+    }
+    long sent = ticker.nanoTime();
+    PodId me = view.self();
+    long deadline = Math.max(100, TimeUnit.NANOSECONDS.toMillis(lease.ttlNanos()) / 3);
+    try {
+      // No waitForReady: a refused connection must fail the renewal at once, not at its deadline.
+      ShardManagerServiceGrpc.newStub(Wire.reconnecting(channel)).withDeadlineAfter(deadline, TimeUnit.MILLISECONDS)
+          .renewLease(
+          RenewLeaseRequest.newBuilder().setPod(Wire.ref(me)).build(), new StreamObserver<>() {
+            @Override
+            public void onNext(RenewLeaseResponse r) {
+              seeTerm(r.getManagerTerm());
+              if (r.getStatus() == RenewLeaseResponse.Status.RENEWED) {
+                if (managerDown) {
+                  managerDown = false;
+                  log.info("pod {}: the shard manager at {} is back", me, address);
+                }
+                lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
+              } else if (me.equals(view.self())) {
+                callback.unknownToManager("the shard manager does not know it (declared dead?)");
+              }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+              lease.renewalFailed(sent);
+              renewing.set(false);
+              watchOutage();
+            }
+
+            @Override
+            public void onCompleted() {
+              renewing.set(false);
+            }
+          });
+    } catch (RuntimeException e) {
+      renewing.set(false);
+    }
+  }
+
+  /**
+   * Renewals are failing: until one succeeds or the lease runs out, check every tenth of a lease
+   * whether the manager is down (see the class comment) and, if so, extend the lease.
+   */
+  private void watchOutage() {
+    if (!rideThrough || closed || !watchingOutage.compareAndSet(false, true)) {
+      return;
+    }
+    Thread.ofVirtual().name("atoll-lease-watch").start(() -> {
+      try {
+        long step = Math.max(TimeUnit.MILLISECONDS.toNanos(50), lease.ttlNanos() / 10);
+        while (!closed && lease.failing() && lease.valid()) {
+          probe();
+          LockSupport.parkNanos(step); // the pace of the checks
+        }
+      } finally {
+        watchingOutage.set(false);
+      }
+    });
+  }
+
+  /**
+   * One check during an outage. The manager counts as down only if a fresh connect to it is
+   * refused and no peer renewed within about one renewal period (peers renew every third of a
+   * lease; if the manager runs and only this pod cannot reach it, some peer always has). Then the
+   * lease is extended from the check's start, and never once it has lapsed.
+   */
+  private void probe() {
+    long started = ticker.nanoTime();
+    if (closed || !lease.valid(started)) {
+      return;
+    }
+    if (Wire.probe(address, 1000) != Wire.Probe.REFUSED) {
+      return;
+    }
+    long ttlNanos = lease.ttlNanos();
+    long recent = TimeUnit.NANOSECONDS.toMillis(ttlNanos / 3 + Math.max(TimeUnit.MILLISECONDS.toNanos(50),
+        ttlNanos / 10));
+    for (PodId peer : view.peers()) {
+      long ago = peerRenewedMillisAgo(peer);
+      if (ago >= 0 && ago < recent) {
+        if (!managerDown) {
+          log.debug("pod {}: the shard manager refuses this pod but pod {} renewed {} ms ago", view.self(), peer,
+              ago);
+        }
+        return; // the manager may be alive for others: no ride-through
+      }
+    }
+    if (closed || !lease.valid()) {
+      return; // lapsed while asking: never revived
+    }
+    if (!managerDown) {
+      managerDown = true;
+      log.warn("pod {}: the shard manager at {} is down (connection refused, and no peer reaches it); serving"
+          + " the shards it holds", view.self(), address);
+    }
+    lease.extend(started + ttlNanos);
+  }
+
+  /** Asks a peer how long ago its last renewal succeeded; -1 if it does not answer in time. */
+  private long peerRenewedMillisAgo(PodId peer) {
+    try {
+      return PodServiceGrpc.newBlockingStub(peers.channel(peer))
+          .withDeadlineAfter(500, TimeUnit.MILLISECONDS)
+          .ping(PingRequest.getDefaultInstance())
+          .getLeaseRenewedMillisAgo();
+    } catch (StatusRuntimeException e) {
+      return -1;
+    }
+  }
+
+  /** Follows the manager's configs, reconnecting after failures. */
+  public void watch() {
+    if (closed) {
+      return;
+    }
+    try {
+      async().watch(WatchRequest.newBuilder().setPod(Wire.ref(view.self())).build(),
+          new ClientResponseObserver<WatchRequest, ConfigBytes>() {
+            @Override
+            public void beforeStart(ClientCallStreamObserver<WatchRequest> call) {
+              watchCall = call;
+            }
+
+            @Override
+            public void onNext(ConfigBytes b) {
+              watchBackoffNanos = 0;
+              try {
+                view.onConfig(Wire.config(b));
+              } catch (RuntimeException e) {
+                log.warn("pod {}: ignored a config from the manager: {}", view.self(), e.getMessage());
+              }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+              rewatch();
+            }
+
+            @Override
+            public void onCompleted() {
+              rewatch();
+            }
+          });
+    } catch (RuntimeException e) {
+      rewatch();
+    }
+  }
+
+  private void rewatch() {
+    if (closed) {
+      return;
+    }
+    long wait = WATCH_BACKOFF.nextNanos(watchBackoffNanos);
+    watchBackoffNanos = wait;
+    try {
+      renewTimer.schedule(this::watch, wait, TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed
+    }
+  }
+
+  /** Tells the manager this pod leaves; waits up to five seconds. */
+  public void unregister() {
+    try {
+      blocking(5000).unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(view.self())).build());
+      log.info("pod {} unregistered", view.self());
+    } catch (StatusRuntimeException e) {
+      log.warn("pod {}: could not unregister from the shard manager at {} ({}); its shards move when its lease"
+          + " runs out", view.self(), address, Wire.describe(e));
+    }
+  }
+
+  /** Reports an unreachable peer, at most every five seconds per peer. */
+  public void notifyUnhealthy(PodId peer) {
+    long now = ticker.nanoTime();
+    Long last = lastUnhealthy.get(peer);
+    if (last != null && now - last < UNHEALTHY_REPORT_INTERVAL_NANOS) {
+      return;
+    }
+    lastUnhealthy.put(peer, now);
+    try {
+      async().withDeadlineAfter(2, TimeUnit.SECONDS).notifyUnhealthyPod(NotifyUnhealthyPodRequest.newBuilder()
+          .setPod(Wire.ref(peer)).setReporter(Wire.ref(view.self())).build(), new StreamObserver<>() {
+            @Override
+            public void onNext(NotifyUnhealthyPodResponse v) {}
+
+            @Override
+            public void onError(Throwable t) {}
+
+            @Override
+            public void onCompleted() {}
+          });
+    } catch (RuntimeException e) {
+      // best effort
+    }
+  }
+
+  /** Stops renewing and watching, and closes the channel. */
+  public void close() {
+    closed = true;
+    synchronized (this) {
+      if (renewals != null) {
+        renewals.cancel(false);
+      }
+    }
+    ClientCallStreamObserver<WatchRequest> w = watchCall;
+    if (w != null) {
+      w.cancel("pod closing", null);
+    }
+    renewTimer.shutdownNow();
+    Wire.close(channel);
+  }
+}

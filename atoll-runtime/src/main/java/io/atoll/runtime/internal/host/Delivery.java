@@ -1,0 +1,41 @@
+package io.atoll.runtime.internal.host;
+
+import io.atoll.runtime.DeliveryException;
+import io.atoll.runtime.Reply;
+
+/**
+ * One message in an entity's mailbox: a local send ({@link Pending}), a message from another pod
+ * ({@link InboundDelivery}), or a stop marker. Mailboxes link deliveries through {@link #next}.
+ */
+public interface Delivery {
+
+  /** The message to hand to the entity. */
+  Object message();
+
+  /** Whether the sender waits for an answer through {@link #reply()}. */
+  boolean isAsk();
+
+  /** When the sender stops waiting, in ticker nanoseconds. */
+  long deadlineNanos();
+
+  /** Whether nobody waits for this any more (answered, failed or timed out). */
+  boolean isDone();
+
+  /** The entity's handler returned: acknowledges a tell; an ask waits for its answer. */
+  void handled();
+
+  /** The message failed; the sender gets {@code e}. */
+  void failed(DeliveryException e);
+
+  /** Not handled here (the shard is no longer served): the sender retries where it lives now. */
+  void bounce();
+
+  /** The reply handle of this delivery. */
+  Reply<Object> reply();
+
+  /** The next delivery in the mailbox (guarded by the mailbox's instance). */
+  Delivery next();
+
+  /** Links the next delivery in the mailbox (guarded by the mailbox's instance). */
+  void next(Delivery d);
+}

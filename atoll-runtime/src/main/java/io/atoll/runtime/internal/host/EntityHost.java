@@ -1,0 +1,445 @@
+package io.atoll.runtime.internal.host;
+
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.PodEntry;
+import io.atoll.core.PodId;
+import io.atoll.runtime.DeliveryException;
+import io.atoll.runtime.Sharding;
+import io.atoll.runtime.ShardingObserver;
+import io.atoll.runtime.internal.cluster.Lease;
+import io.atoll.runtime.internal.cluster.View;
+import io.atoll.runtime.internal.util.GuardedBy;
+import io.atoll.runtime.internal.util.PodContext;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The receiving side of a pod: which shards it serves, under which epoch, and the entities living
+ * in them.
+ *
+ * <p>A shard is served ({@code ACTIVE}) from when a config names this pod its owner at an epoch
+ * no older than any release the pod has done of it, until it is released (hand-off, graceful
+ * stop), fenced (the lease ran out), or a config names another owner. Messages queued before a
+ * release are handled first; messages after it are bounced back to their senders, who retry at
+ * the new owner.
+ *
+ * <p>Delivery and release meet at a per-shard gate: a delivery enters the gate, checks that the
+ * shard is active, queues the message, and leaves; a release changes the state and then waits for
+ * the gate to empty before it stops the entities. So no message slips into an entity after its
+ * stop marker unnoticed, and no entity starts in a shard being released.
+ *
+ * <p>It reads the lease ({@link Lease#valid()}) on every delivery and reports upward through
+ * {@link Callback}: a shard became served here, a release finished.
+ */
+public final class EntityHost implements EntityInstance.Host {
+
+  private static final Logger log = LoggerFactory.getLogger(EntityHost.class);
+
+  /** What the host reports upward. */
+  public interface Callback {
+    /** The host began serving {@code shard}: messages waiting for it may go now. */
+    void shardServed(int shard);
+
+    /** A release finished: a claim that gave a shard back meanwhile may take effect now. */
+    void releaseFinished();
+  }
+
+  private final PodContext ctx;
+  private final View view;
+  private final Lease lease;
+  private final Sharding sharding;
+  private final Callback callback;
+  private final ShardingObserver observer;
+  private final ShardState[] shards;
+  private final TypeRuntime[] types;
+  private final Map<String, TypeRuntime> typesByName;
+  private final ThreadFactory entityThreads = Thread.ofVirtual().name("atoll-entity").factory();
+  @GuardedBy("this") // for writes
+  private volatile boolean stopping;
+  private final AtomicInteger activations = new AtomicInteger();
+
+  /**
+   * A host of {@code hostedTypes} for the pod of {@code view}, serving while {@code lease} is valid.
+   *
+   * @param sharding the facade entities see as {@link io.atoll.runtime.EntityContext#sharding()}
+   */
+  public EntityHost(PodContext ctx, View view, Lease lease, TypeRuntime[] hostedTypes, Sharding sharding,
+      Callback callback) {
+    this.ctx = ctx;
+    this.view = view;
+    this.lease = lease;
+    this.sharding = sharding;
+    this.callback = callback;
+    this.observer = ctx.settings().observer();
+    this.types = hostedTypes.clone();
+    Map<String, TypeRuntime> byName = new LinkedHashMap<>();
+    for (TypeRuntime t : types) {
+      byName.put(t.name, t);
+    }
+    this.typesByName = Collections.unmodifiableMap(byName);
+    int numberOfShards = view.numberOfShards();
+    this.shards = new ShardState[numberOfShards + 1];
+    for (int s = 1; s <= numberOfShards; s++) {
+      shards[s] = new ShardState(s, types.length);
+    }
+  }
+
+  @Override
+  public long now() {
+    return ctx.ticker().nanoTime();
+  }
+
+  @Override
+  public PodId self() {
+    return view.self();
+  }
+
+  @Override
+  public Sharding sharding() {
+    return sharding;
+  }
+
+  @Override
+  public void start(EntityInstance instance) {
+    entityThreads.newThread(instance).start();
+  }
+
+  /** The hosted type named {@code name}, or null. */
+  TypeRuntime hostedType(String name) {
+    return typesByName.get(name);
+  }
+
+  /** The names of the hosted types, for error messages. */
+  String hostedTypeNames() {
+    return String.join(", ", typesByName.keySet());
+  }
+
+  /** Whether a new message for the shard is accepted here now. */
+  public boolean accepts(int shard) {
+    return !stopping && shards[shard].state == ShardState.ACTIVE && lease.valid();
+  }
+
+  /** Whether a queued message of the shard may still be handled here. */
+  boolean serving(ShardState s) {
+    return serving(s, now());
+  }
+
+  @Override
+  public boolean serving(ShardState s, long now) {
+    int st = s.state;
+    return (st == ShardState.ACTIVE || st == ShardState.RELEASING) && lease.valid(now);
+  }
+
+  /**
+   * Delivers a message sent on this pod; false if the shard is not accepted here (the sender's
+   * route keeps it). A type this pod does not host fails the delivery.
+   */
+  public boolean deliverLocal(int shard, TypeRuntime type, String entityId, Delivery d) {
+    if (!type.hosted()) {
+      d.failed(new DeliveryException(DeliveryException.Reason.UNKNOWN_ENTITY_TYPE, "send to " + type.name + "/"
+          + entityId + " (shard " + shard + ") failed: this pod owns the shard but does not host entity type '"
+          + type.name + "'; register it on every pod"));
+      return true;
+    }
+    return deliver(shards[shard], type, entityId, d);
+  }
+
+  /** Delivers a message from another pod; false if the shard is not accepted here. */
+  boolean deliverRemote(int shard, TypeRuntime t, String entityId, InboundDelivery d) {
+    return deliver(shards[shard], t, entityId, d);
+  }
+
+  private boolean deliver(ShardState s, TypeRuntime t, String entityId, Delivery d) {
+    s.gate.incrementAndGet();
+    try {
+      if (s.state != ShardState.ACTIVE || stopping || !lease.valid()) {
+        return false;
+      }
+      ConcurrentHashMap<String, EntityInstance> map = s.map(t.index);
+      for (;;) {
+        EntityInstance inst = map.get(entityId);
+        if (inst == null) {
+          EntityInstance fresh = new EntityInstance(this, s, t, entityId);
+          inst = map.putIfAbsent(entityId, fresh);
+          if (inst == null) {
+            inst = fresh;
+          }
+        }
+        EntityInstance.Offer r = inst.offer(d);
+        if (r == EntityInstance.Offer.ACCEPTED) {
+          return true;
+        }
+        if (r == EntityInstance.Offer.CLOSED) {
+          return false;
+        }
+        map.remove(entityId, inst); // passivated meanwhile: start a new one
+      }
+    } finally {
+      s.gate.decrementAndGet();
+    }
+  }
+
+  private static void awaitGate(ShardState s) {
+    while (s.gate.get() != 0) {
+      Thread.onSpinWait();
+    }
+  }
+
+  // ---- Config, release and fencing. Serialized by this monitor (and by the view's guard).
+
+  /** Applies a new view: starts serving shards it gives this pod, drops shards it gives away. */
+  public void onView(ClusterConfig view, PodId self, boolean selfActive) {
+    List<ShardState> lost = new ArrayList<>();
+    List<Integer> gained = new ArrayList<>();
+    synchronized (this) {
+      for (int pos = 0; pos < view.size(); pos++) {
+        ShardState s = shards[pos + 1];
+        PodEntry owner = view.ownerEntry(pos);
+        boolean mine = selfActive && owner != null && owner.id().equals(self);
+        long epoch = view.epoch(pos);
+        if (mine) {
+          if (s.state == ShardState.NONE && epoch >= s.releasedBelow && !stopping) {
+            s.epoch = epoch;
+            s.state = ShardState.ACTIVE;
+            gained.add(s.shard);
+          } else if (s.state == ShardState.ACTIVE && epoch > s.epoch) {
+            s.epoch = epoch; // re-issued to us: new activations carry the newer token
+          }
+        } else if (s.state == ShardState.ACTIVE) {
+          // Given away without a release (we were taken for dead): stop at once.
+          s.state = ShardState.NONE;
+          lost.add(s);
+        }
+      }
+    }
+    for (ShardState s : lost) {
+      log.warn("shard {} was given to another pod without a hand-off; stopping its entities", s.shard);
+      fenceShard(s);
+    }
+    for (int shard : gained) {
+      observer.shardActivated(shard, shards[shard].epoch);
+      callback.shardServed(shard);
+    }
+  }
+
+  /**
+   * Stops serving shards for a hand-off: queued messages are handled, each activation gets its
+   * termination message, and activations still busy after {@code timeoutMillis} are fenced (their
+   * queued messages bounced). It returns only once no handler of these shards is running any more:
+   * a shard is never reported released while one of its entities could still be live here. (If a
+   * handler blocks longer than the manager waits, the manager gives up, re-grants the shard to
+   * this pod, and it is served again once the handler ends.)
+   *
+   * @return the shards this pod no longer serves (all asked for, except any it serves under a
+   *     claim at least as new as {@code newEpoch})
+   */
+  public List<Integer> release(List<Integer> shardIds, long newEpoch, long timeoutMillis) {
+    List<ShardState> mine = new ArrayList<>();
+    List<ShardState> others = new ArrayList<>(); // already being released by someone else
+    List<Integer> released = new ArrayList<>();
+    synchronized (this) {
+      for (int id : shardIds) {
+        ShardState s = shards[id];
+        s.releasedBelow = Math.max(s.releasedBelow, newEpoch);
+        if (s.state == ShardState.ACTIVE && s.epoch >= newEpoch) {
+          continue; // already re-issued to us at a newer epoch
+        }
+        if (s.state == ShardState.ACTIVE) {
+          s.state = ShardState.RELEASING;
+          s.stopped = new CompletableFuture<>();
+          mine.add(s);
+        } else if (s.state == ShardState.RELEASING) {
+          others.add(s);
+        }
+        released.add(id);
+      }
+    }
+    stopShards(mine, timeoutMillis);
+    for (ShardState s : others) {
+      s.stopped.join(); // never reported released while another release still stops its entities
+    }
+    callback.releaseFinished(); // a claim that gave a shard back while it was being released takes effect now
+    return released;
+  }
+
+  /** Graceful stop: refuses new messages and stops every shard with termination messages. */
+  public void releaseAll(long timeoutMillis) {
+    List<ShardState> all = new ArrayList<>();
+    synchronized (this) {
+      stopping = true;
+      for (int s = 1; s < shards.length; s++) {
+        shards[s].releasedBelow = Long.MAX_VALUE;
+        if (shards[s].state == ShardState.ACTIVE) {
+          shards[s].state = ShardState.RELEASING;
+          shards[s].stopped = new CompletableFuture<>();
+          all.add(shards[s]);
+        }
+      }
+    }
+    stopShards(all, timeoutMillis);
+  }
+
+  private void stopShards(List<ShardState> list, long timeoutMillis) {
+    if (list.isEmpty()) {
+      return;
+    }
+    List<EntityInstance> instances = new ArrayList<>();
+    for (ShardState s : list) {
+      awaitGate(s);
+      instances.addAll(s.instances());
+    }
+    CountDownLatch done = new CountDownLatch(instances.size());
+    for (EntityInstance i : instances) {
+      i.release(done);
+    }
+    boolean inTime;
+    try {
+      inTime = done.await(timeoutMillis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      inTime = false;
+    }
+    if (!inTime) {
+      log.warn("{} entities did not stop within {} ms; fencing them and waiting for handlers still running",
+          done.getCount(), timeoutMillis);
+      for (EntityInstance i : instances) {
+        i.fence();
+      }
+      for (EntityInstance i : instances) {
+        while (i.busy()) {
+          LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // a handler's end has no signal
+        }
+      }
+    }
+    synchronized (this) {
+      for (ShardState s : list) {
+        if (s.state == ShardState.RELEASING) {
+          s.state = ShardState.NONE;
+        }
+      }
+    }
+    for (EntityInstance i : instances) {
+      removed(i);
+    }
+    for (ShardState s : list) {
+      s.stopped.complete(null);
+      observer.shardReleased(s.shard);
+    }
+  }
+
+  /** The lease ran out: stop serving everything at once, without termination messages. */
+  public void fenceAll() {
+    List<ShardState> fenced = new ArrayList<>();
+    synchronized (this) {
+      for (int s = 1; s < shards.length; s++) {
+        if (shards[s].state != ShardState.NONE) {
+          shards[s].state = ShardState.NONE;
+          fenced.add(shards[s]);
+        }
+      }
+    }
+    for (ShardState s : fenced) {
+      fenceShard(s);
+    }
+  }
+
+  private void fenceShard(ShardState s) {
+    awaitGate(s);
+    for (EntityInstance i : s.instances()) {
+      i.fence();
+      removed(i); // only what was fenced: the shard may already be served again
+    }
+    observer.shardReleased(s.shard);
+  }
+
+  /** Forgets releases (a new incarnation starts clean). */
+  public synchronized void resetForNewIncarnation() {
+    stopping = false;
+    for (int s = 1; s < shards.length; s++) {
+      shards[s].releasedBelow = 0;
+    }
+  }
+
+  /** Passivates entities idle longer than their type's idle time. */
+  public void passivateIdle() {
+    long now = now();
+    for (int s = 1; s < shards.length; s++) {
+      ShardState st = shards[s];
+      if (st.state != ShardState.ACTIVE) {
+        continue;
+      }
+      for (TypeRuntime t : types) {
+        if (t.idleNanos <= 0) {
+          continue;
+        }
+        ConcurrentHashMap<String, EntityInstance> m = st.entities[t.index];
+        if (m == null) {
+          continue;
+        }
+        long idleBefore = now - t.idleNanos;
+        for (EntityInstance i : m.values()) {
+          if (i.lastActive - idleBefore < 0 && i.passivateIfIdle(idleBefore)) {
+            m.remove(i.id, i);
+          }
+        }
+      }
+    }
+  }
+
+  @Override
+  public void removed(EntityInstance i) {
+    ConcurrentHashMap<String, EntityInstance> m = i.shard.entities[i.type.index];
+    if (m != null) {
+      m.remove(i.id, i);
+    }
+  }
+
+  @Override
+  public void activated(EntityInstance i) {
+    activations.incrementAndGet();
+    observer.entityActivated(i.type.name, i.id, i.token());
+  }
+
+  @Override
+  public void deactivated(EntityInstance i) {
+    activations.decrementAndGet();
+    observer.entityDeactivated(i.type.name, i.id, i.token());
+  }
+
+  @Override
+  public void terminationFailed(EntityInstance i, Throwable t) {
+    log.warn("entity {} failed on its termination message: {}", i, t.toString());
+  }
+
+  /** How many activations are live on this pod. */
+  public int activeEntities() {
+    return activations.get();
+  }
+
+  /** The shards this pod serves now. */
+  public List<Integer> servedShards() {
+    List<Integer> out = new ArrayList<>();
+    for (int s = 1; s < shards.length; s++) {
+      if (shards[s].state == ShardState.ACTIVE) {
+        out.add(s);
+      }
+    }
+    return out;
+  }
+
+  static boolean active(PodEntry e) {
+    return e != null && e.status() == io.atoll.core.PodStatus.ACTIVE;
+  }
+}

@@ -1,0 +1,418 @@
+package io.atoll.runtime.internal.host;
+
+import io.atoll.core.FencingToken;
+import io.atoll.core.PodId;
+import io.atoll.runtime.DeliveryException;
+import io.atoll.runtime.Entity;
+import io.atoll.runtime.EntityContext;
+import io.atoll.runtime.Reply;
+import io.atoll.runtime.Sharding;
+import io.atoll.runtime.internal.codec.NoReply;
+import io.atoll.runtime.internal.util.GuardedBy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * One entity on this pod: its mailbox and its current activation.
+ *
+ * <p>The mailbox is an intrusive linked list of deliveries guarded by the instance's monitor.
+ * When a message arrives at an idle instance, a virtual thread is started to drain the mailbox;
+ * it handles one message at a time and ends when the mailbox is empty, so an idle entity holds no
+ * thread and costs only this object, its id and its behaviour. The instance is its activation's
+ * {@link EntityContext}, to save an object per entity.
+ *
+ * <p>Its mode: {@code OPEN} (takes deliveries), {@code CLOSING} (a hand-off: handles what is
+ * queued, then its termination message, then closes), {@code CLOSED} (released or fenced: bounces
+ * deliveries) or {@code REMOVED} (passivated: its shard makes a new instance for the next message).
+ * It reports to its {@link Host}, never to the pod.
+ */
+final class EntityInstance implements Runnable, EntityContext {
+
+  /** What {@link #offer} did with a delivery. */
+  enum Offer {
+    /** Queued in the mailbox. */
+    ACCEPTED,
+    /** Passivated and removed from its shard: the caller creates a new instance. */
+    REMOVED,
+    /** Its shard is released or fenced: the caller bounces the delivery. */
+    CLOSED
+  }
+
+  private enum Mode { OPEN, CLOSING, CLOSED, REMOVED }
+
+  /** What an instance needs from the shard host it lives in. */
+  interface Host {
+    /** The clock. */
+    long now();
+
+    /** Runs the instance's drain on a thread of its own. */
+    void start(EntityInstance instance);
+
+    /** Whether queued messages of {@code shard} may still be handled here at {@code now}. */
+    boolean serving(ShardState shard, long now);
+
+    /** The instance left its shard. */
+    void removed(EntityInstance instance);
+
+    /** An activation began. */
+    void activated(EntityInstance instance);
+
+    /** An activation ended. */
+    void deactivated(EntityInstance instance);
+
+    /** The termination message threw. */
+    void terminationFailed(EntityInstance instance, Throwable t);
+
+    /** This pod's identity. */
+    PodId self();
+
+    /** The pod's facade. */
+    Sharding sharding();
+  }
+
+  final Host host;
+  final ShardState shard;
+  final TypeRuntime type;
+  final String id;
+
+  @GuardedBy("this")
+  private Delivery head;
+  @GuardedBy("this")
+  private Delivery tail;
+  @GuardedBy("this")
+  private boolean scheduled;
+  @GuardedBy("this")
+  private Mode mode = Mode.OPEN;
+
+  @GuardedBy("the draining thread")
+  private Entity<Object> behaviour;
+  @GuardedBy("the draining thread")
+  private long tokenEpoch;
+  @GuardedBy("the draining thread")
+  private Delivery current;
+  @GuardedBy("the draining thread")
+  private boolean passivateAfter;
+
+  volatile long lastActive;
+
+  EntityInstance(Host host, ShardState shard, TypeRuntime type, String id) {
+    this.host = host;
+    this.shard = shard;
+    this.type = type;
+    this.id = id;
+    this.lastActive = host.now();
+  }
+
+  /** Appends a delivery, unless the instance was removed or closed. */
+  Offer offer(Delivery d) {
+    boolean start;
+    synchronized (this) {
+      if (mode != Mode.OPEN) {
+        return mode == Mode.REMOVED ? Offer.REMOVED : Offer.CLOSED;
+      }
+      append(d);
+      start = !scheduled;
+      scheduled = true;
+    }
+    if (start) {
+      host.start(this);
+    }
+    return Offer.ACCEPTED;
+  }
+
+  /** Whether a drain is running or due (a handler may be running). */
+  synchronized boolean busy() {
+    return scheduled;
+  }
+
+  /** Empties the mailbox, returning what it held in order. Call holding the monitor. */
+  private List<Delivery> takeAll() {
+    List<Delivery> all = new ArrayList<>();
+    for (Delivery d = head; d != null; ) {
+      Delivery n = d.next();
+      d.next(null);
+      all.add(d);
+      d = n;
+    }
+    head = null;
+    tail = null;
+    return all;
+  }
+
+  private void append(Delivery d) {
+    if (tail == null) {
+      head = d;
+    } else {
+      tail.next(d);
+    }
+    tail = d;
+  }
+
+  /**
+   * Begins a hand-off: refuses new deliveries, and ends the activation after those already queued
+   * and the termination message. Counts {@code done} down when finished.
+   */
+  void release(CountDownLatch done) {
+    boolean start;
+    synchronized (this) {
+      if (mode != Mode.OPEN) {
+        done.countDown();
+        return;
+      }
+      mode = Mode.CLOSING;
+      if (!scheduled && head == null && (behaviour == null || type.terminationMessage == null)) {
+        // Idle, with no termination message to run: closes at once. No drain runs, and none
+        // can start, so this thread may end the activation.
+        mode = Mode.CLOSED;
+        start = false;
+      } else {
+        append(new StopMarker(true, done));
+        start = !scheduled;
+        scheduled = true;
+      }
+    }
+    if (start) {
+      host.start(this);
+    } else if (mode == Mode.CLOSED) {
+      endActivation(false);
+      done.countDown();
+    }
+  }
+
+  /**
+   * Ends the activation if it has been idle since {@code idleSince}: with its termination message
+   * if it has one, else at once. Returns true if it was removed at once.
+   */
+  boolean passivateIfIdle(long idleBefore) {
+    boolean start;
+    synchronized (this) {
+      if (mode != Mode.OPEN || scheduled || head != null || lastActive - idleBefore > 0) {
+        return false;
+      }
+      if (behaviour == null || type.terminationMessage == null) {
+        mode = Mode.REMOVED;
+        start = false;
+      } else {
+        append(new StopMarker(false, null));
+        scheduled = true;
+        start = true;
+      }
+    }
+    if (start) {
+      host.start(this);
+      return false;
+    }
+    endActivation(false); // idle and removed: no drain runs or can start
+    return true;
+  }
+
+  /**
+   * Closes at once without a termination message (the lease ran out, or a hand-off took longer
+   * than its timeout): bounces everything queued. A handler already running finishes its message.
+   */
+  void fence() {
+    List<Delivery> rest;
+    boolean idle;
+    synchronized (this) {
+      if (mode == Mode.CLOSED || mode == Mode.REMOVED) {
+        return;
+      }
+      mode = Mode.CLOSED;
+      idle = !scheduled;
+      rest = takeAll();
+    }
+    for (Delivery d : rest) {
+      if (d instanceof StopMarker m) {
+        m.finished();
+      } else {
+        d.bounce();
+      }
+    }
+    if (idle) {
+      endActivation(false);
+    }
+  }
+
+  @Override
+  public void run() {
+    int handled = 0;
+    for (;;) {
+      Delivery d;
+      synchronized (this) {
+        d = head;
+        if (d == null) {
+          scheduled = false;
+          lastActive = host.now();
+          if (mode != Mode.CLOSED) {
+            return;
+          }
+        }
+        if (d != null) {
+          head = d.next();
+          if (head == null) {
+            tail = null;
+          }
+          d.next(null);
+        }
+      }
+      if (d == null) {
+        endActivation(false); // fenced while this drain ran
+        return;
+      }
+      if (d instanceof StopMarker m) {
+        if (stop(m)) {
+          return;
+        }
+        continue;
+      }
+      process(d);
+      if (++handled % 64 == 0) {
+        Thread.yield(); // a busy entity leaves the carrier to others now and then
+      }
+    }
+  }
+
+  /** Handles a stop marker; true if the instance ended and the drain must return. */
+  private boolean stop(StopMarker m) {
+    endActivation(true);
+    List<Delivery> rest = List.of();
+    boolean removed;
+    synchronized (this) {
+      if (m.release) {
+        mode = Mode.CLOSED;
+        rest = takeAll();
+        scheduled = false;
+        removed = false;
+      } else if (head == null) {
+        mode = Mode.REMOVED;
+        scheduled = false;
+        removed = true;
+      } else {
+        return false; // more arrived: the next message starts a new activation
+      }
+    }
+    for (Delivery d : rest) {
+      d.bounce();
+    }
+    m.finished();
+    if (removed) {
+      host.removed(this);
+    }
+    return true;
+  }
+
+  private void process(Delivery d) {
+    if (d.isDone()) {
+      return; // the sender stopped waiting
+    }
+    long now = host.now();
+    if (now - d.deadlineNanos() >= 0) {
+      d.failed(new DeliveryException(DeliveryException.Reason.TIMEOUT, "message to " + type.name + "/" + id
+          + " expired in its mailbox before it was handled"));
+      return;
+    }
+    if (!host.serving(shard, now)) {
+      // Bounce this and everything behind it, so a lease renewed a moment later cannot let a
+      // later message be handled before this one is retried.
+      d.bounce();
+      fence();
+      host.removed(this);
+      return;
+    }
+    if (behaviour == null && !activate(d)) {
+      return;
+    }
+    current = d;
+    try {
+      behaviour.onMessage(d.message(), this);
+      d.handled();
+    } catch (Throwable t) {
+      d.failed(new DeliveryException(DeliveryException.Reason.ENTITY_FAILED, "entity " + type.name + "/" + id
+          + " failed on " + d.message().getClass().getSimpleName() + ": " + t, t));
+      endActivation(false); // restart: the next message gets a fresh activation
+    } finally {
+      current = null;
+    }
+    lastActive = now; // when it began the message: idle time is counted a handler's length early
+    if (passivateAfter) {
+      passivateAfter = false;
+      endActivation(false);
+    }
+  }
+
+  private boolean activate(Delivery d) {
+    tokenEpoch = shard.epoch;
+    try {
+      behaviour = type.factory.create(this);
+      if (behaviour == null) {
+        throw new IllegalStateException("the factory returned null");
+      }
+    } catch (Throwable t) {
+      behaviour = null;
+      d.failed(new DeliveryException(DeliveryException.Reason.ENTITY_FAILED, "entity " + type.name + "/" + id
+          + " could not start: " + t, t));
+      return false;
+    }
+    host.activated(this);
+    return true;
+  }
+
+  private void endActivation(boolean terminate) {
+    if (behaviour == null) {
+      return;
+    }
+    if (terminate && type.terminationMessage != null && host.serving(shard, host.now())) {
+      try {
+        behaviour.onMessage(type.terminationMessage, this);
+      } catch (Throwable t) {
+        host.terminationFailed(this, t);
+      }
+    }
+    behaviour = null;
+    host.deactivated(this);
+  }
+
+  // ---- EntityContext
+
+  @Override
+  public String entityId() {
+    return id;
+  }
+
+  @Override
+  public String entityType() {
+    return type.name;
+  }
+
+  @Override
+  public FencingToken token() {
+    return new FencingToken(shard.shard, tokenEpoch);
+  }
+
+  @Override
+  public PodId pod() {
+    return host.self();
+  }
+
+  @Override
+  public Sharding sharding() {
+    return host.sharding();
+  }
+
+  @Override
+  public Reply<Object> reply() {
+    Delivery d = current;
+    return d == null ? NoReply.INSTANCE : d.reply();
+  }
+
+  @Override
+  public void passivate() {
+    passivateAfter = true;
+  }
+
+  @Override
+  public String toString() {
+    return type.name + "/" + id;
+  }
+}

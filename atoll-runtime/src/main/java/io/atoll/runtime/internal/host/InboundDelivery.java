@@ -1,0 +1,126 @@
+package io.atoll.runtime.internal.host;
+
+import io.atoll.runtime.DeliveryException;
+import io.atoll.runtime.Reply;
+
+/**
+ * A message from another pod, in a local mailbox. Its answer (or acknowledgement, or refusal) goes
+ * back on the stream it came by, matched by the envelope id. Only the first answer counts.
+ */
+public final class InboundDelivery implements Delivery, Reply<Object> {
+
+  final InboundStream stream;
+  final long id;
+  final boolean ask;
+  final long deadlineNanos;
+  final TypeRuntime type;
+  final int shard;
+  final String entityId;
+  Object message;
+  private volatile boolean answered;
+  private Delivery next;
+
+  InboundDelivery(InboundStream stream, long id, boolean ask, long deadlineNanos, TypeRuntime type, int shard,
+      String entityId) {
+    this.stream = stream;
+    this.id = id;
+    this.ask = ask;
+    this.deadlineNanos = deadlineNanos;
+    this.type = type;
+    this.shard = shard;
+    this.entityId = entityId;
+  }
+
+  private boolean claim() {
+    if (answered) {
+      return false;
+    }
+    synchronized (this) {
+      if (answered) {
+        return false;
+      }
+      answered = true;
+      return true;
+    }
+  }
+
+  @Override
+  public Object message() {
+    return message;
+  }
+
+  @Override
+  public boolean isAsk() {
+    return ask;
+  }
+
+  @Override
+  public long deadlineNanos() {
+    return deadlineNanos;
+  }
+
+  @Override
+  public boolean isDone() {
+    return answered || stream.isClosed();
+  }
+
+  @Override
+  public void handled() {
+    if (!ask && claim()) {
+      stream.accepted(id);
+    }
+  }
+
+  @Override
+  public void failed(DeliveryException e) {
+    if (claim()) {
+      stream.failure(id, e.reason(), e.getMessage());
+    }
+  }
+
+  @Override
+  public void bounce() {
+    if (claim()) {
+      stream.notOwner(id, shard);
+    }
+  }
+
+  @Override
+  public Reply<Object> reply() {
+    return this;
+  }
+
+  @Override
+  public void send(Object value) {
+    if (!claim()) {
+      return;
+    }
+    byte[] bytes;
+    try {
+      bytes = type.codec.encode(value);
+    } catch (RuntimeException e) {
+      stream.failure(id, DeliveryException.Reason.CODEC, "the answer of " + type.name + "/" + entityId
+          + " could not be encoded: " + e.getMessage());
+      return;
+    }
+    stream.value(id, bytes);
+  }
+
+  @Override
+  public void fail(String message) {
+    if (claim()) {
+      stream.failure(id, DeliveryException.Reason.ENTITY_FAILED, "ask to " + type.name + "/" + entityId
+          + " failed: " + message);
+    }
+  }
+
+  @Override
+  public Delivery next() {
+    return next;
+  }
+
+  @Override
+  public void next(Delivery d) {
+    next = d;
+  }
+}

@@ -1,0 +1,44 @@
+package io.atoll.runtime.internal.host;
+
+import io.atoll.runtime.codec.MessageCodec;
+import io.atoll.runtime.EntityFactory;
+import io.atoll.runtime.EntityType;
+
+/**
+ * An entity type as one pod runs it: its codec, and, when this pod hosts it, its factory and its
+ * index among the hosted types. Immutable.
+ */
+public final class TypeRuntime {
+
+  /** The type's name. */
+  public final String name;
+  /** The type. */
+  public final EntityType<?> type;
+  /** Its codec, for messages and answers. */
+  public final MessageCodec codec;
+  /** Null when this pod only sends to the type. */
+  final EntityFactory<Object> factory;
+  /** Index among hosted types, or -1. */
+  final int index;
+  final Object terminationMessage;
+  final long idleNanos;
+
+  /**
+   * A type this pod hosts ({@code factory} not null, {@code index} its place among the hosted
+   * types) or only sends to ({@code factory} null, {@code index} -1).
+   */
+  public TypeRuntime(EntityType<?> type, MessageCodec codec, EntityFactory<Object> factory, int index) {
+    this.name = type.name();
+    this.type = type;
+    this.codec = codec;
+    this.factory = factory;
+    this.index = index;
+    this.terminationMessage = type.terminationMessage();
+    this.idleNanos = type.idleTime().toNanos();
+  }
+
+  /** Whether this pod hosts the type. */
+  public boolean hosted() {
+    return factory != null;
+  }
+}

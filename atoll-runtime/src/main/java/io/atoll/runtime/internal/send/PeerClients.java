@@ -1,0 +1,77 @@
+package io.atoll.runtime.internal.send;
+
+import io.atoll.core.PodId;
+import io.atoll.core.Ticker;
+import io.atoll.runtime.internal.cluster.PeerChannels;
+import io.atoll.runtime.internal.util.PodContext;
+import io.atoll.runtime.internal.util.Scheduler;
+import io.grpc.ManagedChannel;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * This pod's clients of other pods, one per pod id, made on first use; their channels also carry
+ * gossip and pings. A pod declared gone is retired: nothing more is sent to it, and its client
+ * closes once its answers are in. Thread-safe.
+ */
+public final class PeerClients implements PeerChannels {
+
+  private static final long RETIRE_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  private final PodContext ctx;
+  private final Ticker ticker;
+  private final Scheduler scheduler;
+  private final PeerClient.Callback callback;
+  private final Map<PodId, PeerClient> clients = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  PeerClients(PodContext ctx, PeerClient.Callback callback) {
+    this.ctx = ctx;
+    this.ticker = ctx.ticker();
+    this.scheduler = ctx.scheduler();
+    this.callback = callback;
+  }
+
+  /** The client of {@code peer}, made on first use. */
+  PeerClient client(PodId peer) {
+    PeerClient c = clients.get(peer);
+    if (c == null) {
+      c = clients.computeIfAbsent(peer, p -> new PeerClient(ctx, p, callback));
+    }
+    return c;
+  }
+
+  @Override
+  public ManagedChannel channel(PodId peer) {
+    return client(peer).channel();
+  }
+
+  /**
+   * {@code peer} left: what never left goes back to its route now; the client closes once the
+   * answers to what did are in (a pod that stops gracefully still answers what it received), or
+   * after the send timeout.
+   */
+  public void retire(PodId peer) {
+    PeerClient c = clients.remove(peer);
+    if (c != null) {
+      c.stopSending();
+      closeWhenAnswered(c, ticker.nanoTime() + ctx.settings().sendTimeout().toNanos());
+    }
+  }
+
+  private void closeWhenAnswered(PeerClient c, long deadline) {
+    if (c.inflight() == 0 || ticker.nanoTime() - deadline > 0 || closed) {
+      c.close();
+      return;
+    }
+    scheduler.schedule(() -> closeWhenAnswered(c, deadline), RETIRE_CHECK_NANOS);
+  }
+
+  /** Closes every client; messages still queued go back to their routes. */
+  public void closeAll() {
+    closed = true;
+    clients.values().forEach(PeerClient::close);
+    clients.clear();
+  }
+}

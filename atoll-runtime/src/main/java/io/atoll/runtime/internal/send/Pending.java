@@ -1,0 +1,252 @@
+package io.atoll.runtime.internal.send;
+
+import io.atoll.runtime.DeliveryException;
+import io.atoll.runtime.Reply;
+import io.atoll.runtime.internal.host.Delivery;
+import io.atoll.runtime.internal.host.TypeRuntime;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * One message sent from this pod, from its send until its answer, failure or timeout. It is the
+ * future the caller holds, the reply handle a local entity answers through, and, for local
+ * deliveries, the mailbox entry itself: one object per message.
+ *
+ * <p><b>The caller cannot complete it.</b> The public ways to complete a {@link CompletableFuture}
+ * ({@code complete}, {@code completeExceptionally}, {@code cancel}, {@code obtrude...},
+ * {@code completeAsync}) throw {@link UnsupportedOperationException}; the pod completes it through
+ * its own methods. This costs nothing per message, where a {@code minimalCompletionStage()} view
+ * would allocate a second future and a relay for every send. {@code orTimeout} and
+ * {@code completeOnTimeout} apply to a dependent copy, which they return.
+ */
+public final class Pending extends CompletableFuture<Object> implements Reply<Object>, Delivery {
+
+  private static final VarHandle DISPATCHED;
+
+  static {
+    try {
+      DISPATCHED = MethodHandles.lookup().findVarHandle(Pending.class, "dispatched", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** What a message reports to the room that sent it. */
+  interface Owner {
+    /** It completed (answered or failed): it no longer counts as in flight. */
+    void completed(Pending p);
+
+    /** Its owner resolved it: handled or failed, or refused ({@code retry}). */
+    void resolved(Pending p, boolean retry);
+  }
+
+  final Owner owner;
+  final TypeRuntime type;
+  final String entityId;
+  final int shard;
+  /** Set once before the message is routed (an ask builds it from this object). */
+  Object message;
+  final boolean ask;
+  final long startNanos;
+  final long timeoutNanos;
+  final long deadlineNanos;
+
+  /** Order among the sends of this pod to this shard; set by the route. */
+  long seq;
+  /** The encoded message, made once when first sent to another pod. */
+  byte[] payload;
+  /**
+   * Set by the route on the first message it sends after a refusal: it lifts the receiver's
+   * refusal of the shard on that stream (see InboundStream).
+   */
+  boolean resume;
+  /** Where it waits, for timeout messages: set by whoever holds it. */
+  volatile String where = "waiting to be routed";
+
+  // Timeouts: an intrusive doubly-linked list per lane.
+  Pending prevT;
+  Pending nextT;
+  Timeouts.Lane lane;
+
+  // Sent to another pod: the client and the envelope id in its in-flight map.
+  volatile PeerClient client;
+  long envelopeId;
+  int generation;
+
+  private Delivery next;
+  @SuppressWarnings("unused") // accessed through DISPATCHED
+  private volatile int dispatched;
+
+  Pending(Owner owner, TypeRuntime type, String entityId, int shard, Object message, boolean ask,
+      long timeoutNanos, long startNanos) {
+    this.owner = owner;
+    this.type = type;
+    this.entityId = entityId;
+    this.shard = shard;
+    this.message = message;
+    this.ask = ask;
+    this.startNanos = startNanos;
+    // Whole milliseconds: timeouts computed per call (deadline budgets) share a few lanes.
+    this.timeoutNanos = Math.max(1, timeoutNanos / 1_000_000) * 1_000_000;
+    this.deadlineNanos = startNanos + this.timeoutNanos;
+  }
+
+  /** Marks it dispatched (counted as outstanding by its route). */
+  void markDispatched() {
+    DISPATCHED.setVolatile(this, 1);
+  }
+
+  /** Clears the dispatched mark; true only for the one caller that cleared it. */
+  boolean clearDispatched() {
+    return DISPATCHED.compareAndSet(this, 1, 0);
+  }
+
+  String describe() {
+    return type.name + "/" + entityId + " (shard " + shard + ")";
+  }
+
+  // ---- Completion by the pod only
+
+  /** Completes it with {@code value} unless already complete; true if this call completed it. */
+  boolean settle(Object value) {
+    return super.complete(value);
+  }
+
+  /** Fails it with {@code e} unless already complete; true if this call completed it. */
+  boolean settleExceptionally(Throwable e) {
+    return super.completeExceptionally(e);
+  }
+
+  private static UnsupportedOperationException notYours() {
+    return new UnsupportedOperationException("the outcome of a send is decided by the pod; a caller cannot"
+        + " complete or cancel it (copy the stage, e.g. thenApply(x -> x), for a future of your own)");
+  }
+
+  @Override
+  public boolean complete(Object value) {
+    throw notYours();
+  }
+
+  @Override
+  public boolean completeExceptionally(Throwable ex) {
+    throw notYours();
+  }
+
+  @Override
+  public boolean cancel(boolean mayInterruptIfRunning) {
+    throw notYours();
+  }
+
+  @Override
+  public void obtrudeValue(Object value) {
+    throw notYours();
+  }
+
+  @Override
+  public void obtrudeException(Throwable ex) {
+    throw notYours();
+  }
+
+  @Override
+  public CompletableFuture<Object> completeAsync(Supplier<?> supplier) {
+    throw notYours();
+  }
+
+  @Override
+  public CompletableFuture<Object> completeAsync(Supplier<?> supplier, Executor executor) {
+    throw notYours();
+  }
+
+  /** Returns a dependent copy that fails after {@code timeout}; this send keeps its own deadline. */
+  @Override
+  public CompletableFuture<Object> orTimeout(long timeout, TimeUnit unit) {
+    return copy().orTimeout(timeout, unit);
+  }
+
+  /** Returns a dependent copy completed with {@code value} after {@code timeout}. */
+  @Override
+  public CompletableFuture<Object> completeOnTimeout(Object value, long timeout, TimeUnit unit) {
+    return copy().completeOnTimeout(value, timeout, unit);
+  }
+
+  // ---- Reply
+
+  @Override
+  public void send(Object value) {
+    if (settle(value)) {
+      owner.completed(this);
+    }
+  }
+
+  @Override
+  public void fail(String message) {
+    if (settleExceptionally(new DeliveryException(DeliveryException.Reason.ENTITY_FAILED,
+        (ask ? "ask to " : "tell to ") + describe() + " failed: " + message))) {
+      owner.completed(this);
+    }
+  }
+
+  /** Fails it with {@code e} unless already complete; leaves route bookkeeping to the caller. */
+  boolean failWith(DeliveryException e) {
+    if (settleExceptionally(e)) {
+      owner.completed(this);
+      return true;
+    }
+    return false;
+  }
+
+  // ---- Delivery (a local send in a local mailbox)
+
+  @Override
+  public Object message() {
+    return message;
+  }
+
+  @Override
+  public boolean isAsk() {
+    return ask;
+  }
+
+  @Override
+  public long deadlineNanos() {
+    return deadlineNanos;
+  }
+
+  @Override
+  public void handled() {
+    if (!ask && settle(null)) {
+      owner.completed(this);
+    }
+    owner.resolved(this, false);
+  }
+
+  @Override
+  public void failed(DeliveryException e) {
+    failWith(e);
+    owner.resolved(this, false);
+  }
+
+  @Override
+  public void bounce() {
+    owner.resolved(this, true);
+  }
+
+  @Override
+  public Reply<Object> reply() {
+    return this;
+  }
+
+  @Override
+  public Delivery next() {
+    return next;
+  }
+
+  @Override
+  public void next(Delivery d) {
+    next = d;
+  }
+}

@@ -1,0 +1,49 @@
+package io.atoll.runtime.internal.util;
+
+import io.atoll.core.PodAddress;
+import io.atoll.core.PodVersion;
+import io.atoll.core.ShardHasher;
+import io.atoll.core.Ticker;
+import io.atoll.runtime.ShardingObserver;
+import java.time.Duration;
+
+/**
+ * Everything a pod runs with, validated by {@code Sharding.Builder}. Immutable. Not API: public only
+ * because the builder in {@code io.atoll.runtime} makes it.
+ *
+ * @param manager where the shard manager listens
+ * @param host the address this pod listens on and announces
+ * @param port the port, 0 for any free one
+ * @param version the code version, for version-aware allocation
+ * @param askTimeout default timeout of an ask
+ * @param sendTimeout default timeout of a tell
+ * @param bufferSize most messages waiting per shard while its owner is unknown or moving
+ * @param maxInFlight most messages of this pod in flight at once
+ * @param maxMessageBytes largest encoded message
+ * @param terminationTimeout how long a graceful stop waits for entities to stop
+ * @param gossipInterval how often the pod exchanges its config with a random peer
+ * @param startTimeout how long start waits for the manager
+ * @param clientOnly whether the pod only sends (hosts no shards, does not register)
+ * @param keepServingWhileManagerDown whether the pod rides out a manager that is down (see the cluster package's ManagerLink)
+ * @param hasher entity id to shard
+ * @param ticker the clock
+ * @param observer hears shard and entity events
+ */
+public record PodSettings(
+    PodAddress manager,
+    String host,
+    int port,
+    PodVersion version,
+    Duration askTimeout,
+    Duration sendTimeout,
+    int bufferSize,
+    int maxInFlight,
+    int maxMessageBytes,
+    Duration terminationTimeout,
+    Duration gossipInterval,
+    Duration startTimeout,
+    boolean clientOnly,
+    boolean keepServingWhileManagerDown,
+    ShardHasher hasher,
+    Ticker ticker,
+    ShardingObserver observer) {}

@@ -1,0 +1,322 @@
+package io.atoll.runtime.internal.host;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.atoll.core.PodId;
+import io.atoll.runtime.DeliveryException;
+import io.atoll.runtime.EntityFactory;
+import io.atoll.runtime.EntityType;
+import io.atoll.runtime.Reply;
+import io.atoll.runtime.Sharding;
+import io.atoll.runtime.internal.codec.NoReply;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One entity's mailbox and activation through its states, with a fake host that runs drains on
+ * the test's thread: open, passivated (removed), closing for a hand-off, closed, fenced.
+ */
+class EntityInstanceTest {
+
+  /** The host as an instance sees it; drains run when the test says. */
+  static final class FakeHost implements EntityInstance.Host {
+    long now = 1_000;
+    boolean serving = true;
+    final List<EntityInstance> started = new ArrayList<>();
+    final List<String> events = new ArrayList<>();
+
+    @Override
+    public long now() {
+      return now;
+    }
+
+    @Override
+    public void start(EntityInstance instance) {
+      started.add(instance);
+    }
+
+    @Override
+    public boolean serving(ShardState shard, long at) {
+      return serving;
+    }
+
+    @Override
+    public void removed(EntityInstance instance) {
+      events.add("removed");
+    }
+
+    @Override
+    public void activated(EntityInstance instance) {
+      events.add("activated");
+    }
+
+    @Override
+    public void deactivated(EntityInstance instance) {
+      events.add("deactivated");
+    }
+
+    @Override
+    public void terminationFailed(EntityInstance instance, Throwable t) {
+      events.add("termination failed");
+    }
+
+    @Override
+    public PodId self() {
+      return null;
+    }
+
+    @Override
+    public Sharding sharding() {
+      return null;
+    }
+  }
+
+  /** A message in the mailbox that records its fate. */
+  static final class Msg implements Delivery {
+    final String text;
+    final long deadline;
+    String fate;
+    private Delivery next;
+
+    Msg(String text) {
+      this(text, Long.MAX_VALUE);
+    }
+
+    Msg(String text, long deadline) {
+      this.text = text;
+      this.deadline = deadline;
+    }
+
+    @Override
+    public Object message() {
+      return text;
+    }
+
+    @Override
+    public boolean isAsk() {
+      return false;
+    }
+
+    @Override
+    public long deadlineNanos() {
+      return deadline;
+    }
+
+    @Override
+    public boolean isDone() {
+      return fate != null;
+    }
+
+    @Override
+    public void handled() {
+      fate = "handled";
+    }
+
+    @Override
+    public void failed(DeliveryException e) {
+      fate = "failed " + e.reason();
+    }
+
+    @Override
+    public void bounce() {
+      fate = "bounced";
+    }
+
+    @Override
+    public Reply<Object> reply() {
+      return NoReply.INSTANCE;
+    }
+
+    @Override
+    public Delivery next() {
+      return next;
+    }
+
+    @Override
+    public void next(Delivery d) {
+      next = d;
+    }
+  }
+
+  private final FakeHost host = new FakeHost();
+  private final List<String> handled = new ArrayList<>();
+  private final ShardState shard = new ShardState(7, 1);
+
+  private EntityInstance instance(boolean withTermination) {
+    EntityType<String> type = EntityType.of("t", String.class);
+    if (withTermination) {
+      type = type.withTerminationMessage("stop");
+    }
+    EntityFactory<String> factory = ctx -> (msg, c) -> {
+      if (msg.equals("boom")) {
+        throw new IllegalStateException("boom");
+      }
+      handled.add(msg);
+    };
+    @SuppressWarnings("unchecked")
+    EntityFactory<Object> f = (EntityFactory<Object>) (EntityFactory<?>) factory;
+    return new EntityInstance(host, shard, new TypeRuntime(type, null, f, 0), "e1");
+  }
+
+  private void drain(EntityInstance i) {
+    host.started.remove(i);
+    i.run();
+  }
+
+  @Test
+  void theFirstMessageStartsOneDrainThatHandlesEverythingInOrder() {
+    EntityInstance i = instance(false);
+    Msg a = new Msg("a");
+    Msg b = new Msg("b");
+    Msg c = new Msg("c");
+    assertThat(i.offer(a)).isEqualTo(EntityInstance.Offer.ACCEPTED);
+    assertThat(i.offer(b)).isEqualTo(EntityInstance.Offer.ACCEPTED);
+    assertThat(i.offer(c)).isEqualTo(EntityInstance.Offer.ACCEPTED);
+    assertThat(host.started).containsExactly(i);
+    assertThat(i.busy()).isTrue();
+    drain(i);
+    assertThat(handled).containsExactly("a", "b", "c");
+    assertThat(List.of(a.fate, b.fate, c.fate)).containsOnly("handled");
+    assertThat(host.events).containsExactly("activated");
+    assertThat(i.busy()).isFalse();
+    i.offer(new Msg("d"));
+    assertThat(host.started).as("an idle instance starts a new drain").containsExactly(i);
+  }
+
+  @Test
+  void anActivationTakesTheShardsEpochAsItsToken() {
+    shard.epoch = 42;
+    EntityInstance i = instance(false);
+    i.offer(new Msg("a"));
+    drain(i);
+    assertThat(i.token().shard()).isEqualTo(7);
+    assertThat(i.token().epoch()).isEqualTo(42);
+  }
+
+  @Test
+  void anIdleInstanceWithoutTerminationMessageIsRemovedAtOnce() {
+    EntityInstance i = instance(false);
+    i.offer(new Msg("a"));
+    drain(i);
+    host.now = 5_000;
+    assertThat(i.passivateIfIdle(500)).as("active after the idle mark").isFalse();
+    assertThat(i.passivateIfIdle(2_000)).isTrue();
+    assertThat(host.events).containsExactly("activated", "deactivated");
+    assertThat(i.offer(new Msg("b"))).as("its shard makes a new instance").isEqualTo(EntityInstance.Offer.REMOVED);
+  }
+
+  @Test
+  void passivationWithATerminationMessageRunsItLast() {
+    EntityInstance i = instance(true);
+    i.offer(new Msg("a"));
+    drain(i);
+    assertThat(i.passivateIfIdle(2_000)).as("removed only after its termination message").isFalse();
+    drain(i);
+    assertThat(handled).containsExactly("a", "stop");
+    assertThat(host.events).containsExactly("activated", "deactivated", "removed");
+    assertThat(i.offer(new Msg("b"))).isEqualTo(EntityInstance.Offer.REMOVED);
+  }
+
+  @Test
+  void aReleaseHandlesWhatIsQueuedThenTheTerminationMessageAndRefusesTheRest() throws Exception {
+    EntityInstance i = instance(true);
+    Msg a = new Msg("a");
+    Msg b = new Msg("b");
+    i.offer(a);
+    i.offer(b);
+    CountDownLatch done = new CountDownLatch(1);
+    i.release(done);
+    Msg late = new Msg("late");
+    assertThat(i.offer(late)).isEqualTo(EntityInstance.Offer.CLOSED);
+    assertThat(done.getCount()).isEqualTo(1);
+    drain(i);
+    assertThat(handled).containsExactly("a", "b", "stop");
+    assertThat(done.getCount()).isZero();
+    assertThat(i.offer(new Msg("later"))).isEqualTo(EntityInstance.Offer.CLOSED);
+    assertThat(host.events).containsExactly("activated", "deactivated");
+  }
+
+  @Test
+  void releasingAnIdleInstanceWithoutTerminationClosesAtOnce() {
+    EntityInstance i = instance(false);
+    i.offer(new Msg("a"));
+    drain(i);
+    CountDownLatch done = new CountDownLatch(1);
+    i.release(done);
+    assertThat(done.getCount()).isZero();
+    assertThat(host.started).isEmpty();
+    assertThat(host.events).containsExactly("activated", "deactivated");
+  }
+
+  @Test
+  void fencingBouncesEverythingQueuedWithoutTheTerminationMessage() {
+    EntityInstance i = instance(true);
+    Msg a = new Msg("a");
+    i.offer(a);
+    drain(i);
+    Msg b = new Msg("b");
+    Msg c = new Msg("c");
+    i.offer(b);
+    i.offer(c);
+    i.fence();
+    assertThat(b.fate).isEqualTo("bounced");
+    assertThat(c.fate).isEqualTo("bounced");
+    drain(i); // the drain that was due finds the instance closed and ends the activation
+    assertThat(handled).containsExactly("a");
+    assertThat(host.events).containsExactly("activated", "deactivated");
+    assertThat(i.offer(new Msg("d"))).isEqualTo(EntityInstance.Offer.CLOSED);
+  }
+
+  @Test
+  void aMessageFoundWhileTheShardIsNoLongerServedIsBouncedWithEverythingBehindIt() {
+    EntityInstance i = instance(false);
+    Msg a = new Msg("a");
+    Msg b = new Msg("b");
+    i.offer(a);
+    i.offer(b);
+    host.serving = false;
+    drain(i);
+    assertThat(handled).isEmpty();
+    assertThat(a.fate).isEqualTo("bounced");
+    assertThat(b.fate).isEqualTo("bounced");
+    assertThat(host.events).contains("removed");
+  }
+
+  @Test
+  void aFailingHandlerFailsItsMessageAndTheNextMessageGetsAFreshActivation() {
+    EntityInstance i = instance(false);
+    Msg boom = new Msg("boom");
+    Msg after = new Msg("after");
+    i.offer(boom);
+    i.offer(after);
+    drain(i);
+    assertThat(boom.fate).isEqualTo("failed ENTITY_FAILED");
+    assertThat(after.fate).isEqualTo("handled");
+    assertThat(host.events).containsExactly("activated", "deactivated", "activated");
+  }
+
+  @Test
+  void aMessagePastItsDeadlineInTheMailboxFailsWithTimeout() {
+    EntityInstance i = instance(false);
+    Msg stale = new Msg("stale", 500);
+    Msg fresh = new Msg("fresh");
+    i.offer(stale);
+    i.offer(fresh);
+    drain(i);
+    assertThat(stale.fate).isEqualTo("failed TIMEOUT");
+    assertThat(handled).containsExactly("fresh");
+  }
+
+  @Test
+  void aMessageWhoseSenderStoppedWaitingIsSkipped() {
+    EntityInstance i = instance(false);
+    Msg gone = new Msg("gone");
+    gone.fate = "answered elsewhere";
+    i.offer(gone);
+    drain(i);
+    assertThat(handled).isEmpty();
+    assertThat(host.events).isEmpty();
+  }
+}
