@@ -14,8 +14,6 @@ import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.proto.GetAssignmentsRequest;
 import io.atoll.transport.grpc.proto.NotifyUnhealthyPodRequest;
 import io.atoll.transport.grpc.proto.NotifyUnhealthyPodResponse;
-import io.atoll.transport.grpc.proto.PingRequest;
-import io.atoll.transport.grpc.proto.PodServiceGrpc;
 import io.atoll.transport.grpc.proto.RegisterRequest;
 import io.atoll.transport.grpc.proto.RegisterResponse;
 import io.atoll.transport.grpc.proto.RenewLeaseRequest;
@@ -48,12 +46,8 @@ import org.slf4j.LoggerFactory;
  * the lease to its send time plus the lease length. One that fails extends nothing, unless (a) a
  * fresh TCP connect to the manager's address is refused, so no manager process listens there, and
  * (b) no peer that answers renewed since this pod's renewals began to fail, so the manager is not
- * merely unreachable from here. Then no manager can be granting anyone anything, and a restarted
- * one waits a whole lease (plus margin) after it starts listening before it moves any shard; the
- * pod keeps serving what it holds, which is how pods ride out a manager restart. A lapsed lease is
- * never revived this way. A manager that is unreachable for any other reason (partition, frozen
- * process) lets the lease run out, and the pod fences itself. The ride-through can be turned off
- * ({@code Sharding.Builder.keepServingWhileManagerDown(false)}).
+ * merely unreachable from here ({@link OutageWatch} checks both). The ride-through can be turned
+ * off ({@code Sharding.Builder.keepServingWhileManagerDown(false)}).
  *
  * <p>The lease itself lives in {@link Lease}; this class only talks to the manager and tells the
  * lease what it heard. Every wait reads the injected clock.
@@ -89,9 +83,7 @@ public final class ManagerLink {
   private volatile long term;
   private volatile boolean registering;
   private volatile boolean closed;
-  private volatile boolean managerDown;
-  private final boolean rideThrough;
-  private final AtomicBoolean watchingOutage = new AtomicBoolean();
+  private final OutageWatch outage;
   @GuardedBy("this")
   private ScheduledFuture<?> renewals;
   private volatile ClientCallStreamObserver<WatchRequest> watchCall;
@@ -110,7 +102,7 @@ public final class ManagerLink {
     this.peers = peers;
     this.callback = callback;
     this.address = settings.manager();
-    this.rideThrough = settings.keepServingWhileManagerDown();
+    this.outage = new OutageWatch(ticker, address, settings.keepServingWhileManagerDown(), view, lease, peers);
     this.channel = channel;
     this.renewTimer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "atoll-lease-keeper");
@@ -234,10 +226,7 @@ public final class ManagerLink {
             public void onNext(RenewLeaseResponse r) {
               seeTerm(r.getManagerTerm());
               if (r.getStatus() == RenewLeaseResponse.Status.RENEWED) {
-                if (managerDown) {
-                  managerDown = false;
-                  log.info("pod {}: the shard manager at {} is back", me, address);
-                }
+                outage.renewed(me);
                 lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
               } else if (me.equals(view.self())) {
                 callback.unknownToManager("the shard manager does not know it (declared dead?)");
@@ -248,7 +237,7 @@ public final class ManagerLink {
             public void onError(Throwable t) {
               lease.renewalFailed(sent);
               renewing.set(false);
-              watchOutage();
+              outage.renewalFailed();
             }
 
             @Override
@@ -258,77 +247,6 @@ public final class ManagerLink {
           });
     } catch (RuntimeException e) {
       renewing.set(false);
-    }
-  }
-
-  /**
-   * Renewals are failing: until one succeeds or the lease runs out, check every tenth of a lease
-   * whether the manager is down (see the class comment) and, if so, extend the lease.
-   */
-  private void watchOutage() {
-    if (!rideThrough || closed || !watchingOutage.compareAndSet(false, true)) {
-      return;
-    }
-    Thread.ofVirtual().name("atoll-lease-watch").start(() -> {
-      try {
-        long step = Math.max(TimeUnit.MILLISECONDS.toNanos(50), lease.ttlNanos() / 10);
-        while (!closed && lease.failing() && lease.valid()) {
-          probe();
-          LockSupport.parkNanos(step); // the pace of the checks
-        }
-      } finally {
-        watchingOutage.set(false);
-      }
-    });
-  }
-
-  /**
-   * One check during an outage. The manager counts as down only if a fresh connect to it is
-   * refused and no peer renewed within about one renewal period (peers renew every third of a
-   * lease; if the manager runs and only this pod cannot reach it, some peer always has). Then the
-   * lease is extended from the check's start, and never once it has lapsed.
-   */
-  private void probe() {
-    long started = ticker.nanoTime();
-    if (closed || !lease.valid(started)) {
-      return;
-    }
-    if (Wire.probe(address, 1000) != Wire.Probe.REFUSED) {
-      return;
-    }
-    long ttlNanos = lease.ttlNanos();
-    long recent = TimeUnit.NANOSECONDS.toMillis(ttlNanos / 3 + Math.max(TimeUnit.MILLISECONDS.toNanos(50),
-        ttlNanos / 10));
-    for (PodId peer : view.peers()) {
-      long ago = peerRenewedMillisAgo(peer);
-      if (ago >= 0 && ago < recent) {
-        if (!managerDown) {
-          log.debug("pod {}: the shard manager refuses this pod but pod {} renewed {} ms ago", view.self(), peer,
-              ago);
-        }
-        return; // the manager may be alive for others: no ride-through
-      }
-    }
-    if (closed || !lease.valid()) {
-      return; // lapsed while asking: never revived
-    }
-    if (!managerDown) {
-      managerDown = true;
-      log.warn("pod {}: the shard manager at {} is down (connection refused, and no peer reaches it); serving"
-          + " the shards it holds", view.self(), address);
-    }
-    lease.extend(started + ttlNanos);
-  }
-
-  /** Asks a peer how long ago its last renewal succeeded; -1 if it does not answer in time. */
-  private long peerRenewedMillisAgo(PodId peer) {
-    try {
-      return PodServiceGrpc.newBlockingStub(peers.channel(peer))
-          .withDeadlineAfter(500, TimeUnit.MILLISECONDS)
-          .ping(PingRequest.getDefaultInstance())
-          .getLeaseRenewedMillisAgo();
-    } catch (StatusRuntimeException e) {
-      return -1;
     }
   }
 
@@ -422,6 +340,7 @@ public final class ManagerLink {
   /** Stops renewing and watching, and closes the channel. */
   public void close() {
     closed = true;
+    outage.close();
     synchronized (this) {
       if (renewals != null) {
         renewals.cancel(false);

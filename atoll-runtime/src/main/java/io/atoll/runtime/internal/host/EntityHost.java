@@ -29,6 +29,13 @@ import org.slf4j.LoggerFactory;
  * The receiving side of a pod: which shards it serves, under which epoch, and the entities living
  * in them.
  *
+ * <p><b>Why one class of some 450 lines.</b> Every transition of a shard's serving state (a view
+ * gives it, a release or a fence takes it, a new incarnation forgets releases) happens under this
+ * one monitor, and delivery meets those transitions at the per-shard gate. Keeping the state
+ * machine, the gate and the stops in one file keeps that lock and its invariants in one place;
+ * the mailbox and activation are in {@link EntityInstance}, the per-shard data in
+ * {@link ShardState}.
+ *
  * <p>A shard is served ({@code ACTIVE}) from when a config names this pod its owner at an epoch
  * no older than any release the pod has done of it, until it is released (hand-off, graceful
  * stop), fenced (the lease ran out), or a config names another owner. Messages queued before a
@@ -43,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * <p>It reads the lease ({@link Lease#valid()}) on every delivery and reports upward through
  * {@link Callback}: a shard became served here, a release finished.
  */
-public final class EntityHost implements EntityInstance.Host {
+public final class EntityHost implements InstanceHost {
 
   private static final Logger log = LoggerFactory.getLogger(EntityHost.class);
 

@@ -25,7 +25,7 @@ import java.util.concurrent.CountDownLatch;
  * <p>Its mode: {@code OPEN} (takes deliveries), {@code CLOSING} (a hand-off: handles what is
  * queued, then its termination message, then closes), {@code CLOSED} (released or fenced: bounces
  * deliveries) or {@code REMOVED} (passivated: its shard makes a new instance for the next message).
- * It reports to its {@link Host}, never to the pod.
+ * It reports to its {@link InstanceHost}, never to the pod.
  */
 final class EntityInstance implements Runnable, EntityContext {
 
@@ -41,37 +41,7 @@ final class EntityInstance implements Runnable, EntityContext {
 
   private enum Mode { OPEN, CLOSING, CLOSED, REMOVED }
 
-  /** What an instance needs from the shard host it lives in. */
-  interface Host {
-    /** The clock. */
-    long now();
-
-    /** Runs the instance's drain on a thread of its own. */
-    void start(EntityInstance instance);
-
-    /** Whether queued messages of {@code shard} may still be handled here at {@code now}. */
-    boolean serving(ShardState shard, long now);
-
-    /** The instance left its shard. */
-    void removed(EntityInstance instance);
-
-    /** An activation began. */
-    void activated(EntityInstance instance);
-
-    /** An activation ended. */
-    void deactivated(EntityInstance instance);
-
-    /** The termination message threw. */
-    void terminationFailed(EntityInstance instance, Throwable t);
-
-    /** This pod's identity. */
-    PodId self();
-
-    /** The pod's facade. */
-    Sharding sharding();
-  }
-
-  final Host host;
+  final InstanceHost host;
   final ShardState shard;
   final TypeRuntime type;
   final String id;
@@ -96,7 +66,7 @@ final class EntityInstance implements Runnable, EntityContext {
 
   volatile long lastActive;
 
-  EntityInstance(Host host, ShardState shard, TypeRuntime type, String id) {
+  EntityInstance(InstanceHost host, ShardState shard, TypeRuntime type, String id) {
     this.host = host;
     this.shard = shard;
     this.type = type;

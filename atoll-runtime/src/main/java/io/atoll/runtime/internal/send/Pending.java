@@ -4,6 +4,7 @@ import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.Reply;
 import io.atoll.runtime.internal.host.Delivery;
 import io.atoll.runtime.internal.host.TypeRuntime;
+import io.atoll.runtime.internal.util.GuardedBy;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
@@ -56,6 +57,7 @@ public final class Pending extends CompletableFuture<Object> implements Reply<Ob
   final long deadlineNanos;
 
   /** Order among the sends of this pod to this shard; set by the route. */
+  @GuardedBy("its ShardRoute")
   long seq;
   /** The encoded message, made once when first sent to another pod. */
   byte[] payload;
@@ -68,8 +70,11 @@ public final class Pending extends CompletableFuture<Object> implements Reply<Ob
   volatile String where = "waiting to be routed";
 
   // Timeouts: an intrusive doubly-linked list per lane.
+  @GuardedBy("lane.stripe")
   Pending prevT;
+  @GuardedBy("lane.stripe")
   Pending nextT;
+  @GuardedBy("lane.stripe")
   Timeouts.Lane lane;
 
   // Sent to another pod: the client and the envelope id in its in-flight map.

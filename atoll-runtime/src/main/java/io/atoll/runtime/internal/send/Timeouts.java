@@ -1,5 +1,6 @@
 package io.atoll.runtime.internal.send;
 
+import io.atoll.runtime.internal.util.GuardedBy;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -33,7 +34,9 @@ final class Timeouts {
 
   static final class Lane {
     final Stripe stripe;
+    @GuardedBy("stripe")
     Pending head;
+    @GuardedBy("stripe")
     Pending tail;
 
     Lane(Stripe stripe) {
@@ -42,9 +45,12 @@ final class Timeouts {
   }
 
   static final class Stripe {
+    @GuardedBy("this")
     final Map<Long, Lane> lanes = new HashMap<>();
     // Nearly every message of a pod has the same timeout: skip the map (and boxing) for it.
+    @GuardedBy("this")
     long lastTimeout = -1;
+    @GuardedBy("this")
     Lane lastLane;
   }
 
@@ -91,6 +97,7 @@ final class Timeouts {
     inFlight.decrementAndGet();
   }
 
+  @GuardedBy("lane.stripe")
   private static void unlink(Lane lane, Pending p) {
     if (p.prevT == null) {
       lane.head = p.nextT;

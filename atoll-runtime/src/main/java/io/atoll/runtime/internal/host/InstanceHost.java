@@ -1,0 +1,34 @@
+package io.atoll.runtime.internal.host;
+
+import io.atoll.core.PodId;
+import io.atoll.runtime.Sharding;
+
+/** What an {@link EntityInstance} needs from the shard host it lives in: its one door upward. */
+interface InstanceHost {
+  /** The clock. */
+  long now();
+
+  /** Runs the instance's drain on a thread of its own. */
+  void start(EntityInstance instance);
+
+  /** Whether queued messages of {@code shard} may still be handled here at {@code now}. */
+  boolean serving(ShardState shard, long now);
+
+  /** The instance left its shard. */
+  void removed(EntityInstance instance);
+
+  /** An activation began. */
+  void activated(EntityInstance instance);
+
+  /** An activation ended. */
+  void deactivated(EntityInstance instance);
+
+  /** The termination message threw. */
+  void terminationFailed(EntityInstance instance, Throwable t);
+
+  /** This pod's identity. */
+  PodId self();
+
+  /** The pod's facade. */
+  Sharding sharding();
+}
