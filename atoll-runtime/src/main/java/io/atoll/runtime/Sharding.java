@@ -64,7 +64,17 @@ public final class Sharding implements AutoCloseable {
     return rt.self();
   }
 
-  /** This pod's current view of the cluster config. */
+  /** This pod's current view of the cluster: pods and shard owners, read-only. */
+  public ClusterView view() {
+    return new ClusterView(rt.view());
+  }
+
+  /**
+   * This pod's current view as the manager's full model, for tools that need claims and slot
+   * states. It is core's immutable {@link ClusterConfig}: building a changed copy changes nothing
+   * in the cluster. Prefer {@link #view()}, which is this module's API and will stay stable;
+   * this accessor may move to a tools API.
+   */
   public ClusterConfig config() {
     return rt.view();
   }
