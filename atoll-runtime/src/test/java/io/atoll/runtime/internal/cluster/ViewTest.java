@@ -1,0 +1,131 @@
+package io.atoll.runtime.internal.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.atoll.core.Claim;
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.Pod;
+import io.atoll.core.PodAddress;
+import io.atoll.core.PodEntry;
+import io.atoll.core.PodId;
+import io.atoll.core.PodStatus;
+import io.atoll.core.PodVersion;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The view: merges configs, acts on them under its guard, and says what changed. */
+class ViewTest {
+
+  private static final PodId SELF = new PodId(new PodAddress("10.0.0.1", 7000), 1);
+  private static final PodId PEER = new PodId(new PodAddress("10.0.0.2", 7000), 2);
+
+  private final List<String> events = new ArrayList<>();
+  private View view;
+
+  private final View.Callback callback = new View.Callback() {
+    @Override
+    public void apply(ClusterConfig config, PodId self, boolean selfActive) {
+      assertThat(Thread.holdsLock(view.guard())).as("applied under the guard").isTrue();
+      events.add("apply " + config.epoch() + (selfActive ? " active" : " inactive"));
+    }
+
+    @Override
+    public void podGone(PodId pod) {
+      assertThat(Thread.holdsLock(view.guard())).isTrue();
+      events.add("gone " + pod.address().host());
+    }
+
+    @Override
+    public void changed() {
+      assertThat(Thread.holdsLock(view.guard())).as("kicks run outside the guard").isFalse();
+      events.add("changed");
+    }
+
+    @Override
+    public void selfDeclaredGone() {
+      assertThat(Thread.holdsLock(view.guard())).isFalse();
+      events.add("self gone");
+    }
+  };
+
+  private static PodEntry entry(PodId id, PodStatus status, long epoch) {
+    return new PodEntry(new Pod(id, PodVersion.of("1")), status, epoch);
+  }
+
+  private static ClusterConfig twoPods(long epoch, PodStatus self, PodStatus peer) {
+    return ClusterConfig.empty(4).toBuilder()
+        .pod(entry(SELF, self, epoch))
+        .pod(entry(PEER, peer, epoch))
+        .claim(0, Claim.stable(SELF, 1))
+        .claim(1, Claim.stable(SELF, 1))
+        .claim(2, Claim.stable(PEER, 1))
+        .claim(3, Claim.stable(PEER, 1))
+        .build();
+  }
+
+  private View started() {
+    view = new View(ClusterConfig.empty(4), null, callback);
+    view.identify(SELF);
+    return view;
+  }
+
+  @Test
+  void aNewerConfigIsMergedAppliedAndAnnounced() {
+    View v = started();
+    ClusterConfig incoming = twoPods(1, PodStatus.ACTIVE, PodStatus.ACTIVE);
+    v.onConfig(incoming);
+    assertThat(v.config().epoch()).isEqualTo(incoming.epoch());
+    assertThat(v.selfEntry()).as("this pod's entry, by identity").isSameAs(v.config().pod(SELF).orElseThrow());
+    assertThat(v.peers()).containsExactly(PEER);
+    assertThat(v.isActive(PEER)).isTrue();
+    assertThat(events).containsExactly("apply " + incoming.epoch() + " active", "changed");
+  }
+
+  @Test
+  void aConfigAlreadyKnownChangesNothing() {
+    View v = started();
+    v.onConfig(twoPods(1, PodStatus.ACTIVE, PodStatus.ACTIVE));
+    events.clear();
+    v.onConfig(twoPods(1, PodStatus.ACTIVE, PodStatus.ACTIVE));
+    assertThat(events).isEmpty();
+  }
+
+  @Test
+  void aConfigOfAnotherSizeIsIgnored() {
+    View v = started();
+    v.onConfig(ClusterConfig.empty(8).toBuilder().pod(entry(SELF, PodStatus.ACTIVE, 1)).build());
+    assertThat(v.config().size()).isEqualTo(4);
+    assertThat(events).isEmpty();
+  }
+
+  @Test
+  void aGonePeerIsRetiredAndAGoneSelfJoinsAgain() {
+    View v = started();
+    v.onConfig(twoPods(1, PodStatus.ACTIVE, PodStatus.ACTIVE));
+    events.clear();
+    v.onConfig(twoPods(2, PodStatus.ACTIVE, PodStatus.GONE));
+    assertThat(events).contains("gone 10.0.0.2").doesNotContain("self gone");
+    assertThat(v.peers()).isEmpty();
+    events.clear();
+    v.onConfig(twoPods(3, PodStatus.GONE, PodStatus.GONE));
+    assertThat(events.get(0)).endsWith("inactive");
+    assertThat(events).endsWith("changed", "self gone");
+  }
+
+  @Test
+  void aNewIncarnationForgetsItsEntry() {
+    View v = started();
+    v.onConfig(twoPods(1, PodStatus.ACTIVE, PodStatus.ACTIVE));
+    PodId next = new PodId(SELF.address(), 99);
+    synchronized (v.guard()) {
+      v.newIncarnationLocked(next);
+    }
+    assertThat(v.self()).isEqualTo(next);
+    assertThat(v.selfEntry()).isNull();
+    events.clear();
+    v.reapply();
+    assertThat(events).as("the old incarnation's claims are not this pod's").containsExactly(
+        "apply " + v.config().epoch() + " inactive", "changed");
+  }
+}
