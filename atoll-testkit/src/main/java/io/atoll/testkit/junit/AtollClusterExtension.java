@@ -1,5 +1,6 @@
 package io.atoll.testkit.junit;
 
+import io.atoll.core.Ticker;
 import io.atoll.manager.ManagerSettings;
 import io.atoll.runtime.Sharding;
 import io.atoll.testkit.LocalCluster;
@@ -77,7 +78,7 @@ public final class AtollClusterExtension implements BeforeEachCallback, AfterEac
   @Override
   public void beforeEach(ExtensionContext context) throws Exception {
     Builder b = config != null ? config : fromAnnotation(context);
-    LocalCluster.Builder cb = LocalCluster.builder().podTemplate(b.template);
+    LocalCluster.Builder cb = LocalCluster.builder().podTemplate(b.template).ticker(b.ticker);
     cb = b.settings != null ? cb.settings(b.settings) : cb.shards(b.shards);
     LocalCluster cluster = cb.start();
     context.getStore(NS).put(LocalCluster.class, cluster);
@@ -154,6 +155,7 @@ public final class AtollClusterExtension implements BeforeEachCallback, AfterEac
     private int pods;
     private ManagerSettings settings;
     private UnaryOperator<Sharding.Builder> template = UnaryOperator.identity();
+    private Ticker ticker = Ticker.SYSTEM;
 
     private Builder() {}
 
@@ -184,6 +186,15 @@ public final class AtollClusterExtension implements BeforeEachCallback, AfterEac
     /** What every pod's builder gets first (entity types). */
     public Builder podTemplate(UnaryOperator<Sharding.Builder> t) {
       this.template = Objects.requireNonNull(t, "template");
+      return this;
+    }
+
+    /**
+     * The clock every member of every test's cluster reads, e.g. a
+     * {@link io.atoll.testkit.VirtualTicker} the test advances. Default: the system clock.
+     */
+    public Builder ticker(Ticker t) {
+      this.ticker = Objects.requireNonNull(t, "ticker");
       return this;
     }
 

@@ -9,6 +9,7 @@ import io.atoll.runtime.Reply;
 import io.atoll.runtime.Sharding;
 import io.atoll.testkit.ClusterChecks;
 import io.atoll.testkit.LocalCluster;
+import io.atoll.testkit.VirtualTicker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,9 +76,11 @@ class AtollClusterExtensionTest {
   @Nested
   class Registered {
 
+    final VirtualTicker clock = new VirtualTicker();
+
     @RegisterExtension
     final AtollClusterExtension atoll = AtollClusterExtension.builder().shards(8).pods(1)
-        .podTemplate(new EchoPods()).build();
+        .podTemplate(new EchoPods()).ticker(clock).build();
 
     @Test
     void givesTheCurrentClusterByAccessorAndParameterAlike(LocalCluster injected) throws Exception {
@@ -85,6 +88,7 @@ class AtollClusterExtensionTest {
       assertThat(atoll.cluster()).isSameAs(injected);
       Sharding pod = injected.pods().get(0);
       assertThat(pod.servedShards()).hasSize(8);
+      assertThat(pod.holdsLease()).isTrue(); // on the virtual clock, which nobody moved
       assertThat(pod.entity(ECHO, "x").<String>ask(r -> new Echo("y", r)).toCompletableFuture()
           .get(10, TimeUnit.SECONDS)).isEqualTo("x:y");
     }
