@@ -6,17 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.atoll.runtime.codec.ProtobufCodec;
 import io.atoll.transport.grpc.proto.PingResponse;
 import io.atoll.transport.grpc.proto.PodRef;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-/** Entity types whose messages are protobuf messages: the protobuf codec, asks through the context. */
+/**
+ * The protobuf codec on its own; a protobuf entity in a cluster is tested in atoll-testkit
+ * ({@code ProtobufEntityTest}).
+ */
 class ProtobufCodecTest {
-
-  @TempDir
-  Path dir;
 
   static final ProtobufCodec CODEC = ProtobufCodec.of(PodRef.getDefaultInstance(), PingResponse.getDefaultInstance());
 
@@ -30,21 +26,5 @@ class ProtobufCodecTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("atoll.v1.PingRequest is not registered");
     assertThatThrownBy(() -> CODEC.decode(new byte[] {(byte) 0xff, 1, 2})).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("protobuf codec");
-  }
-
-  @Test
-  void aProtobufEntityAnswersAsksThroughItsContextAcrossPods() throws Exception {
-    EntityType<PodRef> echo = EntityType.of("echo", PodRef.class).withCodec(CODEC);
-    EntityFactory<PodRef> factory = ctx -> (msg, c) -> c.reply().send(
-        PingResponse.newBuilder().setConfigEpoch(msg.getPort() * 2L).build());
-    try (TestCluster cluster = new TestCluster(dir, TestCluster.fast(10))) {
-      cluster.addPod(b -> b.register(echo, factory));
-      Sharding client = Sharding.builder().manager(cluster.managerAddress()).clientOnly().start();
-      cluster.pods.add(client);
-      cluster.awaitStable(Duration.ofSeconds(10));
-      PingResponse r = client.entity(echo, "e1").<PingResponse>ask(PodRef.newBuilder().setPort(21).build())
-          .toCompletableFuture().get(5, TimeUnit.SECONDS);
-      assertThat(r.getConfigEpoch()).isEqualTo(42);
-    }
   }
 }

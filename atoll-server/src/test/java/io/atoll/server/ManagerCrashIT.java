@@ -8,8 +8,10 @@ import io.atoll.manager.ManagerState;
 import io.atoll.runtime.Sharding;
 import io.atoll.runtime.ShardingObserver;
 import io.atoll.server.demo.Account;
-import io.atoll.server.demo.Child;
+import io.atoll.server.demo.AtollProcesses;
 import io.atoll.store.file.FileAssignmentStore;
+import io.atoll.testkit.process.ManagedProcess;
+import io.atoll.testkit.process.ProcessCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +35,7 @@ class ManagerCrashIT {
 
   @TempDir
   Path dir;
+  int managers;
 
   /** Every pod's shard starts and stops, in one order for the whole JVM. */
   static final class Timeline {
@@ -81,11 +84,12 @@ class ManagerCrashIT {
         .start();
   }
 
-  private Child manager(int port) throws Exception {
-    Child m = Child.start("manager-" + System.nanoTime(), dir, List.of("manager", "--port", Integer.toString(port),
+  private ManagedProcess manager(ProcessCluster processes, int port) {
+    ManagedProcess m = processes.start(AtollProcesses.atoll("manager-" + (++managers), List.of("manager", "--port",
+        Integer.toString(port),
         "--data-dir", dir.resolve("manager").toString(), "--shards", "60", "--lease", "3s", "--lease-margin", "1s",
         "--max-moves", "4", "--rebalance-interval", "2s", "--rebalance-retry", "500ms", "--ping-timeout", "1s",
-        "--termination-timeout", "1s"));
+        "--termination-timeout", "1s")));
     m.awaitAddress(Duration.ofSeconds(60));
     return m;
   }
@@ -93,7 +97,8 @@ class ManagerCrashIT {
   @Test
   void killingTheManagerMidRebalanceNeverGivesAShardTwoServersAndItsStoreStaysReadable() throws Exception {
     Timeline timeline = new Timeline();
-    Child manager = manager(0);
+    ProcessCluster processes = new ProcessCluster(dir, Duration.ZERO);
+    ManagedProcess manager = manager(processes, 0);
     PodAddress address = manager.awaitAddress(Duration.ofSeconds(5));
     List<Sharding> pods = new ArrayList<>();
     Random random = new Random(20261122);
@@ -113,7 +118,7 @@ class ManagerCrashIT {
         }
         Thread.sleep(random.nextInt(400)); // picks the random moment of the fault; not a synchronization
         manager.kill();
-        assertThat(manager.awaitExit(Duration.ofSeconds(10))).isNotEqualTo(-1);
+        assertThat(manager.awaitExit(Duration.ofSeconds(10))).isPresent();
         // The store is whole and newer than what the last term saw.
         AssignmentStore.Stored stored = FileAssignmentStore.read(dir.resolve("manager")).orElseThrow();
         ManagerState state = ManagerState.decode(stored.data());
@@ -121,7 +126,7 @@ class ManagerCrashIT {
         assertThat(state.config().epoch()).isGreaterThanOrEqualTo(lastEpoch);
         lastTerm = state.term();
         lastEpoch = state.config().epoch();
-        manager = manager(address.port());
+        manager = manager(processes, address.port());
       }
       // After the storm, the cluster settles: every shard served by exactly one live pod.
       Awaitility.await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(100)).until(() -> {
@@ -142,7 +147,7 @@ class ManagerCrashIT {
       for (Sharding p : pods) {
         Thread.ofVirtual().start(p::close);
       }
-      manager.kill();
+      processes.close();
     }
   }
 }

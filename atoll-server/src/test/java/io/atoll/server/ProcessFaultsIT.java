@@ -6,15 +6,24 @@ import io.atoll.core.ClusterConfig;
 import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
 import io.atoll.core.ShardHasher;
+import io.atoll.core.PodAddress;
+import io.atoll.runtime.Sharding;
+import io.atoll.server.demo.AccountDb;
+import io.atoll.server.demo.AtollProcesses;
 import io.atoll.server.demo.Audit;
-import io.atoll.server.demo.Child;
 import io.atoll.server.demo.Ledger;
 import io.atoll.server.demo.Load;
+import io.atoll.testkit.ClusterChecks;
+import io.atoll.testkit.process.ManagedProcess;
+import io.atoll.testkit.process.ProcessCluster;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
+import org.h2.tools.Server;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,20 +41,34 @@ class ProcessFaultsIT {
 
   @TempDir
   Path dir;
-  ProcessCluster cluster;
+  ProcessCluster processes;
+  Server db;
+  String url;
+  ManagedProcess manager;
+  PodAddress managerAddress;
+  final List<ManagedProcess> pods = new ArrayList<>();
+  Sharding client;
+  int managers;
+  int podCount;
   Ledger ledger;
   Load load;
 
   @BeforeEach
   void start() throws Exception {
-    cluster = new ProcessCluster(dir, LEASE);
-    cluster.startManager(0);
+    processes = new ProcessCluster(dir, Duration.ZERO); // torn down with kill -9, as the faults are
+    System.setProperty("h2.bindAddress", "127.0.0.1");
+    db = Server.createTcpServer("-tcpPort", "0", "-ifNotExists", "-baseDir", dir.resolve("db").toString()).start();
+    url = "jdbc:h2:tcp://127.0.0.1:" + db.getPort() + "/accounts";
+    AccountDb.createSchema(url);
+    startManager(0);
     for (int i = 0; i < 3; i++) {
-      cluster.startPod();
+      startPod();
     }
-    cluster.awaitOwned(3, Duration.ofSeconds(30));
+    client = Sharding.builder().manager(managerAddress.toString()).clientOnly()
+        .sendTimeout(Duration.ofSeconds(10)).askTimeout(Duration.ofSeconds(10)).start();
+    awaitOwned(3);
     ledger = new Ledger();
-    load = cluster.load(ledger);
+    load = new Load(client, ledger, 300, 32, 1).start();
     awaitAcked(1000);
   }
 
@@ -54,7 +77,34 @@ class ProcessFaultsIT {
     if (load != null) {
       load.stop(15_000);
     }
-    cluster.close();
+    if (client != null) {
+      client.close();
+    }
+    processes.close();
+    if (db != null) {
+      db.stop();
+    }
+  }
+
+  private void startManager(int port) {
+    manager = processes.start(AtollProcesses.atoll("manager-" + (++managers), List.of("manager", "--port",
+        Integer.toString(port), "--data-dir", dir.resolve("manager").toString(), "--shards", "60", "--lease",
+        LEASE.toMillis() + "ms", "--lease-margin", "1s", "--rebalance-interval", "5s", "--rebalance-retry", "1s",
+        "--ping-timeout", "1s", "--termination-timeout", "2s")));
+    managerAddress = manager.awaitAddress(Duration.ofSeconds(60));
+  }
+
+  private ManagedProcess startPod() {
+    ManagedProcess p = processes.start(AtollProcesses.atoll("pod-" + (++podCount), List.of("pod", "--manager",
+        managerAddress.toString(), "--db", url, "--termination-timeout", "2s", "--send-timeout", "10s")));
+    p.awaitAddress(Duration.ofSeconds(60));
+    pods.add(p);
+    return p;
+  }
+
+  /** Waits until {@code activePods} active pods own every shard, as the client sees it. */
+  private void awaitOwned(int activePods) {
+    ClusterChecks.awaitEveryShardOwned(client, activePods, Duration.ofSeconds(30));
   }
 
   private void awaitAcked(long more) {
@@ -66,26 +116,21 @@ class ProcessFaultsIT {
   private Audit finish() throws Exception {
     load.stop(15_000);
     load = null;
-    Audit a = Audit.of(ledger, cluster.url);
+    Audit a = Audit.of(ledger, url);
     System.out.println("audit: " + a);
     return a;
   }
 
-  private PodId podAt(Child pod) throws Exception {
-    return cluster.client().config().activePods().stream().map(p -> p.id())
-        .filter(id -> {
-          try {
-            return id.address().equals(pod.addressIfUp());
-          } catch (java.io.IOException e) {
-            return false;
-          }
-        }).findFirst().orElseThrow();
+  private PodId podAt(ManagedProcess pod) {
+    PodAddress address = pod.addressIfUp().orElseThrow();
+    return client.config().activePods().stream().map(p -> p.id())
+        .filter(id -> id.address().equals(address)).findFirst().orElseThrow();
   }
 
   private void assertClean(Audit a) throws Exception {
     assertThat(a.lost()).as("acknowledged deposits missing from the database").isZero();
     assertThat(a.duplicateActivations()).as("older activations starting work after a newer one started:%n%s",
-        Audit.fencedWritesReport(cluster.url)).isZero();
+        Audit.fencedWritesReport(url)).isZero();
     assertThat(a.duplicateDeposits()).as("deposits delivered twice (refused by op id)").isZero();
     assertThat(a.unbalancedAccounts()).as("accounts whose balance differs from their deposits").isZero();
     assertThat(a.staleReads()).as("balance reads missing an acknowledged deposit").isZero();
@@ -94,38 +139,38 @@ class ProcessFaultsIT {
 
   @Test
   void aKilledPodsShardsMoveOnlyAfterItsLeaseAndNothingIsLostOrLiveTwice() throws Exception {
-    Child victim = cluster.pods.get(1);
+    ManagedProcess victim = pods.get(1);
     PodId id = podAt(victim);
     long killed = System.nanoTime();
     victim.kill();
     Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() ->
-        cluster.client().config().pod(id).map(e -> e.status() == PodStatus.GONE).orElse(false));
+        client.config().pod(id).map(e -> e.status() == PodStatus.GONE).orElse(false));
     long movedAfter = System.nanoTime() - killed;
     // The manager may have granted its last renewal up to a third of a lease before the kill; it
     // must then wait the lease and the margin (1 s here).
     assertThat(movedAfter).as("shards moved before the dead pod's lease and margin ran out")
         .isGreaterThanOrEqualTo(LEASE.toNanos() * 2 / 3 + Duration.ofSeconds(1).toNanos());
-    cluster.awaitOwned(2, Duration.ofSeconds(30));
+    awaitOwned(2);
     awaitAcked(2000);
     assertClean(finish());
   }
 
   @Test
   void withTheManagerKilledKnownShardsAreServedNewOnesWaitAndARestartedManagerResumes() throws Exception {
-    int port = cluster.managerAddress.port();
-    cluster.manager.kill();
+    int port = managerAddress.port();
+    manager.kill();
     // Twice the lease later, the pods still serve: deposits keep being acknowledged.
     long before = ledger.ackedCount();
     long killedAt = System.nanoTime();
     Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() ->
         System.nanoTime() - killedAt > LEASE.multipliedBy(2).toNanos() && ledger.ackedCount() > before + 1000);
-    for (Child p : cluster.pods) {
+    for (ManagedProcess p : pods) {
       assertThat(p.logText()).doesNotContain("self-fencing");
     }
     // A pod dies while no manager can move its shards: messages for them wait.
-    Child victim = cluster.pods.get(2);
+    ManagedProcess victim = pods.get(2);
     PodId victimId = podAt(victim);
-    ClusterConfig view = cluster.client().config();
+    ClusterConfig view = client.config();
     Set<Integer> orphaned = Set.copyOf(view.positionsByOwner().get(victimId).stream().map(p -> p + 1).toList());
     long failedBefore = ledger.failedCount();
     victim.kill();
@@ -137,13 +182,13 @@ class ProcessFaultsIT {
         orphan = "orphan-" + i;
       }
     }
-    var waiting = cluster.client().entity(io.atoll.server.demo.Account.TYPE, orphan)
+    var waiting = client.entity(io.atoll.server.demo.Account.TYPE, orphan)
         .<Long>ask(io.atoll.server.demo.AccountMsg.Balance::new, Duration.ofSeconds(60)).toCompletableFuture();
     Awaitility.await("a message for a shard nobody can serve waits").during(LEASE.multipliedBy(2))
         .atMost(LEASE.multipliedBy(2).plusSeconds(5)).until(() -> !waiting.isDone());
     // An ask to the stopped pod's entity that cannot wait that long gets a clear error.
     String orphanId = orphan;
-    var impatient = cluster.client().entity(io.atoll.server.demo.Account.TYPE, orphanId)
+    var impatient = client.entity(io.atoll.server.demo.Account.TYPE, orphanId)
         .<Long>ask(io.atoll.server.demo.AccountMsg.Balance::new, Duration.ofSeconds(1)).toCompletableFuture();
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> impatient.get(10, TimeUnit.SECONDS)).cause()
         .isInstanceOfSatisfying(io.atoll.runtime.DeliveryException.class, e -> {
@@ -152,23 +197,23 @@ class ProcessFaultsIT {
               .hasMessageContaining("shard");
         });
     // The manager comes back on the same port and data: it resumes, and moves the dead pod's shards.
-    cluster.startManager(port);
-    assertThat(cluster.manager.logText()).contains("term 2");
+    startManager(port);
+    assertThat(manager.logText()).contains("term 2");
     assertThat(waiting.get(30, TimeUnit.SECONDS)).isZero();
-    cluster.awaitOwned(2, Duration.ofSeconds(30));
+    awaitOwned(2);
     awaitAcked(1000);
     assertClean(finish());
   }
 
   @Test
   void aPodPausedLongerThanItsLeaseHasFencedItselfWhenItWakesAndNothingRunsTwice() throws Exception {
-    Child sleeper = cluster.pods.get(0);
+    ManagedProcess sleeper = pods.get(0);
     PodId id = podAt(sleeper);
     sleeper.pause();
     try {
       Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() ->
-          cluster.client().config().pod(id).map(e -> e.status() == PodStatus.GONE).orElse(false));
-      cluster.awaitOwned(2, Duration.ofSeconds(30));
+          client.config().pod(id).map(e -> e.status() == PodStatus.GONE).orElse(false));
+      awaitOwned(2);
       awaitAcked(1000); // the others serve its accounts now
     } finally {
       sleeper.resume();
@@ -176,7 +221,7 @@ class ProcessFaultsIT {
     Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> sleeper.logText().contains("self-fencing")
         || sleeper.logText().contains("joining again as a new incarnation"));
     // It comes back as a new incarnation and gets shards again.
-    cluster.awaitOwned(3, Duration.ofSeconds(30));
+    awaitOwned(3);
     awaitAcked(2000);
     Audit a = finish();
     assertClean(a);
@@ -185,12 +230,13 @@ class ProcessFaultsIT {
   @Test
   void restartingEveryPodOneAtATimeUnderLoadLosesNothing() throws Exception {
     for (int i = 0; i < 3; i++) {
-      Child old = cluster.pods.get(i);
+      ManagedProcess old = pods.get(i);
       old.terminate();
-      assertThat(old.awaitExit(Duration.ofSeconds(30))).as("%s stopped gracefully", old.name).isIn(0, 143);
-      cluster.pods.set(i, cluster.startPod());
-      cluster.pods.remove(cluster.pods.size() - 1);
-      cluster.awaitOwned(3, Duration.ofSeconds(30));
+      assertThat(old.awaitExit(Duration.ofSeconds(30)).orElse(-1)).as("%s stopped gracefully", old.name())
+          .isIn(0, 143);
+      pods.set(i, startPod());
+      pods.remove(pods.size() - 1);
+      awaitOwned(3);
       awaitAcked(500);
     }
     Audit a = finish();

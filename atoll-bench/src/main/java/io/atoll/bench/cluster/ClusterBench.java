@@ -1,14 +1,16 @@
 package io.atoll.bench.cluster;
 
 import io.atoll.core.ClusterConfig;
-import io.atoll.core.PodEntry;
-import io.atoll.core.PodStatus;
 import io.atoll.core.ShardHasher;
 import io.atoll.manager.ManagerSettings;
 import io.atoll.manager.ShardManager;
 import io.atoll.runtime.EntityRef;
 import io.atoll.runtime.Sharding;
 import io.atoll.store.file.FileAssignmentStore;
+import io.atoll.testkit.ClusterChecks;
+import io.atoll.testkit.process.ManagedProcess;
+import io.atoll.testkit.process.ProcessCluster;
+import io.atoll.testkit.process.ProcessSpec;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -16,8 +18,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +47,7 @@ public final class ClusterBench {
   private final int seconds;
   private final int warmup;
   private final Path dir;
-  private final List<Process> processes = new ArrayList<>();
+  private final ProcessCluster processes;
   private final List<Sharding> shardings = new ArrayList<>();
   private ShardManager manager;
 
@@ -55,6 +55,7 @@ public final class ClusterBench {
     this.seconds = seconds;
     this.warmup = warmup;
     this.dir = Files.createTempDirectory("atoll-bench");
+    this.processes = new ProcessCluster(dir);
   }
 
   /** Runs the scenarios named on the command line (all by default). */
@@ -121,45 +122,25 @@ public final class ClusterBench {
     manager = ShardManager.start(s, FileAssignmentStore.open(dir.resolve("manager")), "127.0.0.1", 0);
   }
 
-  private void startPods(int n) throws Exception {
-    List<Process> started = new ArrayList<>();
+  private void startPods(int n) {
+    List<ManagedProcess> started = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       started.add(startPod());
     }
-    for (Process p : started) {
-      awaitListening(p);
+    for (ManagedProcess p : started) {
+      p.awaitAddress(Duration.ofSeconds(60));
     }
   }
 
-  private Process startPod() throws IOException {
-    List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-        "-Xmx1g", "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED"));
-    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (a.startsWith("--sun-misc-unsafe-memory-access") || a.startsWith("--enable-native-access")) {
-        cmd.add(a);
-      }
-    }
+  private ManagedProcess startPod() {
+    // A pod measured at full speed: a 1 GB heap and the JVM's default collector and compilers.
+    ProcessSpec.Builder spec = ProcessSpec.builder("pod-" + processes.processes().size(), BenchPod.class.getName())
+        .heap("1g").quickStart(false).args(manager.address().toString());
     String extra = System.getProperty("bench.podJvmArgs", "");
     if (!extra.isBlank()) {
-      cmd.addAll(List.of(extra.trim().split("\\s+"))); // e.g. a flight recording of the pod
+      spec.jvmOptions(List.of(extra.trim().split("\\s+"))); // e.g. a flight recording of the pod
     }
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchPod.class.getName(),
-        manager.address().toString()));
-    Path log = dir.resolve("pod-" + processes.size() + ".log");
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    processes.add(p);
-    return p;
-  }
-
-  private void awaitListening(Process p) throws Exception {
-    Path log = dir.resolve("pod-" + processes.indexOf(p) + ".log");
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!Files.readString(log).contains("listening on")) {
-      if (!p.isAlive() || System.nanoTime() > deadline) {
-        throw new IllegalStateException("bench pod did not start: " + Files.readString(log));
-      }
-      TimeUnit.MILLISECONDS.sleep(20); // polling the pod's log for its start line
-    }
+    return processes.start(spec.build());
   }
 
   private Sharding remote(int pods) throws Exception {
@@ -182,25 +163,8 @@ public final class ClusterBench {
     return pod;
   }
 
-  private static void awaitOwned(Sharding s, int pods) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (System.nanoTime() < deadline) {
-      if (ownedBy(s.config(), pods) && s.config().activePods().size() == pods) {
-        return;
-      }
-      TimeUnit.MILLISECONDS.sleep(10); // polling the view
-    }
-    throw new IllegalStateException("shards not assigned in time");
-  }
-
-  private static boolean ownedBy(ClusterConfig c, int pods) {
-    for (int pos = 0; pos < c.size(); pos++) {
-      PodEntry e = c.ownerEntry(pos);
-      if (e == null || e.status() != PodStatus.ACTIVE) {
-        return false;
-      }
-    }
-    return true;
+  private static void awaitOwned(Sharding s, int pods) {
+    ClusterChecks.awaitEveryShardOwned(s, pods, Duration.ofSeconds(30));
   }
 
   private static List<EntityRef<BenchCounter.Msg>> refs(Sharding s, int n) {
@@ -383,7 +347,7 @@ public final class ClusterBench {
       if (joined < 0 && c.activePods().size() == 3) {
         joined = System.nanoTime();
       }
-      if (joined >= 0 && balancedAt(c, 3)) {
+      if (joined >= 0 && ClusterChecks.balanced(c, 3)) {
         balanced = System.nanoTime();
         break;
       }
@@ -400,14 +364,6 @@ public final class ClusterBench {
     r.put("failed", (double) failed.get());
     r.put("messages", (double) done.get());
     return r;
-  }
-
-  private static boolean balancedAt(ClusterConfig c, int pods) {
-    Collection<Integer> counts = c.ownedCounts().entrySet().stream()
-        .filter(e -> c.pod(e.getKey()).map(p -> p.status() == PodStatus.ACTIVE).orElse(false))
-        .map(Map.Entry::getValue).toList();
-    return counts.size() == pods && counts.stream().max(Comparator.naturalOrder()).orElse(0)
-        - counts.stream().min(Comparator.naturalOrder()).orElse(0) <= 1 && ownedBy(c, pods);
   }
 
   /**
@@ -467,18 +423,7 @@ public final class ClusterBench {
     for (Sharding s : shardings) {
       s.close();
     }
-    for (Process p : processes) {
-      p.destroy();
-    }
-    for (Process p : processes) {
-      try {
-        if (!p.waitFor(10, TimeUnit.SECONDS)) {
-          p.destroyForcibly();
-        }
-      } catch (InterruptedException e) {
-        p.destroyForcibly();
-      }
-    }
+    processes.close(); // SIGTERM, then SIGKILL for what still runs after 10 s
     if (manager != null) {
       manager.close();
     }

@@ -7,6 +7,9 @@ import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
 import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.Sharding;
+import io.atoll.testkit.ClusterChecks;
+import io.atoll.testkit.process.ManagedProcess;
+import io.atoll.testkit.process.ProcessCluster;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +51,6 @@ public final class DemoRun {
   private final PrintStream out;
   private final long start = System.nanoTime();
   private final Map<PodAddress, String> names = new LinkedHashMap<>();
-  private final List<Child> children = new ArrayList<>();
   private volatile boolean interrupted;
 
   public DemoRun(Options options, PrintStream out) {
@@ -73,37 +75,37 @@ public final class DemoRun {
         o.dir().resolve("db").toAbsolutePath().toString()).start();
     String url = "jdbc:h2:tcp://127.0.0.1:" + db.getPort() + "/accounts";
     AccountDb.createSchema(url);
+    ProcessCluster processes = new ProcessCluster(o.dir());
     Thread hook = new Thread(() -> {
       interrupted = true;
-      children.forEach(Child::terminate);
+      processes.terminateAll();
     });
     Runtime.getRuntime().addShutdownHook(hook);
     Sharding client = null;
     try {
-      Child manager = Child.start("manager", o.dir(), List.of("manager", "--port", "0",
+      ManagedProcess manager = processes.start(AtollProcesses.atoll("manager", List.of("manager", "--port", "0",
           "--data-dir", o.dir().resolve("manager").toString(), "--shards", Integer.toString(o.shards()),
           "--lease", o.lease().toMillis() + "ms", "--lease-margin", "1s", "--rebalance-interval", "10s",
-          "--rebalance-retry", "2s", "--termination-timeout", "2s", "--ping-timeout", "1s"));
-      children.add(manager);
+          "--rebalance-retry", "2s", "--termination-timeout", "2s", "--ping-timeout", "1s")));
       PodAddress managerAddress = manager.awaitAddress(Duration.ofSeconds(60));
       say("shard manager up on " + managerAddress + " (lease " + o.lease().toMillis() + " ms)");
-      List<Child> pods = new ArrayList<>();
+      List<ManagedProcess> pods = new ArrayList<>();
       for (int i = 1; i <= o.pods(); i++) {
-        pods.add(startPod(i, managerAddress, url));
+        pods.add(startPod(processes, i, managerAddress, url));
       }
-      for (Child p : pods) {
-        names.put(p.awaitAddress(Duration.ofSeconds(60)), p.name);
+      for (ManagedProcess p : pods) {
+        names.put(p.awaitAddress(Duration.ofSeconds(60)), p.name());
       }
       client = Sharding.builder().manager(managerAddress.toString()).clientOnly()
           .sendTimeout(Duration.ofSeconds(10)).askTimeout(Duration.ofSeconds(10)).start();
       Sharding c = client;
-      awaitAllOwned(c, Duration.ofSeconds(30));
+      ClusterChecks.awaitEveryShardOwned(c, o.pods(), Duration.ofSeconds(30));
       say(o.pods() + " pods up; " + shardsLine(c.config()));
       Ledger ledger = new Ledger();
       Load load = new Load(client, ledger, o.accounts(), o.concurrency(), 1, o.rate()).start();
       say("load started: deposits (tell) and balance checks (ask), " + (o.rate() > 0 ? o.rate() + "/s, " : "")
           + "at most " + o.concurrency() + " in flight");
-      timeline(c, ledger, managerAddress, url, pods);
+      timeline(processes, c, ledger, managerAddress, url, pods);
       say("load stopping; waiting for what is in flight");
       load.stop(15_000);
       Audit a = Audit.of(ledger, url);
@@ -113,14 +115,7 @@ public final class DemoRun {
       if (client != null) {
         client.close();
       }
-      for (Child ch : children) {
-        ch.terminate();
-      }
-      for (Child ch : children) {
-        if (ch.awaitExit(Duration.ofSeconds(10)) < 0) {
-          ch.kill();
-        }
-      }
+      processes.close(); // SIGTERM, then SIGKILL for what still runs after 10 s
       db.stop();
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
@@ -130,15 +125,13 @@ public final class DemoRun {
     }
   }
 
-  private Child startPod(int i, PodAddress manager, String url) throws java.io.IOException {
-    Child p = Child.start("pod-" + i, o.dir(), List.of("pod", "--manager", manager.toString(), "--db", url,
-        "--termination-timeout", "2s"));
-    children.add(p);
-    return p;
+  private static ManagedProcess startPod(ProcessCluster processes, int i, PodAddress manager, String url) {
+    return processes.start(AtollProcesses.atoll("pod-" + i, List.of("pod", "--manager", manager.toString(),
+        "--db", url, "--termination-timeout", "2s")));
   }
 
-  private void timeline(Sharding client, Ledger ledger, PodAddress manager, String url, List<Child> pods)
-      throws Exception {
+  private void timeline(ProcessCluster processes, Sharding client, Ledger ledger, PodAddress manager, String url,
+      List<ManagedProcess> pods) throws Exception {
     long total = o.duration().toNanos();
     // Each fault waits for the previous one to settle, so the story reads in order on a busy machine.
     long addAt = total * 3 / 20;
@@ -147,8 +140,8 @@ public final class DemoRun {
     boolean added = false;
     boolean stopped = false;
     boolean killed = false;
-    Child stopping = null;
-    Child joining = null;
+    ManagedProcess stopping = null;
+    ManagedProcess joining = null;
     long loadStart = System.nanoTime();
     long lastTick = loadStart;
     long lastAcked = 0;
@@ -162,33 +155,33 @@ public final class DemoRun {
       }
       if (!o.keepRunning() && !added && t >= addAt) {
         added = true;
-        joining = startPod(pods.size() + 1, manager, url);
+        joining = startPod(processes, pods.size() + 1, manager, url);
         pods.add(joining);
-        say("+ starting " + joining.name);
+        say("+ starting " + joining.name());
       }
       if (joining != null) {
-        PodAddress address = joining.addressIfUp();
+        PodAddress address = joining.addressIfUp().orElse(null);
         if (address != null) {
-          names.put(address, joining.name);
-          say("  " + joining.name + " is up on " + address);
+          names.put(address, joining.name());
+          say("  " + joining.name() + " is up on " + address);
           joining = null;
         }
       }
       if (!o.keepRunning() && !stopped && t >= stopAt && added && joining == null) {
         stopped = true;
         stopping = pods.get(0);
-        say("~ stopping " + stopping.name + " gracefully (SIGTERM): it hands its shards over and leaves");
+        say("~ stopping " + stopping.name() + " gracefully (SIGTERM): it hands its shards over and leaves");
         stopping.terminate();
       }
       if (stopping != null && !stopping.isAlive()) {
-        int code = stopping.awaitExit(Duration.ZERO);
-        say("  " + stopping.name + " left the cluster and exited" + (code == 0 || code == 143 ? "" : " (code " + code + ")"));
+        int code = stopping.awaitExit(Duration.ZERO).orElse(-1);
+        say("  " + stopping.name() + " left the cluster and exited" + (code == 0 || code == 143 ? "" : " (code " + code + ")"));
         stopping = null;
       }
       if (!o.keepRunning() && !killed && t >= killAt && stopped && stopping == null) {
         killed = true;
-        Child victim = pods.get(1);
-        say("x killing " + victim.name + " (kill -9): its shards move once its lease runs out");
+        ManagedProcess victim = pods.get(1);
+        say("x killing " + victim.name() + " (kill -9): its shards move once its lease runs out");
         victim.kill();
       }
       ClusterConfig view = client.config();
@@ -208,23 +201,6 @@ public final class DemoRun {
       }
       TimeUnit.MILLISECONDS.sleep(100); // the progress display's pace
     }
-  }
-
-  private void awaitAllOwned(Sharding client, Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      ClusterConfig c = client.config();
-      boolean all = true;
-      for (int pos = 0; pos < c.size() && all; pos++) {
-        PodEntry e = c.ownerEntry(pos);
-        all = e != null && e.status() == PodStatus.ACTIVE;
-      }
-      if (all && c.activePods().size() == o.pods()) {
-        return;
-      }
-      TimeUnit.MILLISECONDS.sleep(50); // polling the client's view
-    }
-    throw new IllegalStateException("the shards were not all assigned within " + timeout.toSeconds() + " s");
   }
 
   private Map<String, Integer> shardCounts(ClusterConfig c) {

@@ -1,39 +1,26 @@
-package io.atoll.runtime;
+package io.atoll.testkit.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
+import io.atoll.runtime.EntityRef;
+import io.atoll.runtime.Sharding;
+import io.atoll.testkit.LocalCluster;
+import io.atoll.testkit.junit.AtollCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
+@AtollCluster(shards = 30, podTemplate = Counter.Pods.class)
 class RoutingTest {
 
-  @TempDir
-  Path dir;
-  TestCluster cluster;
-
-  @BeforeEach
-  void start() {
-    cluster = new TestCluster(dir, TestCluster.fast(30));
-  }
-
-  @AfterEach
-  void stop() {
-    cluster.close();
-  }
-
   @Test
-  void tellsAndAsksReachEveryEntityFromEveryPod() throws Exception {
+  void tellsAndAsksReachEveryEntityFromEveryPod(LocalCluster cluster) throws Exception {
     Sharding a = cluster.addPod();
     Sharding b = cluster.addPod();
-    cluster.awaitStable(Duration.ofSeconds(20));
+    cluster.awaitSettled(Duration.ofSeconds(20));
     List<CompletableFuture<Void>> tells = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
       tells.add(a.entity(Counter.TYPE, "c-" + i).tell(new Counter.Add(i)).toCompletableFuture());
@@ -49,10 +36,10 @@ class RoutingTest {
   }
 
   @Test
-  void messagesFromOnePodToOneEntityAreHandledInSendOrder() throws Exception {
+  void messagesFromOnePodToOneEntityAreHandledInSendOrder(LocalCluster cluster) throws Exception {
     Sharding a = cluster.addPod();
     Sharding b = cluster.addPod();
-    cluster.awaitStable(Duration.ofSeconds(20));
+    cluster.awaitSettled(Duration.ofSeconds(20));
     // An entity on b, seen from a (remote), and one on a (local).
     String remote = idOwnedBy(b, a);
     String local = idOwnedBy(a, a);

@@ -1,25 +1,29 @@
-package io.atoll.runtime;
+package io.atoll.testkit.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.atoll.core.FencingToken;
-import java.nio.file.Path;
+import io.atoll.runtime.DeliveryException;
+import io.atoll.runtime.EntityFactory;
+import io.atoll.runtime.EntityRef;
+import io.atoll.runtime.EntityType;
+import io.atoll.runtime.Sharding;
+import io.atoll.runtime.ShardingObserver;
+import io.atoll.testkit.LocalCluster;
+import io.atoll.testkit.junit.AtollCluster;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Activations: passivation when idle, termination messages, restarts after failures, tokens. */
+@AtollCluster(shards = 10, podTemplate = Counter.Pods.class)
 class LifecycleTest {
 
-  @TempDir
-  Path dir;
-  TestCluster cluster;
+  LocalCluster cluster;
   final List<String> events = new CopyOnWriteArrayList<>();
 
   final ShardingObserver recorder = new ShardingObserver() {
@@ -35,13 +39,8 @@ class LifecycleTest {
   };
 
   @BeforeEach
-  void start() {
-    cluster = new TestCluster(dir, TestCluster.fast(10));
-  }
-
-  @AfterEach
-  void stop() {
-    cluster.close();
+  void start(LocalCluster cluster) {
+    this.cluster = cluster;
   }
 
   @Test
@@ -56,7 +55,7 @@ class LifecycleTest {
         g.reply().send(42L);
       }
     }));
-    cluster.awaitStable(Duration.ofSeconds(10));
+    cluster.awaitSettled(Duration.ofSeconds(10));
     pod.entity(idle, "sleepy").<Long>ask(Counter.Get::new).toCompletableFuture().get(5, TimeUnit.SECONDS);
     assertThat(pod.activeEntities()).isEqualTo(1);
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> pod.activeEntities() == 0);
@@ -69,7 +68,7 @@ class LifecycleTest {
   @Test
   void aFailingHandlerFailsItsMessageAndRestartsTheEntity() throws Exception {
     Sharding pod = cluster.addPod(b -> b.observer(recorder));
-    cluster.awaitStable(Duration.ofSeconds(10));
+    cluster.awaitSettled(Duration.ofSeconds(10));
     EntityRef<Counter.Msg> ref = pod.entity(Counter.TYPE, "flaky");
     ref.tell(new Counter.Add(5)).toCompletableFuture().get(5, TimeUnit.SECONDS);
     var failed = ref.tell(new Counter.Fail("boom")).toCompletableFuture();
@@ -104,13 +103,12 @@ class LifecycleTest {
       };
     };
     Sharding a = cluster.addPod(b -> b.register(traced, factory));
-    cluster.awaitStable(Duration.ofSeconds(10));
+    cluster.awaitSettled(Duration.ofSeconds(10));
     a.entity(traced, "mover").<String>ask(Counter.Token::new).toCompletableFuture().get(5, TimeUnit.SECONDS);
     Sharding b = cluster.addPod(x -> x.register(traced, factory));
-    cluster.awaitStable(Duration.ofSeconds(10));
-    cluster.pods.remove(a);
-    a.close(); // every shard moves to b
-    cluster.awaitStable(Duration.ofSeconds(10));
+    cluster.awaitSettled(Duration.ofSeconds(10));
+    cluster.stopPod(a); // every shard moves to b
+    cluster.awaitSettled(Duration.ofSeconds(10));
     String where = b.entity(traced, "mover").<String>ask(Counter.Token::new).toCompletableFuture()
         .get(5, TimeUnit.SECONDS);
     assertThat(where).startsWith(b.podId().toString());

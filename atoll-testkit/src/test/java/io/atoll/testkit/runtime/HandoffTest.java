@@ -1,8 +1,10 @@
-package io.atoll.runtime;
+package io.atoll.testkit.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
+import io.atoll.runtime.Sharding;
+import io.atoll.testkit.LocalCluster;
+import io.atoll.testkit.junit.AtollClusterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,26 +14,21 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Shards move while messages flow: nothing fails, nothing is lost, order holds. */
 class HandoffTest {
 
-  @TempDir
-  Path dir;
-  TestCluster cluster;
+  @RegisterExtension
+  final AtollClusterExtension atoll = AtollClusterExtension.builder().shards(60).podTemplate(new Counter.Pods())
+      .build();
+  LocalCluster cluster;
 
   @BeforeEach
   void start() {
-    cluster = new TestCluster(dir, TestCluster.fast(60));
-  }
-
-  @AfterEach
-  void stop() {
-    cluster.close();
+    cluster = atoll.cluster();
   }
 
   /** Sends ordered tells to {@code entities} from {@code from} until stopped; returns per-entity counts. */
@@ -84,12 +81,12 @@ class HandoffTest {
   void aPodJoiningUnderLoadTakesShardsWithoutFailingOrReorderingAMessage() throws Exception {
     Sharding a = cluster.addPod();
     Sharding b = cluster.addPod();
-    cluster.awaitStable(Duration.ofSeconds(20));
+    cluster.awaitSettled(Duration.ofSeconds(20));
     Load load = new Load(a, 7, 40);
     try {
       org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> load.sent.size() == 40);
       Sharding c = cluster.addPod();
-      cluster.awaitStable(Duration.ofSeconds(30));
+      cluster.awaitSettled(Duration.ofSeconds(30));
       org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !c.servedShards().isEmpty());
     } finally {
       load.close();
@@ -104,13 +101,12 @@ class HandoffTest {
     Sharding a = cluster.addPod();
     Sharding b = cluster.addPod();
     Sharding c = cluster.addPod();
-    cluster.awaitStable(Duration.ofSeconds(20));
+    cluster.awaitSettled(Duration.ofSeconds(20));
     Load load = new Load(a, 9, 40);
     try {
       org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> load.sent.size() == 40);
-      cluster.pods.remove(c);
-      c.close();
-      cluster.awaitStable(Duration.ofSeconds(30));
+      cluster.stopPod(c);
+      cluster.awaitSettled(Duration.ofSeconds(30));
     } finally {
       load.close();
     }

@@ -1,10 +1,13 @@
-package io.atoll.runtime;
+package io.atoll.testkit.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.atoll.core.ShardHasher;
-import java.nio.file.Path;
+import io.atoll.runtime.DeliveryException;
+import io.atoll.runtime.Sharding;
+import io.atoll.testkit.LocalCluster;
+import io.atoll.testkit.junit.AtollCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,33 +15,22 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Messages for shards without an owner wait, bounded, and flow in order once an owner appears. */
+@AtollCluster(shards = 20, podTemplate = Counter.Pods.class)
 class BufferingTest {
 
-  @TempDir
-  Path dir;
-  TestCluster cluster;
+  LocalCluster cluster;
 
   @BeforeEach
-  void start() {
-    cluster = new TestCluster(dir, TestCluster.fast(20));
-  }
-
-  @AfterEach
-  void stop() {
-    cluster.close();
+  void start(LocalCluster cluster) {
+    this.cluster = cluster;
   }
 
   private Sharding client(java.util.function.UnaryOperator<Sharding.Builder> custom) {
-    Sharding c = custom.apply(Sharding.builder().manager(cluster.managerAddress()).clientOnly()
-        .askTimeout(Duration.ofSeconds(10)).sendTimeout(Duration.ofSeconds(10))).start();
-    cluster.pods.add(c);
-    return c;
+    return cluster.addClient(custom);
   }
 
   @Test

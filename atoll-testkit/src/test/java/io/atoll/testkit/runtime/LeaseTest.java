@@ -1,10 +1,14 @@
-package io.atoll.runtime;
+package io.atoll.testkit.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
-import java.nio.file.Path;
+import io.atoll.runtime.Sharding;
+import io.atoll.runtime.ShardingObserver;
+import io.atoll.testkit.LocalCluster;
+import io.atoll.testkit.junit.AtollCluster;
+import io.atoll.testkit.net.TcpRelay;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,13 +19,10 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Leases: a pod cut off from a manager that is alive for others fences itself before its shards move. */
+@AtollCluster(shards = 20, podTemplate = Counter.Pods.class)
 class LeaseTest {
-
-  @TempDir
-  Path dir;
 
   /** Shard starts and stops of every pod, in one order; flags a shard served by two pods. */
   static final class Timeline {
@@ -57,21 +58,20 @@ class LeaseTest {
   }
 
   @Test
-  void aPodThatTheLiveManagerRefusesFencesItselfAndItsShardsMoveOnlyAfterwards() throws Exception {
+  void aPodThatTheLiveManagerRefusesFencesItselfAndItsShardsMoveOnlyAfterwards(LocalCluster cluster) throws Exception {
     Timeline timeline = new Timeline();
     AtomicBoolean aFenced = new AtomicBoolean();
-    try (TestCluster cluster = new TestCluster(dir, TestCluster.fast(20))) {
-      TcpProxy proxy = new TcpProxy(cluster.manager.address().port());
-      // Pod a reaches the manager only through the proxy; pod b directly.
-      Sharding a = cluster.addPod(x -> x.manager("127.0.0.1:" + proxy.port()).observer(timeline.observer("a", aFenced)));
+    try (TcpRelay relay = TcpRelay.to(cluster.managerAddress().port())) {
+      // Pod a reaches the manager only through the relay; pod b directly.
+      Sharding a = cluster.addPod(x -> x.manager(relay.address()).observer(timeline.observer("a", aFenced)));
       Sharding b = cluster.addPod(x -> x.observer(timeline.observer("b", new AtomicBoolean())));
-      cluster.awaitStable(Duration.ofSeconds(10));
+      cluster.awaitSettled(Duration.ofSeconds(10));
       PodId aId = a.podId();
-      proxy.close(); // the manager now refuses a, and only a
+      relay.close(); // the manager now refuses a, and only a
       Awaitility.await().atMost(Duration.ofSeconds(15)).until(() ->
-          cluster.manager.config().pod(aId).map(e -> e.status() == PodStatus.GONE).orElse(false));
+          cluster.manager().config().pod(aId).map(e -> e.status() == PodStatus.GONE).orElse(false));
       assertThat(aFenced).as("pod a fenced itself").isTrue();
-      cluster.awaitStable(Duration.ofSeconds(15));
+      cluster.awaitSettled(Duration.ofSeconds(15));
       assertThat(b.servedShards()).hasSize(20);
       synchronized (timeline) {
         assertThat(timeline.violations).isEmpty();

@@ -1,10 +1,16 @@
-package io.atoll.runtime;
+package io.atoll.testkit.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import io.atoll.core.ShardHasher;
+import io.atoll.runtime.DeliveryException;
+import io.atoll.runtime.EntityRef;
+import io.atoll.runtime.EntityType;
+import io.atoll.runtime.Sharding;
+import io.atoll.testkit.LocalCluster;
+import io.atoll.testkit.junit.AtollCluster;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.DeliverBatch;
 import io.atoll.transport.grpc.proto.Envelope;
@@ -17,7 +23,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,29 +31,26 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Bad input at the pod's boundaries: a clear error to the sender, and the pod keeps serving. */
+@AtollCluster(shards = 10, podTemplate = Counter.Pods.class)
 class BadInputTest {
 
-  @TempDir
-  Path dir;
-  TestCluster cluster;
+  LocalCluster cluster;
   Sharding pod;
   ManagedChannel raw;
 
   @BeforeEach
-  void start() {
-    cluster = new TestCluster(dir, TestCluster.fast(10));
+  void start(LocalCluster cluster) {
+    this.cluster = cluster;
     pod = cluster.addPod(b -> b.maxMessageBytes(4096));
-    cluster.awaitStable(Duration.ofSeconds(10));
+    cluster.awaitSettled(Duration.ofSeconds(10));
     raw = Wire.channel(pod.podId().address());
   }
 
   @AfterEach
   void stop() {
     raw.shutdownNow();
-    cluster.close();
   }
 
   /** Sends envelopes on a raw Deliver stream and collects the replies by id. */
@@ -121,9 +123,7 @@ class BadInputTest {
 
   @Test
   void aMessageTooLargeToSendFailsAtTheSenderAndNothingIsSent() throws Exception {
-    Sharding client = Sharding.builder().manager(cluster.managerAddress()).clientOnly().maxMessageBytes(1024)
-        .start();
-    cluster.pods.add(client);
+    Sharding client = cluster.addClient(b -> b.maxMessageBytes(1024));
     var f = client.entity(Counter.TYPE, "big").tell(new Counter.Fail("x".repeat(4000))).toCompletableFuture();
     Awaitility.await().atMost(Duration.ofSeconds(5)).until(f::isDone);
     assertThatThrownBy(f::join).cause().isInstanceOfSatisfying(DeliveryException.class, e -> {
@@ -135,8 +135,7 @@ class BadInputTest {
 
   @Test
   void aTypeNobodyHostsFailsWithItsName() {
-    Sharding client = Sharding.builder().manager(cluster.managerAddress()).clientOnly().start();
-    cluster.pods.add(client);
+    Sharding client = cluster.addClient();
     EntityType<Counter.Msg> ghost = EntityType.of("ghost", Counter.Msg.class);
     var f = client.entity(ghost, "g").tell(new Counter.Add(1)).toCompletableFuture();
     Awaitility.await().atMost(Duration.ofSeconds(5)).until(f::isDone);
@@ -148,7 +147,7 @@ class BadInputTest {
 
   @Test
   void sendingThroughAClosedShardingFailsAtOnce() {
-    Sharding client = Sharding.builder().manager(cluster.managerAddress()).clientOnly().start();
+    Sharding client = cluster.addClient();
     client.close();
     var f = client.entity(Counter.TYPE, "late").tell(new Counter.Add(1)).toCompletableFuture();
     assertThatThrownBy(f::join).cause().isInstanceOfSatisfying(DeliveryException.class, e -> {

@@ -1,12 +1,18 @@
-package io.atoll.runtime;
+package io.atoll.testkit.runtime;
 
+import io.atoll.runtime.Entity;
+import io.atoll.runtime.EntityContext;
+import io.atoll.runtime.EntityType;
+import io.atoll.runtime.Reply;
+import io.atoll.runtime.Sharding;
+import io.atoll.testkit.junit.PodTemplate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /** The test entity: a counter that also records the order of what it was told. */
-final class Counter implements Entity<Counter.Msg> {
+public final class Counter implements Entity<Counter.Msg> {
 
   sealed interface Msg permits Add, Get, Append, Log, Fail, Block, Token, Stop {}
 
@@ -26,6 +32,17 @@ final class Counter implements Entity<Counter.Msg> {
   record Token(Reply<String> reply) implements Msg {}
 
   record Stop() implements Msg {}
+
+  /** Pods hosting counters: the template of the cluster tests. */
+  public static final class Pods implements PodTemplate {
+    /** Creates it. */
+    public Pods() {}
+
+    @Override
+    public Sharding.Builder apply(Sharding.Builder b) {
+      return b.register(TYPE, ctx -> new Counter());
+    }
+  }
 
   static final EntityType<Msg> TYPE = EntityType.of("counter", Msg.class).withTerminationMessage(new Stop());
 
