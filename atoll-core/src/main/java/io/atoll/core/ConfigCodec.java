@@ -326,9 +326,8 @@ final class ConfigCodec {
     }
 
     /** Writes a byte; the caller has {@link #ensure ensured} room. */
-    Out put(byte v) {
+    void put(byte v) {
       buf[pos++] = v;
-      return this;
     }
 
     /** Writes a varint; the caller has {@link #ensure ensured} room. */
@@ -341,21 +340,19 @@ final class ConfigCodec {
       return this;
     }
 
-    Out fixed64(long v) {
+    void fixed64(long v) {
       ensure(8);
       for (int i = 7; i >= 0; i--) {
         buf[pos++] = (byte) (v >>> (i * 8));
       }
-      return this;
     }
 
-    Out string(String s) {
+    void string(String s) {
       byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
       varint(utf8.length);
       ensure(utf8.length);
       System.arraycopy(utf8, 0, buf, pos, utf8.length);
       pos += utf8.length;
-      return this;
     }
 
     byte[] toArray() {
@@ -390,15 +387,13 @@ final class ConfigCodec {
       return (int) v;
     }
 
+    /** At most nine bytes of seven bits: 63 bits, so the value is never negative. */
     long varlong() {
       long v = 0;
       for (int shift = 0; shift < 63; shift += 7) {
         int x = b();
         v |= (long) (x & 0x7F) << shift;
         if ((x & 0x80) == 0) {
-          if (v < 0) {
-            throw new MalformedConfigException("varint at byte " + pos + ": negative (expected: >= 0)");
-          }
           return v;
         }
       }

@@ -17,7 +17,8 @@ import java.util.random.RandomGenerator;
  *       average ({@code extraShardsToAllocate}), but none at all while pods run different versions
  *       (a rolling update is under way);
  *   <li>shards to place = unowned shards + those extras, sorted: unowned first, then shards of the
- *       pods with most shards, then shards of pods on older versions;
+ *       pods with most shards (the seed's last key, shards of pods on older versions, cannot
+ *       decide anything: there are extras only while all pods run one version);
  *   <li>for each: the target is the least-loaded pod of the newest version; skip when the target
  *       already owns it or has only one shard fewer than its owner; otherwise move it.
  * </ol>
@@ -55,10 +56,11 @@ final class VersionAwareStrategy implements AllocationStrategy {
         }
       }
     }
-    // Unowned first (by shard id), then shards of the most-loaded pods, then of older pods.
+    // Unowned first (by shard id), then shards of the most-loaded pods (by shard id). The seed's
+    // third key, shards of older pods first, never decides: extras exist only while every pod
+    // runs one version, so it is left out.
     Comparator<Integer> order = Comparator
         .comparingInt((Integer s) -> -startCount[ownerOf[s]])
-        .thenComparing(s -> loads.pods.get(ownerOf[s]).version())
         .thenComparingInt(s -> s);
     extras.sort(order);
     List<Integer> toPlace = new ArrayList<>(loads.unowned);

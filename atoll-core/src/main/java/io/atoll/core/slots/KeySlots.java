@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 
 /**
  * Redis Cluster's key to hash-slot mapping: {@code CRC16-XMODEM(key or its {hash tag}) & 16383}.
@@ -69,21 +70,14 @@ public final class KeySlots {
 
   private KeySlots() {}
 
-  /** CRC16/XMODEM of {@code data[offset, offset+length)}, as an int in {@code 0..65535}. */
+  /**
+   * CRC16/XMODEM of {@code data[offset, offset+length)}, as an int in {@code 0..65535}.
+   *
+   * @throws IndexOutOfBoundsException if the range is not within {@code data}, naming it
+   */
   public static int crc16(byte[] data, int offset, int length) {
-    if (offset < 0 || length < 0 || offset > data.length - length) {
-      return crc16Bytewise(data, offset, length); // throws (or hashes nothing) as it always has
-    }
+    Objects.checkFromIndexSize(offset, length, data.length);
     return crc16Sliced(data, offset, offset + length);
-  }
-
-  /** The byte-at-a-time CRC; also the behaviour for out-of-range arguments. */
-  private static int crc16Bytewise(byte[] data, int offset, int length) {
-    int crc = 0;
-    for (int i = offset, end = offset + length; i < end; i++) {
-      crc = ((crc << 8) ^ TABLES[((crc >>> 8) ^ data[i]) & 0xFF]) & 0xFFFF;
-    }
-    return crc;
   }
 
   /** Slicing-by-16 CRC of {@code data[from, end)}; the range must be valid. */
@@ -162,11 +156,13 @@ public final class KeySlots {
     return slotOfRange(key, 0, key.length);
   }
 
-  /** The slot of {@code key[offset, offset+length)}, honouring hash tags. */
+  /**
+   * The slot of {@code key[offset, offset+length)}, honouring hash tags.
+   *
+   * @throws IndexOutOfBoundsException if the range is not within {@code key}, naming it
+   */
   public static int slotOf(byte[] key, int offset, int length) {
-    if (offset < 0 || length < 0 || offset > key.length - length) {
-      return slotOfBytewise(key, offset, length); // throws (or hashes nothing) as it always has
-    }
+    Objects.checkFromIndexSize(offset, length, key.length);
     return slotOfRange(key, offset, offset + length);
   }
 
@@ -209,25 +205,6 @@ public final class KeySlots {
       }
     }
     return -1;
-  }
-
-  /** The original byte-at-a-time rule; used for out-of-range arguments only. */
-  private static int slotOfBytewise(byte[] key, int offset, int length) {
-    int end = offset + length;
-    for (int open = offset; open < end; open++) {
-      if (key[open] == '{') {
-        for (int close = open + 1; close < end; close++) {
-          if (key[close] == '}') {
-            if (close > open + 1) {
-              return crc16Bytewise(key, open + 1, close - open - 1) & SLOT_MASK;
-            }
-            break; // "{}": the whole key is hashed
-          }
-        }
-        break; // only the first '{' counts
-      }
-    }
-    return crc16Bytewise(key, offset, length) & SLOT_MASK;
   }
 
   /** The slot of a key given as a string, encoded as UTF-8 the way Redis clients send it. */

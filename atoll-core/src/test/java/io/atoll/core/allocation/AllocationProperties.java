@@ -181,7 +181,7 @@ class AllocationProperties {
   }
 
   /** Random join/leave histories: after each event and enough rounds, the cluster is balanced. */
-  @Property(tries = 1000)
+  @Property
   void historiesOfJoinsAndLeavesStayBalanced(@ForAll("kinds") Kind kind, @ForAll @IntRange(min = 1, max = 300) int shards,
       @ForAll("histories") List<Integer> events, @ForAll long seed) {
     Random random = new Random(seed);

@@ -1,6 +1,7 @@
 package io.atoll.core.slots;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,24 @@ class KeySlotsTest {
   void sliceOfALargerBufferHashesLikeTheKeyAlone() {
     byte[] buf = "xx{a}bcyy".getBytes(StandardCharsets.US_ASCII);
     assertThat(KeySlots.slotOf(buf, 2, 5)).isEqualTo(KeySlots.slotOf("{a}bc"));
+  }
+
+  @Test
+  void aRangeMayEndExactlyAtTheEndOfTheArray() {
+    byte[] key = "ab{c}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(KeySlots.crc16(key, key.length, 0)).isEqualTo(0);
+    assertThat(KeySlots.slotOf(key, key.length, 0)).isEqualTo(0);
+    assertThat(KeySlots.slotOf(key, 2, 3)).isEqualTo(KeySlots.slotOf("c"));
+  }
+
+  @Test
+  void aRangeOutsideTheArrayIsRefused() {
+    byte[] key = new byte[5];
+    int[][] bad = {{-1, 1}, {0, -1}, {1, 5}, {6, 0}, {5, 1}};
+    for (int[] r : bad) {
+      assertThatThrownBy(() -> KeySlots.crc16(key, r[0], r[1])).isInstanceOf(IndexOutOfBoundsException.class);
+      assertThatThrownBy(() -> KeySlots.slotOf(key, r[0], r[1])).isInstanceOf(IndexOutOfBoundsException.class);
+    }
   }
 
   private static int crcOf(String s) {

@@ -22,7 +22,9 @@ import java.util.zip.CRC32C;
  *
  * <p>A save writes {@code state.tmp}, forces it to disk, renames it over {@code state} (an atomic
  * replace on POSIX file systems) and forces the directory, so after a crash at any point the
- * directory holds either the old or the new state, never a mix. The file carries its version and
+ * directory holds either the old or the new state, never a mix. A save returns only once the
+ * directory is forced: if it cannot be, the save fails (its outcome ambiguous) rather than report a
+ * write that a crash could undo. The file carries its version and
  * a CRC32C; a damaged file is reported, never half-read.
  *
  * <pre>
@@ -42,16 +44,32 @@ public final class FileAssignmentStore implements AssignmentStore {
   private static final byte FORMAT = 1;
   private static final int HEADER = 4 + 1 + 8 + 4;
 
+  /** Forces a directory's entries (a rename into it) to disk. */
+  @FunctionalInterface
+  interface DirectorySync {
+    /** The file system's own: fsync on the directory. */
+    DirectorySync FSYNC = dir -> {
+      try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+        d.force(true);
+      }
+    };
+
+    void sync(Path dir) throws IOException;
+  }
+
   private final Path dir;
   private final FileChannel lockChannel;
   private final FileLock lock;
+  private final DirectorySync directorySync;
   private long version; // guarded by this
   private boolean closed; // guarded by this
 
-  private FileAssignmentStore(Path dir, FileChannel lockChannel, FileLock lock, long version) {
+  private FileAssignmentStore(Path dir, FileChannel lockChannel, FileLock lock, DirectorySync directorySync,
+      long version) {
     this.dir = dir;
     this.lockChannel = lockChannel;
     this.lock = lock;
+    this.directorySync = directorySync;
     this.version = version;
   }
 
@@ -62,6 +80,11 @@ public final class FileAssignmentStore implements AssignmentStore {
    *     it), or if it holds a damaged state file
    */
   public static FileAssignmentStore open(Path dir) {
+    return open(dir, DirectorySync.FSYNC);
+  }
+
+  /** {@link #open(Path)} with the directory sync given, for tests that make it fail. */
+  static FileAssignmentStore open(Path dir, DirectorySync directorySync) {
     Path abs = dir.toAbsolutePath();
     FileChannel ch = null;
     try {
@@ -79,7 +102,7 @@ public final class FileAssignmentStore implements AssignmentStore {
       }
       Files.deleteIfExists(abs.resolve(TEMP)); // a save that crashed before its rename
       long v = read(abs).map(Stored::version).orElse(0L);
-      return new FileAssignmentStore(abs, ch, l, v);
+      return new FileAssignmentStore(abs, ch, l, directorySync, v);
     } catch (IOException e) {
       closeQuietly(ch);
       throw new StoreException("file store " + abs + ": cannot open: " + e.getMessage(), e);
@@ -185,10 +208,14 @@ public final class FileAssignmentStore implements AssignmentStore {
       } catch (AtomicMoveNotSupportedException e) {
         throw new StoreException("file store " + dir + ": the file system cannot replace files atomically", e);
       }
-      try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-        d.force(true); // makes the rename itself durable
+      try {
+        directorySync.sync(dir); // makes the rename itself durable
       } catch (IOException e) {
-        // Some file systems cannot sync a directory; the rename is then as durable as they make it.
+        // The rename is visible but may not survive a crash: the outcome is ambiguous (the file
+        // may hold either state), and load() takes the file as the truth again.
+        throw new StoreException("file store " + dir + ": version " + next + " is not durable: the directory"
+            + " could not be synced after the rename: " + e.getMessage()
+            + " (the state file may hold the old or the new state; load() tells)", e);
       }
     } catch (IOException e) {
       throw new StoreException("file store " + dir + ": cannot write version " + next + ": " + e.getMessage(), e);

@@ -6,9 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.atoll.core.spi.AssignmentStore;
 import io.atoll.core.spi.AssignmentStoreContract;
 import io.atoll.core.spi.StoreException;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,5 +81,34 @@ class FileAssignmentStoreTest extends AssignmentStoreContract {
   void readingWithoutTheLockSeesTheLastSave() {
     store.save("v1".getBytes(StandardCharsets.UTF_8), 0);
     assertThat(FileAssignmentStore.read(dir.resolve("data")).orElseThrow().version()).isEqualTo(1);
+  }
+
+  @Test
+  void aSaveWhoseDirectorySyncFailsReportsFailureNotDurability() {
+    // Regression: a failed directory fsync used to be swallowed, and save returned a version a
+    // crash could still undo.
+    store.close();
+    store = FileAssignmentStore.open(dir.resolve("other"), d -> {
+      throw new IOException("injected: EIO");
+    });
+    assertThatThrownBy(() -> store.save("v1".getBytes(StandardCharsets.UTF_8), 0))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("version 1 is not durable")
+        .hasMessageContaining("injected: EIO")
+        .hasCauseInstanceOf(IOException.class);
+    // The outcome was ambiguous: the rename happened, so the file is the truth after a load.
+    assertThat(store.load().orElseThrow().version()).isEqualTo(1);
+  }
+
+  @Test
+  void theDirectoryIsSyncedOnceForEachSaveAfterItsRename() {
+    store.close();
+    Path other = dir.resolve("other");
+    List<Long> versionsSeenAtSync = new ArrayList<>();
+    store = FileAssignmentStore.open(other,
+        d -> versionsSeenAtSync.add(FileAssignmentStore.read(d).orElseThrow().version()));
+    store.save("v1".getBytes(StandardCharsets.UTF_8), 0);
+    store.save("v2".getBytes(StandardCharsets.UTF_8), 1);
+    assertThat(versionsSeenAtSync).containsExactly(1L, 2L);
   }
 }

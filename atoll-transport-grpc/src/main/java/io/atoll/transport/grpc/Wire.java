@@ -9,6 +9,7 @@ import io.atoll.core.PodVersion;
 import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.proto.PodInfo;
 import io.atoll.transport.grpc.proto.PodRef;
+import io.grpc.BindableService;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
@@ -28,15 +29,16 @@ import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.grpc.netty.shaded.io.netty.util.concurrent.EventExecutor;
-import java.util.concurrent.Executor;
-import io.grpc.BindableService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -155,7 +157,8 @@ public final class Wire {
 
   /**
    * A plaintext channel to {@code address}. Calls run their callbacks on the transport thread
-   * ({@code directExecutor}); callers never block in them. Reconnects back off from 100 ms.
+   * ({@code directExecutor}); callers never block in them. Failed connects are retried with
+   * gRPC's own back-off (from about 1 s, growing to 2 min); {@link #reconnecting} cuts it short.
    */
   public static ManagedChannel channel(PodAddress address) {
     return NettyChannelBuilder.forAddress(address.host(), address.port())
@@ -230,21 +233,73 @@ public final class Wire {
   }
 
   /**
-   * Opens and closes one TCP connection to {@code address}. A refusal is fresh evidence that no
-   * process listened on the port at some moment after this call began, which the lease keeper
+   * Opens and closes one TCP connection to {@code address}, trying each address its host resolves
+   * to in turn (a name such as {@code localhost} may resolve to an IPv4 and an IPv6 address, and
+   * only one of them may be listened on). A refusal from every one of them is fresh evidence that
+   * no process listened on the port at some moment after this call began, which the lease keeper
    * uses to tell a stopped manager from an unreachable one.
+   *
+   * @param timeoutMillis the bound on the whole probe, over all addresses; at least 1
+   * @return {@link Probe#LISTENING} if any address accepted, {@link Probe#REFUSED} only if every
+   *     address refused, otherwise (no answer in time, a name that does not resolve, another
+   *     failure) {@link Probe#UNKNOWN}
+   * @throws IllegalArgumentException if {@code timeoutMillis < 1}
    */
   public static Probe probe(PodAddress address, int timeoutMillis) {
+    checkTimeout(timeoutMillis);
+    List<InetSocketAddress> candidates;
+    try {
+      candidates = candidates(address);
+    } catch (UnknownHostException | SecurityException e) {
+      return Probe.UNKNOWN;
+    }
+    return probe(candidates, timeoutMillis);
+  }
+
+  /** Every socket address {@code address} resolves to, in the resolver's order. */
+  static List<InetSocketAddress> candidates(PodAddress address) throws UnknownHostException {
+    List<InetSocketAddress> out = new ArrayList<>();
+    for (InetAddress a : InetAddress.getAllByName(address.host())) {
+      out.add(new InetSocketAddress(a, address.port()));
+    }
+    return out;
+  }
+
+  /** Probes resolved addresses in turn, within {@code timeoutMillis} in all. */
+  static Probe probe(List<InetSocketAddress> candidates, int timeoutMillis) {
+    checkTimeout(timeoutMillis);
+    // Real time bounds a blocking connect: this is I/O, not a decision an injected clock drives.
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    boolean allRefused = !candidates.isEmpty();
+    for (InetSocketAddress candidate : candidates) {
+      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      if (left < 1) {
+        return Probe.UNKNOWN; // a connect timeout of 0 would wait forever
+      }
+      Probe p = connectOnce(candidate, (int) left);
+      if (p == Probe.LISTENING) {
+        return p;
+      }
+      allRefused &= p == Probe.REFUSED;
+    }
+    return allRefused ? Probe.REFUSED : Probe.UNKNOWN;
+  }
+
+  private static void checkTimeout(int timeoutMillis) {
+    if (timeoutMillis < 1) {
+      throw new IllegalArgumentException("probe timeout: " + timeoutMillis + " ms (expected: >= 1)");
+    }
+  }
+
+  private static Probe connectOnce(InetSocketAddress address, int timeoutMillis) {
     try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress(address.host(), address.port()), timeoutMillis);
+      s.connect(address, timeoutMillis);
       return Probe.LISTENING;
     } catch (ConnectException e) {
       String m = String.valueOf(e.getMessage());
       return m.contains("refused") ? Probe.REFUSED : Probe.UNKNOWN;
-    } catch (SocketTimeoutException e) {
-      return Probe.UNKNOWN;
     } catch (IOException | RuntimeException e) {
-      return Probe.UNKNOWN;
+      return Probe.UNKNOWN; // a timeout (SocketTimeoutException) among them
     }
   }
 }
