@@ -18,6 +18,7 @@ import io.atoll.kv.internal.command.Stats;
 import io.atoll.kv.internal.resp.RespDecoder;
 import io.atoll.kv.internal.resp.RespLimits;
 import io.atoll.kv.internal.server.KvConnection;
+import io.atoll.kv.internal.server.Transport;
 import io.atoll.kv.internal.store.SlotStore;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -25,10 +26,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.security.SecureRandom;
@@ -87,16 +85,17 @@ public final class KvServer implements AutoCloseable {
         ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort)));
     file.save(initial);
     ClusterState cluster = new ClusterState(initial, clock, file::save);
-    EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("kv-accept", true));
-    EventLoopGroup workers = new NioEventLoopGroup(s.eventLoops(), new DefaultThreadFactory("kv-io", true));
-    EventLoopGroup busGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("kv-bus", true));
+    EventLoopGroup boss = Transport.group(1, "kv-accept");
+    EventLoopGroup workers = Transport.group(s.eventLoops(), "kv-io");
+    EventLoopGroup busGroup = Transport.group(1, "kv-bus");
     ExecutorService migrations = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "kv-migrate");
       t.setDaemon(true);
       return t;
     });
     try {
-      ClusterBus bus = new ClusterBus(cluster, busGroup, clock, s.nodeTimeoutMillis());
+      ClusterBus bus = new ClusterBus(cluster, busGroup, Transport.serverChannel(), Transport.channel(), clock,
+          s.nodeTimeoutMillis());
       bus.start(s.bind(), busPort);
       SlotStore store = new SlotStore();
       Stats stats = new Stats();
@@ -109,7 +108,7 @@ public final class KvServer implements AutoCloseable {
       Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, clock, s.maxMemory());
       RespLimits limits = new RespLimits(s.maxBulkLength(), s.maxArrayLength(), s.maxInlineLength(),
           s.queryBufferLimit());
-      Channel server = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
+      Channel server = new ServerBootstrap().group(boss, workers).channel(Transport.serverChannel())
           .option(ChannelOption.SO_BACKLOG, 1024)
           .childOption(ChannelOption.TCP_NODELAY, true)
           .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
@@ -124,8 +123,8 @@ public final class KvServer implements AutoCloseable {
           .bind(s.bind(), port).sync().channel();
       busGroup.next().scheduleAtFixedRate(() -> stats.expired(store.expireCycle(clock.getAsLong(), 64)),
           100, 100, TimeUnit.MILLISECONDS);
-      LOG.info("atoll kv node {} listening on {}:{} (cluster bus {})", cluster.view().myNodeId(), s.bind(), port,
-          busPort);
+      LOG.info("atoll kv node {} listening on {}:{} (cluster bus {}, {})", cluster.view().myNodeId(), s.bind(), port,
+          busPort, Transport.name());
       return new KvServer(boss, workers, busGroup, migrations, bus, cluster, server, port, busPort);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

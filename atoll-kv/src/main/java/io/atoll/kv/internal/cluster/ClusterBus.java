@@ -13,10 +13,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import java.net.InetSocketAddress;
@@ -44,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * suspected (PFAIL); each message carries the sender's suspects; a node suspected by a majority of
  * the slot owners is FAIL until it is heard from again.
  *
- * <p>All bus logic runs on one event loop of its own group (one thread), so link state has one
+ * <p>The group and channel classes come from the caller (epoll or NIO). All bus logic runs on one event loop of its own group (one thread), so link state has one
  * writer; the {@link Health} getters read it from other threads.
  */
 public final class ClusterBus implements Health, AutoCloseable {
@@ -59,6 +58,8 @@ public final class ClusterBus implements Health, AutoCloseable {
   private final Map<PodId, Link> links = new ConcurrentHashMap<>();
   private final AtomicLong sent = new AtomicLong();
   private final AtomicLong received = new AtomicLong();
+  private final Class<? extends ServerChannel> serverChannel;
+  private final Class<? extends SocketChannel> channel;
   private Channel server;
   private ClusterConfig encodedFor;
   private byte[] encoded;
@@ -82,7 +83,10 @@ public final class ClusterBus implements Health, AutoCloseable {
   }
 
   /** A bus for {@code state}, on a group of one event loop that it owns from now on. */
-  public ClusterBus(ClusterState state, EventLoopGroup group, LongSupplier clock, long nodeTimeoutMillis) {
+  public ClusterBus(ClusterState state, EventLoopGroup group, Class<? extends ServerChannel> serverChannel,
+      Class<? extends SocketChannel> channel, LongSupplier clock, long nodeTimeoutMillis) {
+    this.serverChannel = serverChannel;
+    this.channel = channel;
     this.state = state;
     this.group = group;
     this.clock = clock;
@@ -92,7 +96,7 @@ public final class ClusterBus implements Health, AutoCloseable {
 
   /** Binds the bus port and starts gossiping; returns the bound port. */
   public int start(String host, int port) throws InterruptedException {
-    server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+    server = new ServerBootstrap().group(group).channel(serverChannel)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(initializer(null)).bind(host, port).sync().channel();
     group.next().scheduleAtFixedRate(this::tickSafely, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
@@ -131,7 +135,7 @@ public final class ClusterBus implements Health, AutoCloseable {
 
   /** CLUSTER MEET: introduces this node to the node whose bus listens at {@code host:busPort}. */
   public void meet(String host, int busPort) {
-    group.next().execute(() -> new Bootstrap().group(group).channel(NioSocketChannel.class)
+    group.next().execute(() -> new Bootstrap().group(group).channel(channel)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1000, nodeTimeout))
         .handler(initializer(null)).connect(host, busPort).addListener((ChannelFuture f) -> {
           if (f.isSuccess()) {
@@ -233,7 +237,7 @@ public final class ClusterBus implements Health, AutoCloseable {
 
   private void connect(Link link, PodEntry e) {
     link.connecting = true;
-    new Bootstrap().group(group).channel(NioSocketChannel.class)
+    new Bootstrap().group(group).channel(channel)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(500, Math.min(nodeTimeout, 5000)))
         .option(ChannelOption.TCP_NODELAY, true)
         .handler(initializer(link))
