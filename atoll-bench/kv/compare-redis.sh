@@ -42,8 +42,9 @@ bench() { # port pipeline -> "set get"
   redis-benchmark --cluster -h 127.0.0.1 -p "$1" -t set,get -n "$N" -c 50 -P "$2" -q 2>/dev/null \
     | tr '\r' '\n' | awk '/^SET:/{s=$2} /^GET:/{g=$2} END{print s, g}'
 }
-# Warm-up (JIT) for both, then alternate the measured runs.
-bench 7201 16 > /dev/null; bench 7301 16 > /dev/null
+# Warm-up (the JVM's JIT needs a few hundred thousand requests), the same for both.
+for _ in 1 2 3; do bench 7201 16 > /dev/null; bench 7301 16 > /dev/null; done
+bench 7201 1 > /dev/null; bench 7301 1 > /dev/null
 echo "| pipeline | Atoll KV SET | Redis SET | Atoll KV GET | Redis GET |"
 echo "|---|---|---|---|---|"
 for P in 1 16; do
