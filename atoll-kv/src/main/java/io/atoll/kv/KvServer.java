@@ -32,6 +32,7 @@ import java.net.ServerSocket;
 import java.security.SecureRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -49,6 +50,7 @@ public final class KvServer implements AutoCloseable {
   private final EventLoopGroup workers;
   private final EventLoopGroup busGroup;
   private final ExecutorService migrations;
+  private final ScheduledExecutorService expiry;
   private final ClusterBus bus;
   private final ClusterState cluster;
   private final Channel server;
@@ -56,11 +58,12 @@ public final class KvServer implements AutoCloseable {
   private final int busPort;
 
   private KvServer(EventLoopGroup boss, EventLoopGroup workers, EventLoopGroup busGroup, ExecutorService migrations,
-      ClusterBus bus, ClusterState cluster, Channel server, int port, int busPort) {
+      ScheduledExecutorService expiry, ClusterBus bus, ClusterState cluster, Channel server, int port, int busPort) {
     this.boss = boss;
     this.workers = workers;
     this.busGroup = busGroup;
     this.migrations = migrations;
+    this.expiry = expiry;
     this.bus = bus;
     this.cluster = cluster;
     this.server = server;
@@ -88,11 +91,8 @@ public final class KvServer implements AutoCloseable {
     EventLoopGroup boss = Transport.group(1, "kv-accept");
     EventLoopGroup workers = Transport.group(s.eventLoops(), "kv-io");
     EventLoopGroup busGroup = Transport.group(1, "kv-bus");
-    ExecutorService migrations = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "kv-migrate");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService migrations = Executors.newSingleThreadExecutor(daemon("kv-migrate"));
+    ScheduledExecutorService expiry = Executors.newSingleThreadScheduledExecutor(daemon("kv-expire"));
     try {
       ClusterBus bus = new ClusterBus(cluster, busGroup, Transport.serverChannel(), Transport.channel(), clock,
           s.nodeTimeoutMillis());
@@ -121,17 +121,19 @@ public final class KvServer implements AutoCloseable {
             }
           })
           .bind(s.bind(), port).sync().channel();
-      busGroup.next().scheduleAtFixedRate(() -> stats.expired(store.expireCycle(clock.getAsLong(), 64)),
+      // Its own thread: a slot's lock may be held for a while (MIGRATE), and that must not stall
+      // the bus (missed pings would make peers suspect this node) or a client event loop.
+      expiry.scheduleWithFixedDelay(() -> stats.expired(store.expireCycle(clock.getAsLong(), 64)),
           100, 100, TimeUnit.MILLISECONDS);
       LOG.info("atoll kv node {} listening on {}:{} (cluster bus {}, {})", cluster.view().myNodeId(), s.bind(), port,
           busPort, Transport.name());
-      return new KvServer(boss, workers, busGroup, migrations, bus, cluster, server, port, busPort);
+      return new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, port, busPort);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      shutdown(boss, workers, busGroup, migrations);
+      shutdown(boss, workers, busGroup, migrations, expiry);
       throw new IllegalStateException("interrupted while starting", e);
     } catch (RuntimeException e) {
-      shutdown(boss, workers, busGroup, migrations);
+      shutdown(boss, workers, busGroup, migrations, expiry);
       throw new IllegalStateException("cannot start on " + s.bind() + ":" + port + " (bus " + busPort + "): "
           + e.getMessage(), e);
     }
@@ -180,11 +182,21 @@ public final class KvServer implements AutoCloseable {
   public void close() {
     server.close().syncUninterruptibly();
     bus.close();
-    shutdown(boss, workers, busGroup, migrations);
+    shutdown(boss, workers, busGroup, migrations, expiry);
   }
 
-  private static void shutdown(EventLoopGroup boss, EventLoopGroup workers, EventLoopGroup bus, ExecutorService m) {
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  private static void shutdown(EventLoopGroup boss, EventLoopGroup workers, EventLoopGroup bus, ExecutorService m,
+      ScheduledExecutorService expiry) {
     m.shutdownNow();
+    expiry.shutdownNow();
     boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     bus.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
