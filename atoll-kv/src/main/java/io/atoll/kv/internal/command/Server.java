@@ -397,7 +397,7 @@ final class Server {
       sb.append("# Keyspace\r\n");
       long keys = store.size();
       if (keys > 0) {
-        sb.append("db0:keys=").append(keys).append(",expires=").append(store.volatileSlots() > 0 ? 1 : 0)
+        sb.append("db0:keys=").append(keys).append(",expires=").append(store.volatileKeys())
             .append(",avg_ttl=0\r\n");
       }
     }

@@ -121,6 +121,11 @@ public final class Slot {
     return n;
   }
 
+  /** How many keys have an expiry (expired ones not yet removed included). */
+  public int volatileKeys() {
+    return volatileKeys;
+  }
+
   /** Whether some key has an expiry. */
   public boolean hasVolatileKeys() {
     return volatileKeys > 0;

@@ -34,12 +34,12 @@ public final class SlotStore {
     return n;
   }
 
-  /** The number of keys with an expiry in all slots (approximate). */
-  public long volatileSlots() {
+  /** The number of keys with an expiry in all slots (expired ones not yet removed included). */
+  public long volatileKeys() {
     long n = 0;
     for (Slot s : slots) {
       synchronized (s) {
-        n += s.hasVolatileKeys() ? 1 : 0;
+        n += s.volatileKeys();
       }
     }
     return n;
