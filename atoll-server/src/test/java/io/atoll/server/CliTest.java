@@ -111,4 +111,15 @@ class CliTest {
     assertThat(Main.run(new String[] {"demo", "--pods", "1"}, Map.of())).isEqualTo(2);
     assertThat(errText()).contains("--pods 1 (expected: 2..8)");
   }
+
+  @Test
+  void kvRefusesBadSizesAndPortsBeforeStartingAnything() {
+    assertThat(Main.run(new String[] {"kv", "--port", "7001", "--maxmemory", "lots", "--data-dir", dir.toString()},
+        Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("--maxmemory: 'lots' (expected: a size such as 0, 100mb or 2gb)");
+    assertThat(Main.run(new String[] {"kv", "--port", "70000", "--data-dir", dir.toString()}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("port: 70000 (expected: 0..65535)");
+    assertThat(KvCommand.bytes("--maxmemory", "2gb")).isEqualTo(2L << 30);
+    assertThat(KvCommand.bytes("--maxmemory", "100m")).isEqualTo(100_000_000L);
+  }
 }

@@ -1,0 +1,204 @@
+package io.atoll.kv;
+
+import io.atoll.core.Pod;
+import io.atoll.core.PodEntry;
+import io.atoll.core.PodStatus;
+import io.atoll.kv.internal.cluster.ClusterBus;
+import io.atoll.kv.internal.cluster.ClusterState;
+import io.atoll.kv.internal.cluster.ClusterView;
+import io.atoll.kv.internal.cluster.ConfigFile;
+import io.atoll.kv.internal.cluster.Migrator;
+import io.atoll.kv.internal.cluster.Nodes;
+import io.atoll.kv.internal.command.Clients;
+import io.atoll.kv.internal.command.CommandTable;
+import io.atoll.kv.internal.command.Commands;
+import io.atoll.kv.internal.command.Dispatcher;
+import io.atoll.kv.internal.command.ServerInfo;
+import io.atoll.kv.internal.command.Stats;
+import io.atoll.kv.internal.resp.RespDecoder;
+import io.atoll.kv.internal.resp.RespLimits;
+import io.atoll.kv.internal.server.KvConnection;
+import io.atoll.kv.internal.server.Transport;
+import io.atoll.kv.internal.store.SlotStore;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.SocketChannel;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.security.SecureRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running Atoll KV node: a RESP2/RESP3 server on Netty speaking Redis Cluster's commands,
+ * its cluster bus, and active expiry. Start with {@link #start}; {@link #close} stops everything
+ * it started. Thread-safe.
+ */
+public final class KvServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(KvServer.class);
+
+  private final EventLoopGroup boss;
+  private final EventLoopGroup workers;
+  private final EventLoopGroup busGroup;
+  private final ExecutorService migrations;
+  private final ScheduledExecutorService expiry;
+  private final ClusterBus bus;
+  private final ClusterState cluster;
+  private final Channel server;
+  private final int port;
+  private final int busPort;
+
+  private KvServer(EventLoopGroup boss, EventLoopGroup workers, EventLoopGroup busGroup, ExecutorService migrations,
+      ScheduledExecutorService expiry, ClusterBus bus, ClusterState cluster, Channel server, int port, int busPort) {
+    this.boss = boss;
+    this.workers = workers;
+    this.busGroup = busGroup;
+    this.migrations = migrations;
+    this.expiry = expiry;
+    this.bus = bus;
+    this.cluster = cluster;
+    this.server = server;
+    this.port = port;
+    this.busPort = busPort;
+  }
+
+  /**
+   * Starts a node: reads its config from the data directory (or starts as a new node), binds the
+   * client and bus ports, and starts gossiping.
+   *
+   * @throws IllegalStateException if a port cannot be bound or the config file is unreadable; the
+   *     message says which
+   */
+  public static KvServer start(KvSettings s) {
+    LongSupplier clock = System::currentTimeMillis;
+    int port = s.port() == 0 ? freePort(s.bind()) : s.port();
+    int busPort = s.busPort() == -1 ? port + 10000 : s.busPort() == 0 ? freePort(s.bind()) : s.busPort();
+    ConfigFile file = new ConfigFile(s.dataDir());
+    SecureRandom random = new SecureRandom();
+    ClusterView initial = file.load().map(v -> adopt(v, s.bind(), port, busPort)).orElseGet(() ->
+        ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort)));
+    file.save(initial);
+    ClusterState cluster = new ClusterState(initial, clock, file::save);
+    EventLoopGroup boss = Transport.group(1, "kv-accept");
+    EventLoopGroup workers = Transport.group(s.eventLoops(), "kv-io");
+    EventLoopGroup busGroup = Transport.group(1, "kv-bus");
+    ExecutorService migrations = Executors.newSingleThreadExecutor(daemon("kv-migrate"));
+    ScheduledExecutorService expiry = Executors.newSingleThreadScheduledExecutor(daemon("kv-expire"));
+    try {
+      ClusterBus bus = new ClusterBus(cluster, busGroup, Transport.serverChannel(), Transport.channel(), clock,
+          s.nodeTimeoutMillis());
+      bus.start(s.bind(), busPort);
+      SlotStore store = new SlotStore();
+      Stats stats = new Stats();
+      Clients clients = new Clients();
+      ServerInfo info = new ServerInfo(port, s.bind(), s.maxMemory(), s.maxBulkLength(), s.queryBufferLimit(),
+          s.outputBufferLimit(), s.nodeTimeoutMillis(), clock.getAsLong());
+      CommandTable table = Commands.table(store, cluster, bus, bus::meet,
+          () -> Nodes.pod(s.bind(), port, random.nextLong(), busPort), new Migrator(store, cluster, clock), migrations,
+          stats, clients, info);
+      Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, clock, s.maxMemory());
+      RespLimits limits = new RespLimits(s.maxBulkLength(), s.maxArrayLength(), s.maxInlineLength(),
+          s.queryBufferLimit());
+      Channel server = new ServerBootstrap().group(boss, workers).channel(Transport.serverChannel())
+          .option(ChannelOption.SO_BACKLOG, 1024)
+          .childOption(ChannelOption.TCP_NODELAY, true)
+          .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
+          .childHandler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+              stats.connected();
+              ch.pipeline().addLast(new RespDecoder(limits))
+                  .addLast(new KvConnection(dispatcher, clients, clock, s.outputBufferLimit()));
+            }
+          })
+          .bind(s.bind(), port).sync().channel();
+      // Its own thread: a slot's lock may be held for a while (MIGRATE), and that must not stall
+      // the bus (missed pings would make peers suspect this node) or a client event loop.
+      expiry.scheduleWithFixedDelay(() -> stats.expired(store.expireCycle(clock.getAsLong(), 64)),
+          100, 100, TimeUnit.MILLISECONDS);
+      LOG.info("atoll kv node {} listening on {}:{} (cluster bus {}, {})", cluster.view().myNodeId(), s.bind(), port,
+          busPort, Transport.name());
+      return new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, port, busPort);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      shutdown(boss, workers, busGroup, migrations, expiry);
+      throw new IllegalStateException("interrupted while starting", e);
+    } catch (RuntimeException e) {
+      shutdown(boss, workers, busGroup, migrations, expiry);
+      throw new IllegalStateException("cannot start on " + s.bind() + ":" + port + " (bus " + busPort + "): "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** A saved view with this node's entry brought up to date (its bus port may have changed). */
+  private static ClusterView adopt(ClusterView saved, String bind, int port, int busPort) {
+    if (!saved.me().address().host().equals(bind) || saved.me().address().port() != port) {
+      throw new IllegalStateException("the data directory belongs to the node at " + saved.me().address()
+          + " (expected: " + bind + ":" + port + "; start with that address or another data directory)");
+    }
+    PodEntry mine = saved.config().pod(saved.me()).orElseThrow();
+    if (Nodes.busPort(mine.pod()) == busPort) {
+      return saved;
+    }
+    Pod pod = Nodes.pod(bind, port, saved.me().incarnation(), busPort);
+    return new ClusterView(saved.config().toBuilder().pod(new PodEntry(pod, PodStatus.ACTIVE, mine.epoch())).build(),
+        saved.me(), saved.migrating(), saved.importing(), java.util.Set.of());
+  }
+
+  private static int freePort(String host) {
+    try (ServerSocket ss = new ServerSocket()) {
+      ss.bind(new InetSocketAddress(host, 0));
+      return ss.getLocalPort();
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("no free port on " + host + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The client port. */
+  public int port() {
+    return port;
+  }
+
+  /** The cluster-bus port. */
+  public int busPort() {
+    return busPort;
+  }
+
+  /** This node's Redis node id (40 hex digits). */
+  public String nodeId() {
+    return cluster.view().myNodeId();
+  }
+
+  @Override
+  public void close() {
+    server.close().syncUninterruptibly();
+    bus.close();
+    shutdown(boss, workers, busGroup, migrations, expiry);
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  private static void shutdown(EventLoopGroup boss, EventLoopGroup workers, EventLoopGroup bus, ExecutorService m,
+      ScheduledExecutorService expiry) {
+    m.shutdownNow();
+    expiry.shutdownNow();
+    boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    bus.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+}

@@ -1,0 +1,72 @@
+package io.atoll.kv;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * How to run one Atoll KV node.
+ *
+ * @param bind the address to listen on and to announce to the cluster (default 127.0.0.1)
+ * @param port the client port, 0 for any free port
+ * @param busPort the cluster-bus port; -1 for {@code port + 10000} as Redis does, 0 for any free port
+ * @param dataDir where the node keeps its cluster config ({@code nodes.conf}); keys are not persisted
+ * @param eventLoops client event-loop threads, at least 1
+ * @param maxMemory estimated bytes of data above which writes are refused with Redis' OOM error; 0
+ *     for no limit
+ * @param maxBulkLength the longest bulk string a request may carry (Redis' proto-max-bulk-len)
+ * @param maxArrayLength the most arguments one request may carry
+ * @param maxInlineLength the longest inline request or length line
+ * @param queryBufferLimit the most bytes one request may hold
+ * @param outputBufferLimit the most reply bytes pending per client before it is disconnected
+ * @param nodeTimeoutMillis how long a silent node takes to be suspected (PFAIL)
+ */
+public record KvSettings(String bind, int port, int busPort, Path dataDir, int eventLoops, long maxMemory,
+    int maxBulkLength, int maxArrayLength, int maxInlineLength, long queryBufferLimit, long outputBufferLimit,
+    long nodeTimeoutMillis) {
+
+  /** Validates every field, naming it and the expected range. */
+  public KvSettings {
+    Objects.requireNonNull(bind, "bind");
+    Objects.requireNonNull(dataDir, "dataDir");
+    check("port", port, 0, 65535);
+    check("bus port", busPort, -1, 65535);
+    check("event loops", eventLoops, 1, 1024);
+    check("max memory", maxMemory, 0, Long.MAX_VALUE);
+    check("max bulk length", maxBulkLength, 1, Integer.MAX_VALUE - 64);
+    check("max array length", maxArrayLength, 1, Integer.MAX_VALUE);
+    check("max inline length", maxInlineLength, 16, Integer.MAX_VALUE);
+    check("query buffer limit", queryBufferLimit, maxBulkLength, Long.MAX_VALUE);
+    check("output buffer limit", outputBufferLimit, 0, Long.MAX_VALUE);
+    check("node timeout", nodeTimeoutMillis, 100, 3_600_000);
+    if (port == 0 && busPort == -1) {
+      throw new IllegalArgumentException("bus port: port+10000 with port 0 (expected: an explicit bus port, or 0 for any)");
+    }
+    if (port + 10000 > 65535 && busPort == -1) {
+      throw new IllegalArgumentException("bus port: " + (port + 10000) + " = port+10000 (expected: <= 65535; set --bus-port)");
+    }
+  }
+
+  /** Defaults for a node on {@code port} with its config in {@code dataDir}. */
+  public static KvSettings defaults(int port, Path dataDir) {
+    return new KvSettings("127.0.0.1", port, port == 0 ? 0 : -1, dataDir, Math.max(1, Runtime.getRuntime()
+        .availableProcessors()), 0, 64 << 20, 1 << 20, 64 << 10, 256L << 20, 64L << 20, 5000);
+  }
+
+  /** This with another bus port. */
+  public KvSettings withBusPort(int p) {
+    return new KvSettings(bind, port, p, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
+        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis);
+  }
+
+  /** This with another node timeout. */
+  public KvSettings withNodeTimeout(long millis) {
+    return new KvSettings(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
+        maxInlineLength, queryBufferLimit, outputBufferLimit, millis);
+  }
+
+  private static void check(String name, long v, long min, long max) {
+    if (v < min || v > max) {
+      throw new IllegalArgumentException(name + ": " + v + " (expected: " + min + ".." + max + ")");
+    }
+  }
+}

@@ -1,0 +1,348 @@
+package io.atoll.kv.internal.cluster;
+
+import io.atoll.core.Claim;
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.Pod;
+import io.atoll.core.PodEntry;
+import io.atoll.core.PodId;
+import io.atoll.core.PodStatus;
+import io.atoll.core.slots.KeySlots;
+import io.atoll.core.slots.SlotState;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.IntPredicate;
+import java.util.function.LongSupplier;
+
+/**
+ * The one writer of a node's {@link ClusterView}. Every change (a CLUSTER command, a gossip merge,
+ * a failure verdict) runs under this object's monitor and publishes a new immutable view; readers
+ * take {@link #view()} without locking. Each published change of the config or the migration marks
+ * is reported to the {@code onChange} callback (the config file), outside no lock of the caller's.
+ *
+ * <p>Epochs follow Redis and Garnet on atoll-core's per-claim epochs: a node's config epoch is its
+ * {@link PodEntry} epoch; a slot claim this node makes carries at least its config epoch and more
+ * than the claim it replaces; bumping the config epoch re-stamps this node's own claims, which is
+ * what makes a local change win everywhere once it is gossiped.
+ */
+public final class ClusterState {
+
+  /** A refused change: its Redis error text. */
+  public static final class Refused extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Refused(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private static final long FORGET_MILLIS = 60_000;
+
+  private final LongSupplier clock;
+  private final Consumer<ClusterView> onChange;
+  private volatile ClusterView view;
+  private final Map<PodId, Long> forgotten = new HashMap<>();
+
+  /** A state starting from {@code initial}; {@code onChange} hears about every later change. */
+  public ClusterState(ClusterView initial, LongSupplier clock, Consumer<ClusterView> onChange) {
+    this.view = initial;
+    this.clock = clock;
+    this.onChange = onChange;
+  }
+
+  /** A fresh view: only this node, every slot unassigned. */
+  public static ClusterView fresh(Pod me) {
+    ClusterConfig config = ClusterConfig.empty(KeySlots.SLOT_COUNT).toBuilder()
+        .pod(new PodEntry(me, PodStatus.ACTIVE, 0)).build();
+    return new ClusterView(config, me.id(), Map.of(), Map.of(), Set.of());
+  }
+
+  /** The current view. */
+  public ClusterView view() {
+    return view;
+  }
+
+  private void publish(ClusterView next) {
+    ClusterView before = view;
+    view = next;
+    if (before.config() != next.config() || !before.migrating().equals(next.migrating())
+        || !before.importing().equals(next.importing()) || !before.me().equals(next.me())) {
+      onChange.accept(next);
+    }
+  }
+
+  private ClusterView with(ClusterConfig config) {
+    ClusterView v = view;
+    return new ClusterView(config, v.me(), v.migrating(), v.importing(), v.failed());
+  }
+
+  // ---- gossip
+
+  /** Merges a config heard from a peer (Garnet's merge-if-newer); forgotten nodes stay out. */
+  public synchronized void merge(ClusterConfig incoming) {
+    ClusterView v = view;
+    ClusterConfig merged = v.config().merge(incoming);
+    if (merged == v.config()) {
+      return;
+    }
+    long now = clock.getAsLong();
+    forgotten.values().removeIf(until -> until < now);
+    if (!forgotten.isEmpty()) {
+      merged = without(merged, forgotten.keySet());
+    }
+    publish(with(merged));
+  }
+
+  /** Replaces the set of failed nodes. */
+  public synchronized void failed(Set<PodId> failed) {
+    ClusterView v = view;
+    if (!v.failed().equals(failed)) {
+      publish(new ClusterView(v.config(), v.me(), v.migrating(), v.importing(), failed));
+    }
+  }
+
+  /**
+   * Redis' epoch-collision rule: if {@code other} has this node's config epoch and the greater
+   * node id, this node takes a new epoch.
+   */
+  public synchronized void onPeerEpoch(PodId other, long otherEpoch) {
+    ClusterView v = view;
+    long mine = v.myEpoch();
+    if (mine == 0 || otherEpoch != mine || other.equals(v.me())) {
+      return;
+    }
+    if (v.nodeId(other).compareTo(v.myNodeId()) > 0) {
+      publish(with(restamp(v.config(), v.me(), v.config().epoch() + 1)));
+    }
+  }
+
+  // ---- CLUSTER commands
+
+  /** ADDSLOTS: claims unassigned slots for this node. */
+  public synchronized void addSlots(int[] slots) {
+    ClusterView v = view;
+    checkUnique(slots);
+    for (int s : slots) {
+      if (v.config().owner(s) != null) {
+        throw new Refused("ERR Slot " + s + " is already busy");
+      }
+    }
+    ClusterConfig.Builder b = v.config().toBuilder();
+    long mine = v.myEpoch();
+    for (int s : slots) {
+      b.claim(s, Claim.stable(v.me(), Math.max(mine, v.config().epoch(s) + 1)));
+    }
+    publish(with(b.build()));
+  }
+
+  /** DELSLOTS: unassigns slots (at a newer epoch, so the change spreads). */
+  public synchronized void delSlots(int[] slots) {
+    ClusterView v = view;
+    checkUnique(slots);
+    for (int s : slots) {
+      if (v.config().owner(s) == null) {
+        throw new Refused("ERR Slot " + s + " is already unassigned");
+      }
+    }
+    ClusterConfig.Builder b = v.config().toBuilder();
+    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
+    Map<Integer, PodId> imp = new HashMap<>(v.importing());
+    for (int s : slots) {
+      b.claim(s, Claim.offline(v.config().epoch(s) + 1));
+      mig.remove(s);
+      imp.remove(s);
+    }
+    publish(new ClusterView(b.build(), v.me(), mig, imp, v.failed()));
+  }
+
+  private static void checkUnique(int[] slots) {
+    boolean[] seen = new boolean[KeySlots.SLOT_COUNT];
+    for (int s : slots) {
+      if (seen[s]) {
+        throw new Refused("ERR Slot " + s + " specified multiple times");
+      }
+      seen[s] = true;
+    }
+  }
+
+  /** SETSLOT slot MIGRATING|IMPORTING node. */
+  public synchronized void setSlotMigration(int slot, SlotState state, String nodeId) {
+    ClusterView v = view;
+    PodEntry peer = v.byNodeId(nodeId);
+    boolean mine = v.me().equals(v.config().owner(slot));
+    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
+    Map<Integer, PodId> imp = new HashMap<>(v.importing());
+    if (state == SlotState.MIGRATING) {
+      if (!mine) {
+        throw new Refused("ERR I'm not the owner of hash slot " + slot);
+      }
+      if (peer == null) {
+        throw new Refused("ERR I don't know about node " + nodeId);
+      }
+      mig.put(slot, peer.id());
+    } else {
+      if (mine) {
+        throw new Refused("ERR I'm already the owner of hash slot " + slot);
+      }
+      if (peer == null) {
+        throw new Refused("ERR I don't know about node " + nodeId);
+      }
+      imp.put(slot, peer.id());
+    }
+    publish(new ClusterView(v.config(), v.me(), mig, imp, v.failed()));
+  }
+
+  /** SETSLOT slot STABLE. */
+  public synchronized void setSlotStable(int slot) {
+    ClusterView v = view;
+    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
+    Map<Integer, PodId> imp = new HashMap<>(v.importing());
+    mig.remove(slot);
+    imp.remove(slot);
+    publish(new ClusterView(v.config(), v.me(), mig, imp, v.failed()));
+  }
+
+  /**
+   * SETSLOT slot NODE node. Taking a slot this node imported bumps its config epoch, so the new
+   * ownership wins every merge (Redis' bump without consensus). {@code holdsKeys} says whether
+   * this node still has keys in a slot.
+   */
+  public synchronized void setSlotNode(int slot, String nodeId, IntPredicate holdsKeys) {
+    ClusterView v = view;
+    PodEntry target = v.byNodeId(nodeId);
+    if (target == null) {
+      throw new Refused("ERR Unknown node " + nodeId);
+    }
+    boolean mine = v.me().equals(v.config().owner(slot));
+    if (mine && !target.id().equals(v.me()) && holdsKeys.test(slot)) {
+      throw new Refused("ERR Can't assign hashslot " + slot
+          + " to a different node while I still hold keys for this hash slot.");
+    }
+    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
+    Map<Integer, PodId> imp = new HashMap<>(v.importing());
+    if (!target.id().equals(v.me())) {
+      mig.remove(slot);
+    }
+    ClusterConfig config = v.config();
+    if (target.id().equals(v.me()) && imp.remove(slot) != null) {
+      long max = config.epoch();
+      if (v.myEpoch() == 0 || v.myEpoch() != max || epochShared(config, v.me(), v.myEpoch())) {
+        config = restamp(config, v.me(), max + 1);
+      }
+    }
+    long epoch = Math.max(target.id().equals(v.me()) ? myEpoch(config, v.me()) : 0, config.epoch(slot) + 1);
+    if (!target.id().equals(config.owner(slot))) {
+      config = config.toBuilder().claim(slot, Claim.stable(target.id(), epoch)).build();
+    }
+    publish(new ClusterView(config, v.me(), mig, imp, v.failed()));
+  }
+
+  private static boolean epochShared(ClusterConfig c, PodId me, long epoch) {
+    for (PodEntry e : c.pods()) {
+      if (!e.id().equals(me) && e.status() == PodStatus.ACTIVE && e.epoch() == epoch) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static long myEpoch(ClusterConfig c, PodId me) {
+    return c.pod(me).map(PodEntry::epoch).orElse(0L);
+  }
+
+  /** BUMPEPOCH: returns "BUMPED n" or "STILL n" as Redis does. */
+  public synchronized String bumpEpoch() {
+    ClusterView v = view;
+    long max = v.config().epoch();
+    if (v.myEpoch() == 0 || v.myEpoch() != max) {
+      ClusterConfig c = restamp(v.config(), v.me(), max + 1);
+      publish(with(c));
+      return "BUMPED " + (max + 1);
+    }
+    return "STILL " + v.myEpoch();
+  }
+
+  /** SET-CONFIG-EPOCH. */
+  public synchronized void setConfigEpoch(long epoch) {
+    ClusterView v = view;
+    if (epoch < 0) {
+      throw new Refused("ERR Invalid config epoch specified: " + epoch);
+    }
+    if (v.knownNodes() > 1) {
+      throw new Refused("ERR The user can assign a config epoch only when the node does not know any other node.");
+    }
+    if (v.myEpoch() != 0) {
+      throw new Refused("ERR Node config epoch is already non-zero");
+    }
+    publish(with(restamp(v.config(), v.me(), epoch)));
+  }
+
+  /** FORGET: drops a node from this node's view for a minute (it is kept out of merges). */
+  public synchronized void forget(String nodeId) {
+    ClusterView v = view;
+    PodEntry e = v.byNodeId(nodeId);
+    if (e == null) {
+      throw new Refused("ERR Unknown node " + nodeId);
+    }
+    if (e.id().equals(v.me())) {
+      throw new Refused("ERR I tried hard but I can't forget myself...");
+    }
+    forgotten.put(e.id(), clock.getAsLong() + FORGET_MILLIS);
+    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
+    Map<Integer, PodId> imp = new HashMap<>(v.importing());
+    mig.values().removeIf(e.id()::equals);
+    imp.values().removeIf(e.id()::equals);
+    Set<PodId> failed = new HashSet<>(v.failed());
+    failed.remove(e.id());
+    publish(new ClusterView(without(v.config(), Set.of(e.id())), v.me(), mig, imp, failed));
+  }
+
+  /** RESET: forgets every other node and every slot; HARD also takes a new identity. */
+  public synchronized void reset(Pod newMe, boolean hard) {
+    ClusterView v = view;
+    ClusterConfig config = ClusterConfig.empty(KeySlots.SLOT_COUNT);
+    long epoch = hard ? 0 : v.myEpoch();
+    config = config.toBuilder().pod(new PodEntry(newMe, PodStatus.ACTIVE, epoch)).build();
+    forgotten.clear();
+    publish(new ClusterView(config, newMe.id(), Map.of(), Map.of(), Set.of()));
+  }
+
+  /** The config without these pods: their slots unassigned, their entries gone. */
+  private static ClusterConfig without(ClusterConfig c, Set<PodId> gone) {
+    boolean any = false;
+    for (PodId id : gone) {
+      any |= c.pod(id).isPresent();
+    }
+    if (!any) {
+      return c;
+    }
+    ClusterConfig.Builder b = c.toBuilder();
+    for (int s = 0; s < c.size(); s++) {
+      PodId o = c.owner(s);
+      Claim cl = c.claim(s);
+      if (o != null && gone.contains(o)) {
+        b.claim(s, Claim.offline(c.epoch(s)));
+      } else if (cl.peer() != null && gone.contains(cl.peer())) {
+        b.claim(s, Claim.stable(o, cl.epoch()));
+      }
+    }
+    for (PodId id : gone) {
+      b.removePod(id);
+    }
+    return b.build();
+  }
+
+  /** {@code c} with this node's entry at {@code epoch} and its own claims raised to it. */
+  static ClusterConfig restamp(ClusterConfig c, PodId me, long epoch) {
+    PodEntry mine = c.pod(me).orElseThrow();
+    ClusterConfig.Builder b = c.toBuilder().pod(new PodEntry(mine.pod(), mine.status(), epoch));
+    for (int s = 0; s < c.size(); s++) {
+      if (me.equals(c.owner(s)) && c.epoch(s) < epoch) {
+        b.claim(s, new Claim(me, c.state(s), c.claim(s).peer(), epoch));
+      }
+    }
+    return b.build();
+  }
+}

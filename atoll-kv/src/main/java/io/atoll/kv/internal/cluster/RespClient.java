@@ -1,0 +1,108 @@
+package io.atoll.kv.internal.cluster;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * A minimal blocking RESP2 client for node-to-node commands (MIGRATE's RESTORE-ASKING, the
+ * SETSLOT calls of a slot migration). Pipelines what it is given and reads one reply per command:
+ * null for {@code +OK}/integers/bulks, the error text for an error. Not thread-safe; one per call.
+ */
+public final class RespClient implements AutoCloseable {
+  private static final int MAX_LINE = 64 << 10;
+  private final Socket socket;
+  private final OutputStream out;
+  private final InputStream in;
+
+  /** Connects with {@code timeoutMillis} for the connect and for every read. */
+  public RespClient(String host, int port, int timeoutMillis) throws IOException {
+    socket = new Socket();
+    socket.connect(new InetSocketAddress(host, port), timeoutMillis);
+    socket.setSoTimeout(timeoutMillis);
+    socket.setTcpNoDelay(true);
+    out = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
+    in = new BufferedInputStream(socket.getInputStream(), 64 << 10);
+  }
+
+  /** Queues one command. */
+  public void send(List<byte[]> args) throws IOException {
+    out.write(('*' + Integer.toString(args.size()) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+    for (byte[] a : args) {
+      out.write(('$' + Integer.toString(a.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(a);
+      out.write('\r');
+      out.write('\n');
+    }
+  }
+
+  /** Sends what is queued. */
+  public void flush() throws IOException {
+    out.flush();
+  }
+
+  /** Reads one reply: null if it is not an error, else the error text (without the '-'). */
+  public String read() throws IOException {
+    String line = line();
+    if (line.isEmpty()) {
+      throw new IOException("empty reply line");
+    }
+    switch (line.charAt(0)) {
+      case '-' -> {
+        return line.substring(1);
+      }
+      case '+', ':' -> {
+        return null;
+      }
+      case '$' -> {
+        int n = Integer.parseInt(line.substring(1));
+        if (n >= 0) {
+          in.skipNBytes(n + 2L);
+        }
+        return null;
+      }
+      case '*' -> {
+        int n = Integer.parseInt(line.substring(1));
+        String first = null;
+        for (int i = 0; i < n; i++) {
+          String r = read();
+          first = first == null ? r : first;
+        }
+        return first;
+      }
+      default -> throw new IOException("unexpected reply: " + line);
+    }
+  }
+
+  private String line() throws IOException {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    while (true) {
+      int c = in.read();
+      if (c < 0) {
+        throw new IOException("connection closed by the target");
+      }
+      if (c == '\r') {
+        if (in.read() != '\n') {
+          throw new IOException("malformed reply line");
+        }
+        return b.toString(StandardCharsets.UTF_8);
+      }
+      if (b.size() >= MAX_LINE) {
+        throw new IOException("reply line longer than " + MAX_LINE);
+      }
+      b.write(c);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    socket.close();
+  }
+}

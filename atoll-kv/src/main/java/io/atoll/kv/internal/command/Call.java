@@ -1,0 +1,71 @@
+package io.atoll.kv.internal.command;
+
+import io.atoll.kv.internal.resp.Numbers;
+import io.atoll.kv.internal.resp.Reply;
+import io.atoll.kv.internal.store.Key;
+import io.atoll.kv.internal.store.Slot;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * One command being executed: its arguments, the client's session, where the reply goes, the
+ * time it started, and — for keyed commands — the slot it runs in, whose lock is held.
+ */
+public final class Call {
+  final byte[][] args;
+  final Session session;
+  final Reply reply;
+  final long now;
+  Slot slot;
+  CompletableFuture<Consumer<Reply>> deferred;
+
+  Call(byte[][] args, Session session, Reply reply, long now) {
+    this.args = args;
+    this.session = session;
+    this.reply = reply;
+    this.now = now;
+  }
+
+  /** The reply of a command that finishes later (MIGRATE), or null. */
+  public CompletableFuture<Consumer<Reply>> deferred() {
+    return deferred;
+  }
+
+  int argc() {
+    return args.length;
+  }
+
+  byte[] arg(int i) {
+    return args[i];
+  }
+
+  Key key(int i) {
+    return new Key(args[i]);
+  }
+
+  String str(int i) {
+    return new String(args[i], StandardCharsets.UTF_8);
+  }
+
+  /** The argument in upper case ASCII, for option names. */
+  String opt(int i) {
+    return str(i).toUpperCase(java.util.Locale.ROOT);
+  }
+
+  long integer(int i) {
+    Long v = Numbers.parseLong(args[i]);
+    if (v == null) {
+      throw new CommandError(CommandError.NOT_INTEGER);
+    }
+    return v;
+  }
+
+  double dbl(int i) {
+    Double v = Numbers.parseDouble(args[i]);
+    if (v == null) {
+      throw new CommandError(CommandError.NOT_FLOAT);
+    }
+    return v;
+  }
+}

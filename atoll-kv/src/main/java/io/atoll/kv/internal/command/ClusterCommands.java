@@ -1,0 +1,381 @@
+package io.atoll.kv.internal.command;
+
+import io.atoll.core.Pod;
+import io.atoll.core.PodEntry;
+import io.atoll.core.slots.KeySlots;
+import io.atoll.core.slots.SlotState;
+import io.atoll.kv.internal.cluster.ClusterState;
+import io.atoll.kv.internal.cluster.ClusterText;
+import io.atoll.kv.internal.cluster.ClusterView;
+import io.atoll.kv.internal.cluster.Health;
+import io.atoll.kv.internal.cluster.Migrator;
+import io.atoll.kv.internal.store.Slot;
+import io.atoll.kv.internal.store.SlotStore;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/** CLUSTER's subcommands and MIGRATE. */
+final class ClusterCommands {
+
+  /** Introduces this node to another's bus. */
+  @FunctionalInterface
+  interface Meet {
+    void meet(String host, int busPort);
+  }
+
+  private final ClusterState cluster;
+  private final Health health;
+  private final Meet meet;
+  private final SlotStore store;
+  private final Supplier<Pod> newIdentity;
+  private final Migrator migrator;
+  private final Executor migrations;
+
+  ClusterCommands(ClusterState cluster, Health health, Meet meet, SlotStore store, Supplier<Pod> newIdentity,
+      Migrator migrator, Executor migrations) {
+    this.cluster = cluster;
+    this.health = health;
+    this.meet = meet;
+    this.store = store;
+    this.newIdentity = newIdentity;
+    this.migrator = migrator;
+    this.migrations = migrations;
+  }
+
+  void register(CommandTable.Builder b) {
+    Map<String, CommandSpec> subs = new HashMap<>();
+    sub(subs, "info", 2, c -> c.reply.bulk(ClusterText.info(cluster.view(), health)));
+    sub(subs, "myid", 2, c -> c.reply.bulk(cluster.view().myNodeId()));
+    sub(subs, "myshardid", 2, c -> c.reply.bulk(cluster.view().myNodeId()));
+    sub(subs, "nodes", 2, c -> c.reply.bulk(ClusterText.nodes(cluster.view(), health)));
+    sub(subs, "slots", 2, c -> ClusterText.slots(cluster.view(), c.reply));
+    sub(subs, "shards", 2, c -> ClusterText.shards(cluster.view(), health, c.reply));
+    sub(subs, "keyslot", 3, c -> c.reply.integer(KeySlots.slotOf(c.arg(2))));
+    sub(subs, "countkeysinslot", 3, c -> {
+      Long s = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(2));
+      if (s == null || s < 0 || s >= KeySlots.SLOT_COUNT) {
+        throw new CommandError("ERR Invalid slot");
+      }
+      Slot slot = store.slot(s.intValue());
+      synchronized (slot) {
+        c.reply.integer(slot.keys(c.now, Integer.MAX_VALUE).size());
+      }
+    });
+    sub(subs, "getkeysinslot", 4, c -> {
+      Long s = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(2));
+      Long n = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(3));
+      if (s == null || n == null || s < 0 || s >= KeySlots.SLOT_COUNT || n < 0) {
+        throw new CommandError("ERR Invalid slot or number of keys");
+      }
+      Slot slot = store.slot(s.intValue());
+      List<byte[]> keys;
+      synchronized (slot) {
+        keys = slot.keys(c.now, (int) Math.min(n, Integer.MAX_VALUE));
+      }
+      c.reply.bulks(keys);
+    });
+    sub(subs, "meet", -4, this::meet);
+    sub(subs, "addslots", -3, c -> {
+      cluster.addSlots(slotArgs(c, 2));
+      c.reply.ok();
+    });
+    sub(subs, "addslotsrange", -4, c -> {
+      cluster.addSlots(rangeArgs(c));
+      c.reply.ok();
+    });
+    sub(subs, "delslots", -3, c -> {
+      cluster.delSlots(slotArgs(c, 2));
+      c.reply.ok();
+    });
+    sub(subs, "delslotsrange", -4, c -> {
+      cluster.delSlots(rangeArgs(c));
+      c.reply.ok();
+    });
+    sub(subs, "setslot", -4, this::setslot);
+    sub(subs, "bumpepoch", 2, c -> c.reply.simple(cluster.bumpEpoch()));
+    sub(subs, "set-config-epoch", 3, c -> {
+      cluster.setConfigEpoch(c.integer(2));
+      c.reply.ok();
+    });
+    sub(subs, "forget", 3, c -> {
+      cluster.forget(c.str(2));
+      c.reply.ok();
+    });
+    sub(subs, "reset", -2, this::reset);
+    sub(subs, "count-failure-reports", 3, c -> {
+      PodEntry e = cluster.view().byNodeId(c.str(2));
+      if (e == null) {
+        throw new CommandError("ERR Unknown node " + c.str(2));
+      }
+      c.reply.integer(health.failureReports(e.id()));
+    });
+    sub(subs, "saveconfig", 2, c -> c.reply.ok());
+    sub(subs, "replicas", 3, c -> replicas(c));
+    sub(subs, "slaves", 3, c -> replicas(c));
+    sub(subs, "links", 2, c -> c.reply.array(0));
+    sub(subs, "help", 2, c -> {
+      String[] lines = {"CLUSTER <subcommand> [<arg> ...]. Subcommands are:",
+          "ADDSLOTS, ADDSLOTSRANGE, BUMPEPOCH, COUNT-FAILURE-REPORTS, COUNTKEYSINSLOT, DELSLOTS, DELSLOTSRANGE,",
+          "FORGET, GETKEYSINSLOT, INFO, KEYSLOT, MEET, MYID, NODES, RESET, SET-CONFIG-EPOCH, SETSLOT, SHARDS, SLOTS"};
+      c.reply.array(lines.length);
+      for (String l : lines) {
+        c.reply.simple(l);
+      }
+    });
+    b.container("cluster", subs);
+    b.add("migrate", -6, "write", 0, 0, 0, this::migrate);
+  }
+
+  private static void sub(Map<String, CommandSpec> subs, String name, int arity, Handler h) {
+    subs.put(name, CommandTable.Builder.sub("cluster", name, arity, "", c -> {
+      try {
+        h.run(c);
+      } catch (ClusterState.Refused e) {
+        throw new CommandError(e.getMessage());
+      }
+    }));
+  }
+
+  private void replicas(Call c) {
+    if (cluster.view().byNodeId(c.str(2)) == null) {
+      throw new CommandError("ERR Unknown node " + c.str(2));
+    }
+    c.reply.array(0);
+  }
+
+  private static int slot(Call c, int i) {
+    Long s = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(i));
+    if (s == null || s < 0 || s >= KeySlots.SLOT_COUNT) {
+      throw new CommandError("ERR Invalid or out of range slot");
+    }
+    return s.intValue();
+  }
+
+  private static int[] slotArgs(Call c, int from) {
+    int[] slots = new int[c.argc() - from];
+    for (int i = from; i < c.argc(); i++) {
+      slots[i - from] = slot(c, i);
+    }
+    return slots;
+  }
+
+  private static int[] rangeArgs(Call c) {
+    if ((c.argc() - 2) % 2 != 0) {
+      throw new CommandError("ERR wrong number of arguments for '" + "cluster|" + c.str(1).toLowerCase(Locale.ROOT)
+          + "' command");
+    }
+    List<Integer> slots = new ArrayList<>();
+    for (int i = 2; i < c.argc(); i += 2) {
+      int start = slot(c, i);
+      int end = slot(c, i + 1);
+      if (start > end) {
+        throw new CommandError("ERR start slot number " + start + " is greater than end slot number " + end);
+      }
+      for (int s = start; s <= end; s++) {
+        slots.add(s);
+      }
+    }
+    return slots.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  private void meet(Call c) {
+    if (c.argc() > 5) {
+      throw new CommandError("ERR wrong number of arguments for 'cluster|meet' command");
+    }
+    Long port = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(3));
+    if (port == null || port < 0 || port > 65535) {
+      throw new CommandError("ERR Invalid base port specified: " + c.str(3));
+    }
+    long bus = port + 10000;
+    if (c.argc() == 5) {
+      Long b = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(4));
+      if (b == null || b < 0 || b > 65535) {
+        throw new CommandError("ERR Invalid bus port specified: " + c.str(4));
+      }
+      bus = b;
+    }
+    String host = c.str(2);
+    if (bus < 1 || bus > 65535 || host.isBlank() || !host.matches("[0-9A-Za-z.:\\-]+")) {
+      throw new CommandError("ERR Invalid node address specified: " + host + ":" + c.str(3));
+    }
+    meet.meet(host, (int) bus);
+    c.reply.ok();
+  }
+
+  private void setslot(Call c) {
+    int s = slot(c, 2);
+    String action = c.opt(3);
+    switch (action) {
+      case "IMPORTING", "MIGRATING" -> {
+        if (c.argc() != 5) {
+          throw new CommandError("ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP");
+        }
+        cluster.setSlotMigration(s, SlotState.valueOf(action), c.str(4));
+      }
+      case "STABLE" -> {
+        if (c.argc() != 4) {
+          throw new CommandError("ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP");
+        }
+        cluster.setSlotStable(s);
+      }
+      case "NODE" -> {
+        if (c.argc() != 5) {
+          throw new CommandError("ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP");
+        }
+        cluster.setSlotNode(s, c.str(4), x -> {
+          Slot slot = store.slot(x);
+          synchronized (slot) {
+            return !slot.keys(c.now, 1).isEmpty();
+          }
+        });
+      }
+      default -> throw new CommandError("ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP");
+    }
+    c.reply.ok();
+  }
+
+  private void reset(Call c) {
+    boolean hard = false;
+    if (c.argc() == 3) {
+      switch (c.opt(2)) {
+        case "HARD" -> hard = true;
+        case "SOFT" -> hard = false;
+        default -> throw new CommandError(CommandError.SYNTAX);
+      }
+    } else if (c.argc() > 3) {
+      throw new CommandError(CommandError.SYNTAX);
+    }
+    if (store.size() > 0) {
+      throw new CommandError("ERR CLUSTER RESET can't be called with master nodes containing keys");
+    }
+    ClusterView v = cluster.view();
+    Pod me = hard ? newIdentity.get() : v.config().pod(v.me()).orElseThrow().pod();
+    cluster.reset(me, hard);
+    c.reply.ok();
+  }
+
+  private void migrate(Call c) {
+    String host = c.str(1);
+    Long port = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(2));
+    if (port == null || port < 1 || port > 65535) {
+      throw new CommandError(CommandError.NOT_INTEGER);
+    }
+    c.integer(4); // destination db
+    long timeout = c.integer(5);
+    if (timeout <= 0) {
+      timeout = 1000;
+    }
+    boolean copy = false;
+    boolean replace = false;
+    List<byte[]> auth = List.of();
+    List<byte[]> keys = new ArrayList<>();
+    int[] slots = null;
+    for (int i = 6; i < c.argc(); i++) {
+      String o = c.opt(i);
+      switch (o) {
+        case "COPY" -> copy = true;
+        case "REPLACE" -> replace = true;
+        case "AUTH" -> {
+          if (i + 1 >= c.argc()) {
+            throw new CommandError(CommandError.SYNTAX);
+          }
+          auth = List.of(bytes("AUTH"), c.arg(++i));
+        }
+        case "AUTH2" -> {
+          if (i + 2 >= c.argc()) {
+            throw new CommandError(CommandError.SYNTAX);
+          }
+          auth = List.of(bytes("AUTH"), c.arg(i + 1), c.arg(i + 2));
+          i += 2;
+        }
+        case "KEYS", "SLOTS", "SLOTSRANGE" -> {
+          if (c.arg(3).length != 0) {
+            throw new CommandError("ERR When using MIGRATE KEYS option, the key argument must be set to the empty string");
+          }
+          if (o.equals("KEYS")) {
+            for (i++; i < c.argc(); i++) {
+              keys.add(c.arg(i));
+            }
+          } else {
+            String[] rest = new String[c.argc() - i - 1];
+            for (int k = 0; k < rest.length; k++) {
+              rest[k] = c.str(i + 1 + k);
+            }
+            slots = o.equals("SLOTS") ? slotList(rest) : rangeList(rest);
+            i = c.argc();
+          }
+        }
+        default -> throw new CommandError(CommandError.SYNTAX);
+      }
+    }
+    if (keys.isEmpty() && slots == null) {
+      if (c.arg(3).length == 0) {
+        throw new CommandError(CommandError.SYNTAX);
+      }
+      keys.add(c.arg(3));
+    }
+    Migrator.Target t = new Migrator.Target(host, port.intValue(), auth, (int) Math.min(timeout, Integer.MAX_VALUE),
+        copy, replace);
+    int[] slotsToMove = slots;
+    c.deferred = CompletableFuture.supplyAsync(() -> {
+      String result = slotsToMove != null ? migrator.migrateSlots(t, slotsToMove) : migrator.migrateKeys(t, keys);
+      Consumer<io.atoll.kv.internal.resp.Reply> reply = r -> {
+        if (result.equals("OK") || result.equals("NOKEY")) {
+          r.simple(result);
+        } else {
+          r.error(result);
+        }
+      };
+      return reply;
+    }, migrations);
+  }
+
+  private static int[] slotList(String[] args) {
+    if (args.length == 0) {
+      throw new CommandError(CommandError.SYNTAX);
+    }
+    int[] r = new int[args.length];
+    for (int i = 0; i < args.length; i++) {
+      r[i] = parseSlot(args[i]);
+    }
+    return r;
+  }
+
+  private static int[] rangeList(String[] args) {
+    if (args.length == 0 || args.length % 2 != 0) {
+      throw new CommandError(CommandError.SYNTAX);
+    }
+    List<Integer> r = new ArrayList<>();
+    for (int i = 0; i < args.length; i += 2) {
+      int a = parseSlot(args[i]);
+      int b = parseSlot(args[i + 1]);
+      if (a > b) {
+        throw new CommandError("ERR start slot number " + a + " is greater than end slot number " + b);
+      }
+      for (int s = a; s <= b; s++) {
+        r.add(s);
+      }
+    }
+    return r.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  private static int parseSlot(String s) {
+    Long v = io.atoll.kv.internal.resp.Numbers.parseLong(s.getBytes(StandardCharsets.US_ASCII));
+    if (v == null || v < 0 || v >= KeySlots.SLOT_COUNT) {
+      throw new CommandError("ERR Invalid or out of range slot");
+    }
+    return v.intValue();
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+}

@@ -1,0 +1,129 @@
+package io.atoll.kv.internal.command;
+
+import io.atoll.core.slots.KeySlots;
+import io.atoll.kv.internal.cluster.ClusterState;
+import io.atoll.kv.internal.resp.Reply;
+import io.atoll.kv.internal.store.SlotStore;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.function.LongSupplier;
+
+/**
+ * Executes one request: looks the command up, checks its arity (Redis' exact texts), routes a
+ * keyed command by slot and runs it holding that slot's lock, and turns {@link CommandError}s
+ * into error replies. Thread-safe: called from every event loop.
+ */
+public final class Dispatcher {
+  private final CommandTable table;
+  private final SlotStore store;
+  private final ClusterState cluster;
+  private final Stats stats;
+  private final LongSupplier clock;
+  private final long maxMemory;
+
+  /** A dispatcher over these parts; {@code maxMemory} 0 means no limit. */
+  public Dispatcher(CommandTable table, SlotStore store, ClusterState cluster, Stats stats, LongSupplier clock,
+      long maxMemory) {
+    this.table = table;
+    this.store = store;
+    this.cluster = cluster;
+    this.stats = stats;
+    this.clock = clock;
+    this.maxMemory = maxMemory;
+  }
+
+  /** Executes {@code args} for {@code session}, writing the reply to {@code reply}. */
+  public Call execute(byte[][] args, Session session, Reply reply) {
+    long now = clock.getAsLong();
+    Call c = new Call(args, session, reply, now);
+    stats.commands.increment();
+    int errorsBefore = reply.errorCount();
+    try {
+      run(c);
+    } catch (CommandError e) {
+      reply.error(e.getMessage());
+    }
+    if (reply.errorCount() != errorsBefore) {
+      stats.errors.increment();
+    }
+    return c;
+  }
+
+  private void run(Call c) {
+    String name = new String(c.args[0], StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
+    CommandSpec spec = table.get(name);
+    boolean asking = c.session.asking;
+    c.session.asking = false;
+    if (spec == null) {
+      throw new CommandError(unknown(c));
+    }
+    if (!arityOk(spec, c.args.length)) {
+      throw new CommandError("ERR wrong number of arguments for '" + name + "' command");
+    }
+    if (spec.subcommands() != null && c.args.length == 1) {
+      spec.handler().run(c); // COMMAND alone
+      return;
+    }
+    if (spec.subcommands() != null) {
+      String subName = new String(c.args[1], StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
+      CommandSpec sub = spec.subcommands().get(subName);
+      if (sub == null) {
+        throw new CommandError("ERR unknown subcommand '" + clip(c.str(1), 128) + "'. Try "
+            + name.toUpperCase(Locale.ROOT) + " HELP.");
+      }
+      if (!arityOk(sub, c.args.length)) {
+        throw new CommandError("ERR wrong number of arguments for '" + name + "|" + subName + "' command");
+      }
+      spec = sub;
+    }
+    c.session.touched(spec.name(), c.now);
+    c.session.asking = asking;
+    try {
+      if (!spec.hasKeys(c.args.length)) {
+        spec.handler().run(c);
+        return;
+      }
+      int first = spec.firstKey();
+      int last = spec.lastKeyIndex(c.args.length);
+      int step = spec.step();
+      int slot = KeySlots.slotOf(c.args[first]);
+      for (int i = first + step; i <= last; i += step) {
+        if (KeySlots.slotOf(c.args[i]) != slot) {
+          throw new CommandError(Router.CROSSSLOT);
+        }
+      }
+      if (maxMemory > 0 && spec.has("denyoom") && store.usedMemory() > maxMemory) {
+        throw new CommandError("OOM command not allowed when used memory > 'maxmemory'.");
+      }
+      c.slot = store.slot(slot);
+      synchronized (c.slot) {
+        String redirect = Router.check(cluster.view(), c, spec, first, last, step);
+        if (redirect != null) {
+          throw new CommandError(redirect);
+        }
+        spec.handler().run(c);
+      }
+    } finally {
+      if (!spec.name().equals("asking")) {
+        c.session.asking = false;
+      }
+    }
+  }
+
+  private static boolean arityOk(CommandSpec spec, int argc) {
+    int a = spec.arity();
+    return a >= 0 ? argc == a : argc >= -a;
+  }
+
+  private static String unknown(Call c) {
+    StringBuilder args = new StringBuilder();
+    for (int i = 1; i < c.args.length && args.length() < 128; i++) {
+      args.append('\'').append(clip(c.str(i), 128 - args.length())).append("' ");
+    }
+    return "ERR unknown command '" + clip(c.str(0), 128) + "', with args beginning with: " + args;
+  }
+
+  private static String clip(String s, int n) {
+    return s.length() <= n ? s : s.substring(0, n);
+  }
+}

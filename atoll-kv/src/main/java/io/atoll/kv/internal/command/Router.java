@@ -1,0 +1,64 @@
+package io.atoll.kv.internal.command;
+
+import io.atoll.core.PodAddress;
+import io.atoll.core.PodId;
+import io.atoll.kv.internal.cluster.ClusterView;
+import io.atoll.kv.internal.store.Key;
+import io.atoll.kv.internal.store.Slot;
+
+/**
+ * Redis Cluster's redirection rule for keyed commands, on a {@link ClusterView}: a node serves a
+ * key in a slot it owns; in a slot it is MIGRATING only while the keys are still here; in a slot it
+ * is IMPORTING only after ASKING. Pure apart from reading the locked slot.
+ */
+final class Router {
+  static final String CROSSSLOT = "CROSSSLOT Keys in request don't hash to the same slot";
+  static final String TRYAGAIN = "TRYAGAIN Multiple keys request during rehashing of slot";
+  static final String UNBOUND = "CLUSTERDOWN Hash slot not served";
+  static final String DOWN = "CLUSTERDOWN The cluster is down";
+
+  private Router() {}
+
+  /** Null if this node serves the call, else the error to reply. The slot's lock is held. */
+  static String check(ClusterView v, Call c, CommandSpec spec, int first, int last, int step) {
+    Slot slot = c.slot;
+    int s = slot.id();
+    PodId owner = v.config().owner(s);
+    if (owner == null) {
+      return UNBOUND;
+    }
+    if (!v.ok()) {
+      return DOWN;
+    }
+    PodId me = v.me();
+    PodId migratingTo = v.migrating().get(s);
+    PodId importingFrom = v.importing().get(s);
+    if (owner.equals(me) && migratingTo == null) {
+      return null;
+    }
+    if (owner.equals(me) || (importingFrom != null && (c.session.asking || spec.has("asking")))) {
+      int missing = 0;
+      int existing = 0;
+      for (int i = first; i <= last; i += step) {
+        if (slot.get(new Key(c.args[i]), c.now) == null) {
+          missing++;
+        } else {
+          existing++;
+        }
+      }
+      if (owner.equals(me)) { // migrating
+        if (missing == 0) {
+          return null;
+        }
+        return existing > 0 ? TRYAGAIN : "ASK " + s + " " + address(migratingTo);
+      }
+      return missing > 0 && missing + existing > 1 ? TRYAGAIN : null;
+    }
+    return "MOVED " + s + " " + address(owner);
+  }
+
+  private static String address(PodId id) {
+    PodAddress a = id.address();
+    return a.host() + ":" + a.port();
+  }
+}

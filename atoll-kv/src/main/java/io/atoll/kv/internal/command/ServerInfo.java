@@ -1,0 +1,16 @@
+package io.atoll.kv.internal.command;
+
+/**
+ * What INFO and CONFIG GET report about the node's settings.
+ *
+ * @param tcpPort the client port
+ * @param bind the listen address
+ * @param maxMemory the memory limit in bytes, 0 for none
+ * @param maxBulk the longest bulk string accepted
+ * @param queryBufferLimit the request size limit
+ * @param outputBufferLimit the per-client output limit
+ * @param nodeTimeoutMillis the cluster node timeout
+ * @param startedAt epoch ms
+ */
+public record ServerInfo(int tcpPort, String bind, long maxMemory, long maxBulk, long queryBufferLimit,
+    long outputBufferLimit, long nodeTimeoutMillis, long startedAt) {}

@@ -1,0 +1,75 @@
+package io.atoll.kv.internal.command;
+
+/**
+ * One client connection's state: id, name, flags. Confined to the connection's event loop,
+ * except the fields CLIENT LIST reads, which are volatile.
+ */
+public final class Session {
+  private final long id;
+  private final String addr;
+  private final String laddr;
+  private final long createdAt;
+  private volatile String name = "";
+  private volatile String libName = "";
+  private volatile String libVersion = "";
+  private volatile int protocol = 2;
+  private volatile String lastCommand = "NULL";
+  private volatile long lastActive;
+  boolean asking;
+  boolean readonly;
+  boolean closeAfterReply;
+
+  /** A session for a connection from {@code addr} to {@code laddr}. */
+  public Session(long id, String addr, String laddr, long now) {
+    this.id = id;
+    this.addr = addr;
+    this.laddr = laddr;
+    this.createdAt = now;
+    this.lastActive = now;
+  }
+
+  /** The client id (CLIENT ID). */
+  public long id() {
+    return id;
+  }
+
+  /** Whether the connection must close once the current reply is written (QUIT). */
+  public boolean closeAfterReply() {
+    return closeAfterReply;
+  }
+
+  String name() {
+    return name;
+  }
+
+  void name(String n) {
+    name = n;
+  }
+
+  void lib(String libName, String libVersion) {
+    if (libName != null) {
+      this.libName = libName;
+    }
+    if (libVersion != null) {
+      this.libVersion = libVersion;
+    }
+  }
+
+  void protocol(int p) {
+    protocol = p;
+  }
+
+  void touched(String command, long now) {
+    lastCommand = command;
+    lastActive = now;
+  }
+
+  /** The CLIENT INFO / CLIENT LIST line (without its newline). */
+  String describe(long now) {
+    return "id=" + id + " addr=" + addr + " laddr=" + laddr + " fd=8 name=" + name
+        + " age=" + (now - createdAt) / 1000 + " idle=" + (now - lastActive) / 1000
+        + " flags=" + (readonly ? "r" : "N") + " db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0 argv-mem=0"
+        + " multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=" + lastCommand
+        + " user=default redir=-1 resp=" + protocol + " lib-name=" + libName + " lib-ver=" + libVersion;
+  }
+}

@@ -1,0 +1,180 @@
+package io.atoll.kv.internal.server;
+
+import io.atoll.kv.internal.command.Call;
+import io.atoll.kv.internal.command.Clients;
+import io.atoll.kv.internal.command.Dispatcher;
+import io.atoll.kv.internal.command.Session;
+import io.atoll.kv.internal.resp.Reply;
+import io.atoll.kv.internal.resp.RespDecoder;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.ArrayDeque;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection: runs each decoded request through the {@link Dispatcher} in order,
+ * gathers the replies of a pipelined batch in one buffer and flushes it once per read. A command
+ * that finishes later (MIGRATE) holds back the requests behind it, so replies stay in order.
+ *
+ * <p>Bounded: reading pauses while the channel is not writable (the client does not read its
+ * replies), and a client whose pending output passes {@code outputLimit} bytes is disconnected,
+ * Redis' {@code client-output-buffer-limit}. Confined to the channel's event loop.
+ */
+public final class KvConnection extends ChannelInboundHandlerAdapter {
+  private static final Logger LOG = LoggerFactory.getLogger(KvConnection.class);
+  private static final int WRITE_CHUNK = 64 << 10;
+
+  private final Dispatcher dispatcher;
+  private final Clients clients;
+  private final LongSupplier clock;
+  private final long outputLimit;
+  private final Reply reply = new Reply();
+  private final ArrayDeque<Object> held = new ArrayDeque<>();
+  private Session session;
+  private ByteBuf out;
+  private boolean waiting;
+  private boolean closing;
+
+  /** A handler for one connection. */
+  public KvConnection(Dispatcher dispatcher, Clients clients, LongSupplier clock, long outputLimit) {
+    this.dispatcher = dispatcher;
+    this.clients = clients;
+    this.clock = clock;
+    this.outputLimit = outputLimit;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    session = clients.open(String.valueOf(ctx.channel().remoteAddress()).replaceFirst("^/", ""),
+        String.valueOf(ctx.channel().localAddress()).replaceFirst("^/", ""), clock.getAsLong());
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (session != null) {
+      clients.close(session);
+    }
+    if (out != null) {
+      out.release();
+      out = null;
+    }
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (closing) {
+      return;
+    }
+    if (waiting) {
+      held.add(msg);
+      return;
+    }
+    handle(ctx, msg);
+  }
+
+  private void handle(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof RespDecoder.ProtocolError e) {
+      buffer(ctx);
+      reply.error("ERR " + e.message());
+      closeAfterFlush(ctx);
+      return;
+    }
+    byte[][] args = (byte[][]) msg;
+    buffer(ctx);
+    Call call = dispatcher.execute(args, session, reply);
+    if (call.deferred() != null) {
+      waiting = true;
+      ctx.channel().config().setAutoRead(false); // what is already decoded waits in held
+
+      call.deferred().whenComplete((write, failure) -> ctx.executor().execute(() -> {
+        if (!ctx.channel().isActive()) {
+          return;
+        }
+        buffer(ctx);
+        if (failure != null) {
+          LOG.warn("command failed", failure);
+          reply.error("ERR " + failure.getMessage());
+        } else {
+          write.accept(reply);
+        }
+        waiting = false;
+        ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+        flush(ctx);
+        while (!held.isEmpty() && !waiting && !closing) {
+          handle(ctx, held.poll());
+        }
+        flush(ctx);
+      }));
+      return;
+    }
+    if (session.closeAfterReply()) {
+      closeAfterFlush(ctx);
+      return;
+    }
+    if (out.readableBytes() >= WRITE_CHUNK) {
+      ctx.write(out);
+      out = null;
+      checkOutputLimit(ctx);
+    }
+  }
+
+  private void buffer(ChannelHandlerContext ctx) {
+    if (out == null) {
+      out = ctx.alloc().ioBuffer(256);
+      reply.target(out);
+    }
+  }
+
+  private void closeAfterFlush(ChannelHandlerContext ctx) {
+    closing = true;
+    held.clear();
+    ByteBuf b = out;
+    out = null;
+    ctx.writeAndFlush(b).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  private void checkOutputLimit(ChannelHandlerContext ctx) {
+    var outbound = ctx.channel().unsafe().outboundBuffer();
+    if (outputLimit > 0 && outbound != null && outbound.totalPendingWriteBytes() > outputLimit) {
+      LOG.warn("client {} closed: {} bytes of output pending (expected: <= {}, client-output-buffer-limit)",
+          session.id(), outbound.totalPendingWriteBytes(), outputLimit);
+      closing = true;
+      ctx.close();
+    }
+  }
+
+  private void flush(ChannelHandlerContext ctx) {
+    if (out != null && out.isReadable()) {
+      ctx.write(out);
+      out = null;
+    }
+    ctx.flush();
+    checkOutputLimit(ctx);
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (!closing) {
+      flush(ctx);
+    }
+    ctx.fireChannelReadComplete();
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    LOG.debug("client connection failed", cause);
+    ctx.close();
+  }
+}

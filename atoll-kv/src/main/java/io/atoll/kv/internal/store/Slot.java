@@ -1,0 +1,149 @@
+package io.atoll.kv.internal.store;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The keys of one hash slot. Every method must be called while holding this object's monitor
+ * ({@code synchronized (slot)}); commands on keys of one slot therefore run one at a time, and
+ * commands on different slots in parallel.
+ */
+public final class Slot {
+  private final int id;
+  private final MemoryMeter meter;
+  private final HashMap<Key, Entry> map = new HashMap<>();
+  private int volatileKeys;
+
+  Slot(int id, MemoryMeter meter) {
+    this.id = id;
+    this.meter = meter;
+  }
+
+  /** This slot's number. */
+  public int id() {
+    return id;
+  }
+
+  /** The live entry of {@code key} at {@code now}, removing it if it has expired. */
+  public Entry get(Key key, long now) {
+    Entry e = map.get(key);
+    if (e != null && e.expireAt != 0 && e.expireAt <= now) {
+      remove(key);
+      return null;
+    }
+    return e;
+  }
+
+  /** Stores {@code entry} under {@code key}, replacing any entry. */
+  public void put(Key key, Entry entry) {
+    Entry old = map.put(key, entry);
+    if (old != null) {
+      meter.add(-old.valueBytes());
+      if (old.expireAt != 0) {
+        volatileKeys--;
+      }
+    } else {
+      meter.add(keyBytes(key));
+    }
+    meter.add(entry.valueBytes());
+    if (entry.expireAt != 0) {
+      volatileKeys++;
+    }
+  }
+
+  /** Removes {@code key}; its entry or null. */
+  public Entry remove(Key key) {
+    Entry old = map.remove(key);
+    if (old != null) {
+      meter.add(-old.valueBytes() - keyBytes(key));
+      if (old.expireAt != 0) {
+        volatileKeys--;
+      }
+    }
+    return old;
+  }
+
+  /** Sets the expiry of a live entry (0: persist). */
+  public void expire(Entry e, long at) {
+    if (e.expireAt != 0) {
+      volatileKeys--;
+    }
+    e.expireAt = at;
+    if (at != 0) {
+      volatileKeys++;
+    }
+  }
+
+  /** Tells the meter a value grew or shrank by {@code delta} bytes in place. */
+  public void resized(long delta) {
+    meter.add(delta);
+  }
+
+  /** The number of keys, expired ones not yet removed included. */
+  public int size() {
+    return map.size();
+  }
+
+  /** The live keys at {@code now}, at most {@code limit}. */
+  public List<byte[]> keys(long now, int limit) {
+    List<byte[]> result = new ArrayList<>(Math.min(limit, map.size()));
+    for (Map.Entry<Key, Entry> e : map.entrySet()) {
+      if (result.size() >= limit) {
+        break;
+      }
+      long at = e.getValue().expireAt;
+      if (at == 0 || at > now) {
+        result.add(e.getKey().bytes());
+      }
+    }
+    return result;
+  }
+
+  /** Removes the entries expired at {@code now}; how many. */
+  public int removeExpired(long now) {
+    if (volatileKeys == 0) {
+      return 0;
+    }
+    int n = 0;
+    for (Iterator<Map.Entry<Key, Entry>> it = map.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<Key, Entry> e = it.next();
+      long at = e.getValue().expireAt;
+      if (at != 0 && at <= now) {
+        it.remove();
+        volatileKeys--;
+        meter.add(-e.getValue().valueBytes() - keyBytes(e.getKey()));
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** How many keys have an expiry (expired ones not yet removed included). */
+  public int volatileKeys() {
+    return volatileKeys;
+  }
+
+  /** Whether some key has an expiry. */
+  public boolean hasVolatileKeys() {
+    return volatileKeys > 0;
+  }
+
+  /** Removes every key. */
+  public void clear() {
+    long bytes = 0;
+    for (Map.Entry<Key, Entry> e : map.entrySet()) {
+      bytes += e.getValue().valueBytes() + keyBytes(e.getKey());
+    }
+    meter.add(-bytes);
+    map.clear();
+    volatileKeys = 0;
+  }
+
+  private static long keyBytes(Key k) {
+    // HashMap node 32, Key 24, byte[] header 16 + data, table slot ~8, Entry 24
+    return 32 + 24 + 16 + Entry.align(k.bytes().length) + 8 + 24;
+  }
+}

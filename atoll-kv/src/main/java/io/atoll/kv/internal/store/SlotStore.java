@@ -1,0 +1,82 @@
+package io.atoll.kv.internal.store;
+
+import io.atoll.core.slots.KeySlots;
+
+/**
+ * All keys of a node, grouped by hash slot. The slot array is fixed at construction; each
+ * {@link Slot} is guarded by its own monitor. Thread-safe in that sense.
+ */
+public final class SlotStore {
+  private final Slot[] slots = new Slot[KeySlots.SLOT_COUNT];
+  private final MemoryMeter meter = new MemoryMeter();
+  private int expiryCursor;
+
+  /** An empty store. */
+  public SlotStore() {
+    for (int i = 0; i < slots.length; i++) {
+      slots[i] = new Slot(i, meter);
+    }
+  }
+
+  /** The slot with this number (lock it before use). */
+  public Slot slot(int id) {
+    return slots[id];
+  }
+
+  /** The number of keys in all slots. */
+  public long size() {
+    long n = 0;
+    for (Slot s : slots) {
+      synchronized (s) {
+        n += s.size();
+      }
+    }
+    return n;
+  }
+
+  /** The number of keys with an expiry in all slots (expired ones not yet removed included). */
+  public long volatileKeys() {
+    long n = 0;
+    for (Slot s : slots) {
+      synchronized (s) {
+        n += s.volatileKeys();
+      }
+    }
+    return n;
+  }
+
+  /** Estimated bytes held. */
+  public long usedMemory() {
+    return meter.used();
+  }
+
+  /** Removes every key. */
+  public void clear() {
+    for (Slot s : slots) {
+      synchronized (s) {
+        s.clear();
+      }
+    }
+  }
+
+  /**
+   * One round of active expiry, Redis' idea: walk slots from where the last round stopped and
+   * remove expired keys, until {@code maxSlots} slots with expiring keys were cleaned. Called
+   * from one timer thread. Returns how many keys it removed.
+   */
+  public int expireCycle(long now, int maxSlots) {
+    int removed = 0;
+    int cleaned = 0;
+    for (int i = 0; i < slots.length && cleaned < maxSlots; i++) {
+      Slot s = slots[expiryCursor];
+      expiryCursor = (expiryCursor + 1) & (slots.length - 1);
+      synchronized (s) {
+        if (s.hasVolatileKeys()) {
+          removed += s.removeExpired(now);
+          cleaned++;
+        }
+      }
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,173 @@
+package io.atoll.kv.internal.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.Pod;
+import io.atoll.core.PodId;
+import io.atoll.core.slots.SlotState;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/** The epoch rules of a node's cluster state, on plain states (no network). */
+class ClusterStateTest {
+  private final AtomicLong clock = new AtomicLong(1_000);
+  private final List<ClusterView> saved = new ArrayList<>();
+
+  private ClusterState node(int port) {
+    Pod me = Nodes.pod("127.0.0.1", port, port * 7919L, port + 10000);
+    return new ClusterState(ClusterState.fresh(me), clock::get, saved::add);
+  }
+
+  private static int[] range(int from, int to) {
+    return IntStream.rangeClosed(from, to).toArray();
+  }
+
+  /** Gossip until nothing changes: every state merges every other's config. */
+  private static void gossip(ClusterState... nodes) {
+    for (int round = 0; round < 3; round++) {
+      for (ClusterState a : nodes) {
+        for (ClusterState b : nodes) {
+          if (a != b) {
+            b.merge(a.view().config());
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void createThenReshardConvergesOnOneOwnerPerSlot() {
+    ClusterState a = node(7001);
+    ClusterState b = node(7002);
+    a.addSlots(range(0, 8191));
+    b.addSlots(range(8192, 16383));
+    a.setConfigEpoch(1);
+    b.setConfigEpoch(2);
+    gossip(a, b);
+    ClusterView v = a.view();
+    assertThat(v.ok()).isTrue();
+    assertThat(v.knownNodes()).isEqualTo(2);
+    assertThat(v.config().epoch()).isEqualTo(2);
+    String idA = a.view().myNodeId();
+    String idB = b.view().myNodeId();
+    assertThat(idA).matches("[0-9a-f]{40}").isEqualTo(b.view().nodeId(a.view().me()));
+
+    // Move slot 5 from a to b the way redis-cli does it.
+    b.setSlotMigration(5, SlotState.IMPORTING, idA);
+    a.setSlotMigration(5, SlotState.MIGRATING, idB);
+    gossip(a, b);
+    assertThat(b.view().config().owner(5)).isEqualTo(a.view().me()); // marks are local, not gossiped
+    assertThat(b.view().importing()).containsKey(5);
+    assertThat(a.view().migrating()).containsKey(5);
+    b.setSlotNode(5, idB, s -> false);
+    // b's epoch (2) is already the greatest and its own: no bump (Redis' rule), its claim beats a's 1.
+    assertThat(b.view().myEpoch()).isEqualTo(2);
+    assertThat(b.view().config().epoch(5)).isEqualTo(2);
+    a.setSlotNode(5, idB, s -> false);
+    gossip(a, b);
+    // The other way: a (epoch 1, not the greatest) takes slot 9000 and bumps above everything.
+    a.setSlotMigration(9000, SlotState.IMPORTING, idB);
+    b.setSlotMigration(9000, SlotState.MIGRATING, idA);
+    a.setSlotNode(9000, idA, s -> false);
+    assertThat(a.view().myEpoch()).isEqualTo(3);
+    b.setSlotNode(9000, idA, s -> false);
+    gossip(a, b);
+    for (ClusterState n : List.of(a, b)) {
+      assertThat(n.view().config().owner(9000)).isEqualTo(a.view().me());
+      assertThat(n.view().config().owner(9001)).isEqualTo(b.view().me());
+      assertThat(n.view().config().owner(5)).isEqualTo(b.view().me());
+      assertThat(n.view().config().owner(6)).isEqualTo(a.view().me());
+      assertThat(n.view().migrating()).isEmpty();
+      assertThat(n.view().importing()).isEmpty();
+    }
+  }
+
+  @Test
+  void aBumpedEpochWinsAConflictingClaimEverywhere() {
+    ClusterState a = node(7001);
+    ClusterState b = node(7002);
+    a.addSlots(range(0, 16383));
+    a.setConfigEpoch(1);
+    gossip(a, b);
+    // b takes slot 9 for itself without a migration (an operator's SETSLOT NODE): its bump wins.
+    b.setSlotNode(9, b.view().myNodeId(), s -> false);
+    assertThat(b.bumpEpoch()).startsWith("BUMPED ");
+    gossip(a, b);
+    assertThat(a.view().config().owner(9)).isEqualTo(b.view().me());
+    assertThat(b.bumpEpoch()).isEqualTo("STILL " + b.view().myEpoch());
+  }
+
+  @Test
+  void refusalsUseRedisTexts() {
+    ClusterState a = node(7001);
+    a.addSlots(new int[] {1, 2});
+    assertThatThrownBy(() -> a.addSlots(new int[] {2})).hasMessage("ERR Slot 2 is already busy");
+    assertThatThrownBy(() -> a.addSlots(new int[] {3, 3})).hasMessage("ERR Slot 3 specified multiple times");
+    assertThatThrownBy(() -> a.delSlots(new int[] {4})).hasMessage("ERR Slot 4 is already unassigned");
+    assertThatThrownBy(() -> a.setSlotMigration(5, SlotState.MIGRATING, "x"))
+        .hasMessage("ERR I'm not the owner of hash slot 5");
+    assertThatThrownBy(() -> a.setSlotMigration(1, SlotState.IMPORTING, "x"))
+        .hasMessage("ERR I'm already the owner of hash slot 1");
+    assertThatThrownBy(() -> a.forget(a.view().myNodeId())).hasMessage("ERR I tried hard but I can't forget myself...");
+    assertThatThrownBy(() -> a.setConfigEpoch(-1)).hasMessage("ERR Invalid config epoch specified: -1");
+    a.setConfigEpoch(4);
+    assertThatThrownBy(() -> a.setConfigEpoch(5)).hasMessage("ERR Node config epoch is already non-zero");
+  }
+
+  @Test
+  void deletedSlotsStayUnassignedAfterGossipAndForgottenNodesStayOut() {
+    ClusterState a = node(7001);
+    ClusterState b = node(7002);
+    a.addSlots(range(0, 100));
+    gossip(a, b);
+    a.delSlots(new int[] {7});
+    gossip(a, b);
+    assertThat(b.view().config().owner(7)).isNull();
+    assertThat(b.view().config().owner(8)).isEqualTo(a.view().me());
+    b.forget(a.view().myNodeId());
+    b.merge(a.view().config());
+    assertThat(b.view().knownNodes()).isEqualTo(1);
+    assertThat(b.view().config().owner(8)).isNull();
+    clock.addAndGet(61_000); // the ban lasts a minute, as Redis'
+    b.merge(a.view().config());
+    assertThat(b.view().knownNodes()).isEqualTo(2);
+  }
+
+  @Test
+  void theConfigFileRoundTripsAndRefusesGarbage() throws Exception {
+    Path dir = Files.createTempDirectory("kv-conf");
+    ClusterState a = node(7001);
+    a.addSlots(range(0, 10));
+    a.setConfigEpoch(3);
+    ConfigFile file = new ConfigFile(dir);
+    file.save(a.view());
+    ClusterView back = file.load().orElseThrow();
+    assertThat(back.config()).isEqualTo(a.view().config());
+    assertThat(back.me()).isEqualTo(a.view().me());
+    assertThat(saved).isNotEmpty(); // every change was reported for saving
+    Files.write(file.path(), new byte[] {1, 2, 3});
+    assertThatThrownBy(file::load).isInstanceOf(IllegalStateException.class).hasMessageContaining("nodes.conf")
+        .hasMessageContaining("move it away");
+  }
+
+  @Test
+  void mergeIgnoresOlderClaims() {
+    ClusterState a = node(7001);
+    a.addSlots(range(0, 10));
+    a.setConfigEpoch(5);
+    ClusterConfig newer = a.view().config();
+    PodId me = a.view().me();
+    ClusterState b = node(7002);
+    b.merge(newer);
+    ClusterConfig stale = ClusterState.fresh(b.view().config().pod(me).orElseThrow().pod()).config();
+    b.merge(stale);
+    assertThat(b.view().config().owner(3)).isEqualTo(me);
+  }
+}

@@ -1,0 +1,105 @@
+package io.atoll.server;
+
+import io.atoll.kv.KvServer;
+import io.atoll.kv.KvSettings;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code atoll kv}: one node of Atoll KV, a Redis-Cluster-compatible key-value server. */
+@Command(name = "kv", mixinStandardHelpOptions = true,
+    description = "Runs an Atoll KV node: Redis Cluster's protocol and commands; form a cluster with"
+        + " redis-cli --cluster create. Keys live in memory only; the cluster config is kept in the data directory.")
+final class KvCommand implements Callable<Integer> {
+
+  @Mixin
+  Main.ConfigOption config;
+
+  @Option(names = "--port", required = true, description = "Client port (the cluster bus listens on port+10000 unless --bus-port).")
+  int port;
+
+  @Option(names = "--bus-port", defaultValue = "-1", description = "Cluster-bus port; -1 for port+10000 (default: ${DEFAULT-VALUE}).")
+  int busPort;
+
+  @Option(names = "--bind", defaultValue = "127.0.0.1", description = "Address to listen on and announce (default: ${DEFAULT-VALUE}).")
+  String bind;
+
+  @Option(names = "--data-dir", description = "Where the node keeps its cluster config (default: data/kv-<port>).")
+  Path dataDir;
+
+  @Option(names = "--event-loops", defaultValue = "0", description = "Client I/O threads; 0 for one per core (default: ${DEFAULT-VALUE}).")
+  int eventLoops;
+
+  @Option(names = "--maxmemory", defaultValue = "0", description = "Refuse writes above this much data, e.g. 512mb or 2gb; 0 for no limit (default: ${DEFAULT-VALUE}).")
+  String maxMemory;
+
+  @Option(names = "--cluster-node-timeout", defaultValue = "5000", description = "Milliseconds of silence before a node is suspected (default: ${DEFAULT-VALUE}).")
+  long nodeTimeout;
+
+  @Option(names = "--proto-max-bulk-len", defaultValue = "64mb", description = "Longest bulk string (default: ${DEFAULT-VALUE}).")
+  String maxBulk;
+
+  @Option(names = "--client-output-buffer-limit", defaultValue = "64mb", description = "Reply bytes pending per client before it is disconnected (default: ${DEFAULT-VALUE}).")
+  String outputLimit;
+
+  @Override
+  public Integer call() throws Exception {
+    KvSettings settings;
+    try {
+      KvSettings d = KvSettings.defaults(port == 0 ? 1 : port, Path.of("."));
+      settings = new KvSettings(bind, port, busPort == -1 && port == 0 ? 0 : busPort,
+          dataDir != null ? dataDir : Path.of("data", "kv-" + port),
+          eventLoops == 0 ? d.eventLoops() : eventLoops, bytes("--maxmemory", maxMemory),
+          (int) Math.min(Integer.MAX_VALUE - 64, bytes("--proto-max-bulk-len", maxBulk)), d.maxArrayLength(),
+          d.maxInlineLength(), Math.max(d.queryBufferLimit(), bytes("--proto-max-bulk-len", maxBulk)),
+          bytes("--client-output-buffer-limit", outputLimit), nodeTimeout);
+    } catch (IllegalArgumentException e) {
+      System.err.println("atoll kv: " + e.getMessage());
+      return 2;
+    }
+    KvServer server;
+    try {
+      server = KvServer.start(settings);
+    } catch (RuntimeException e) {
+      System.err.println("atoll kv: cannot start: " + e.getMessage());
+      return 1;
+    }
+    System.out.println("atoll kv node " + server.nodeId() + " listening on " + bind + ":" + server.port()
+        + " (cluster bus " + server.busPort() + ", data dir " + settings.dataDir().toAbsolutePath() + ")");
+    System.out.flush();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      server.close();
+      stopped.countDown();
+    }, "atoll-kv-stop"));
+    stopped.await();
+    return 0;
+  }
+
+  /** Redis' memory units: 100, 1kb, 1k, 1mb, 1m, 1gb, 1g (k = 1000, kb = 1024). */
+  static long bytes(String option, String text) {
+    String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+    long unit = 1;
+    String[][] units = {{"kb", "1024"}, {"mb", "1048576"}, {"gb", "1073741824"}, {"k", "1000"}, {"m", "1000000"},
+        {"g", "1000000000"}, {"b", "1"}};
+    for (String[] u : units) {
+      if (t.endsWith(u[0])) {
+        unit = Long.parseLong(u[1]);
+        t = t.substring(0, t.length() - u[0].length());
+        break;
+      }
+    }
+    try {
+      long v = Long.parseLong(t);
+      if (v < 0) {
+        throw new NumberFormatException();
+      }
+      return Math.multiplyExact(v, unit);
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new IllegalArgumentException(option + ": '" + text + "' (expected: a size such as 0, 100mb or 2gb)");
+    }
+  }
+}

@@ -1,0 +1,116 @@
+package io.atoll.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.atoll.server.demo.Child;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three {@code atoll kv} processes formed into a cluster by the real {@code redis-cli --cluster
+ * create}; one is killed with SIGKILL, seen as failed by the others, restarted with its data
+ * directory, and rejoins with its node id and slots (its keys are gone: they are not persisted).
+ */
+class KvProcessIT {
+  @TempDir
+  Path dir;
+
+  @Test
+  void aKilledNodeRestartedWithItsDataDirRejoinsWithItsConfig() throws Exception {
+    Assumptions.assumeTrue(cli(null, "--version").startsWith("redis-cli"),
+        "redis-cli is not installed on this machine: apt-get install redis-tools (CI's .ci/run installs it)");
+    int[] ports = {freePort(), freePort(), freePort()};
+    int[] bus = {freePort(), freePort(), freePort()};
+    List<Child> nodes = new ArrayList<>();
+    try {
+      for (int i = 0; i < 3; i++) {
+        nodes.add(start(i, ports, bus));
+      }
+      String out = cli(null, "--cluster", "create", "127.0.0.1:" + ports[0], "127.0.0.1:" + ports[1],
+          "127.0.0.1:" + ports[2], "--cluster-yes");
+      assertThat(out).contains("[OK] All 16384 slots covered.");
+      StringBuilder sets = new StringBuilder();
+      for (int i = 0; i < 300; i++) {
+        sets.append("SET p:").append(i).append(' ').append(i).append('\n');
+      }
+      cli(sets.toString(), "-c", "-p", String.valueOf(ports[0]));
+      String id2 = cli(null, "-p", String.valueOf(ports[2]), "CLUSTER", "MYID").trim();
+      String mine2 = myLine(ports[2]);
+      long keysOn0 = Long.parseLong(cli(null, "-p", String.valueOf(ports[0]), "DBSIZE").trim());
+
+      nodes.get(2).kill();
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+        assertThat(cli(null, "-p", String.valueOf(ports[0]), "CLUSTER", "NODES")).contains(id2 + " ")
+            .containsPattern(id2 + " \\S+ master,fail ");
+        assertThat(cli(null, "-p", String.valueOf(ports[0]), "CLUSTER", "INFO")).contains("cluster_state:fail");
+      });
+      assertThat(cli(null, "-p", String.valueOf(ports[0]), "GET", "p:1")).startsWith("CLUSTERDOWN");
+
+      nodes.set(2, start(2, ports, bus));
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+        assertThat(cli(null, "-p", String.valueOf(ports[0]), "CLUSTER", "INFO")).contains("cluster_state:ok");
+        assertThat(cli(null, "--cluster", "check", "127.0.0.1:" + ports[1]))
+            .contains("[OK] All nodes agree about slots configuration.").contains("[OK] All 16384 slots covered.");
+      });
+      assertThat(cli(null, "-p", String.valueOf(ports[2]), "CLUSTER", "MYID").trim()).isEqualTo(id2);
+      assertThat(myLine(ports[2]).replaceAll(" \\d+ \\d+ ", " ")).isEqualTo(mine2.replaceAll(" \\d+ \\d+ ", " "));
+      assertThat(cli(null, "-p", String.valueOf(ports[2]), "DBSIZE").trim()).isEqualTo("0");
+      assertThat(Long.parseLong(cli(null, "-p", String.valueOf(ports[0]), "DBSIZE").trim())).isEqualTo(keysOn0);
+    } finally {
+      for (Child c : nodes) {
+        c.kill();
+      }
+    }
+  }
+
+  private Child start(int i, int[] ports, int[] bus) throws IOException {
+    Child c = Child.start("kv-" + i + "-" + System.nanoTime(), dir, List.of("kv", "--port", String.valueOf(ports[i]),
+        "--bus-port", String.valueOf(bus[i]), "--data-dir", dir.resolve("kv" + i).toString(),
+        "--event-loops", "2", "--cluster-node-timeout", "2000"));
+    c.awaitAddress(Duration.ofSeconds(60));
+    return c;
+  }
+
+  private static String myLine(int port) throws Exception {
+    return cli(null, "-p", String.valueOf(port), "CLUSTER", "NODES").lines().filter(l -> l.contains("myself"))
+        .findFirst().orElseThrow();
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket()) {
+      s.bind(new InetSocketAddress("127.0.0.1", 0));
+      return s.getLocalPort();
+    }
+  }
+
+  private static String cli(String stdin, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("redis-cli"));
+    cmd.addAll(List.of(args));
+    Process p;
+    try {
+      p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    } catch (IOException e) {
+      return "";
+    }
+    if (stdin != null) {
+      p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+    }
+    p.getOutputStream().close();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+    }
+    return out.replaceAll("\u001B\\[[0-9;]*m", "");
+  }
+}
