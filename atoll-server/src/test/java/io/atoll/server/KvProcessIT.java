@@ -3,7 +3,9 @@ package io.atoll.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.atoll.server.demo.Child;
+import io.atoll.server.demo.AtollProcesses;
+import io.atoll.testkit.process.ManagedProcess;
+import io.atoll.testkit.process.ProcessCluster;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -32,10 +34,10 @@ class KvProcessIT {
         "redis-cli is not installed on this machine: apt-get install redis-tools (CI's .ci/run installs it)");
     int[] ports = {freePort(), freePort(), freePort()};
     int[] bus = {freePort(), freePort(), freePort()};
-    List<Child> nodes = new ArrayList<>();
-    try {
+    List<ManagedProcess> nodes = new ArrayList<>();
+    try (ProcessCluster processes = new ProcessCluster(dir)) {
       for (int i = 0; i < 3; i++) {
-        nodes.add(start(i, ports, bus));
+        nodes.add(start(processes, i, ports, bus));
       }
       String out = cli(null, "--cluster", "create", "127.0.0.1:" + ports[0], "127.0.0.1:" + ports[1],
           "127.0.0.1:" + ports[2], "--cluster-yes");
@@ -57,7 +59,7 @@ class KvProcessIT {
       });
       assertThat(cli(null, "-p", String.valueOf(ports[0]), "GET", "p:1")).startsWith("CLUSTERDOWN");
 
-      nodes.set(2, start(2, ports, bus));
+      nodes.set(2, start(processes, 2, ports, bus));
       await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
         assertThat(cli(null, "-p", String.valueOf(ports[0]), "CLUSTER", "INFO")).contains("cluster_state:ok");
         assertThat(cli(null, "--cluster", "check", "127.0.0.1:" + ports[1]))
@@ -67,17 +69,14 @@ class KvProcessIT {
       assertThat(myLine(ports[2]).replaceAll(" \\d+ \\d+ ", " ")).isEqualTo(mine2.replaceAll(" \\d+ \\d+ ", " "));
       assertThat(cli(null, "-p", String.valueOf(ports[2]), "DBSIZE").trim()).isEqualTo("0");
       assertThat(Long.parseLong(cli(null, "-p", String.valueOf(ports[0]), "DBSIZE").trim())).isEqualTo(keysOn0);
-    } finally {
-      for (Child c : nodes) {
-        c.kill();
-      }
     }
   }
 
-  private Child start(int i, int[] ports, int[] bus) throws IOException {
-    Child c = Child.start("kv-" + i + "-" + System.nanoTime(), dir, List.of("kv", "--port", String.valueOf(ports[i]),
-        "--bus-port", String.valueOf(bus[i]), "--data-dir", dir.resolve("kv" + i).toString(),
-        "--event-loops", "2", "--cluster-node-timeout", "2000"));
+  private ManagedProcess start(ProcessCluster processes, int i, int[] ports, int[] bus) {
+    ManagedProcess c = processes.start(AtollProcesses.atoll("kv-" + i + "-" + System.nanoTime(),
+        List.of("kv", "--port", String.valueOf(ports[i]), "--bus-port", String.valueOf(bus[i]),
+            "--data-dir", dir.resolve("kv" + i).toString(), "--event-loops", "2",
+            "--cluster-node-timeout", "2000")));
     c.awaitAddress(Duration.ofSeconds(60));
     return c;
   }
