@@ -47,6 +47,8 @@ final class Rebalancer {
   private boolean again;
   private boolean closed;
   private Loop.Cancellable retry;
+  /** Shards to hand back to their owner: released in a round whose transition was not saved. */
+  private final Map<Integer, PodId> owed = new java.util.HashMap<>();
   private List<CompletableFuture<RoundResult>> nextRoundWaiters = new ArrayList<>();
   private List<CompletableFuture<RoundResult>> roundWaiters = new ArrayList<>();
   // One log line per rebalance, however many rounds its limits split it into.
@@ -91,7 +93,11 @@ final class Rebalancer {
     }
     Plan plan = Rounds.plan(journal.config(), settings.strategy(), settings.limits(), random);
     if (plan.isEmpty()) {
-      finish(0, false, false);
+      if (owed.isEmpty()) {
+        finish(0, false, false);
+      } else {
+        apply(reason, List.of(), journal.config().epoch() + 1, Map.of(), false);
+      }
       return;
     }
     Map<PodId, CompletableFuture<Boolean>> pings = new LinkedHashMap<>();
@@ -111,7 +117,7 @@ final class Rebalancer {
     });
     List<Move> kept = Rounds.survivors(moves, failed);
     suspects.accept(failed);
-    if (kept.isEmpty() || closed) {
+    if (closed || (kept.isEmpty() && owed.isEmpty())) {
       if (!failed.isEmpty()) {
         log.warn("rebalance ({}): pods did not answer the ping: {}; retrying in {} ms", reason, failed,
             settings.rebalanceRetryInterval().toMillis());
@@ -133,7 +139,12 @@ final class Rebalancer {
       Map<PodId, CompletableFuture<Optional<Set<Integer>>>> unassigns, boolean pingFailed) {
     Map<PodId, Optional<Set<Integer>>> released = new LinkedHashMap<>();
     unassigns.forEach((p, f) -> released.put(p, f.join()));
-    Outcome outcome = Rounds.settle(kept, released);
+    apply(reason, kept, epoch, released, pingFailed);
+  }
+
+  private void apply(String reason, List<Move> kept, long epoch, Map<PodId, Optional<Set<Integer>>> released,
+      boolean pingFailed) {
+    Outcome outcome = Rounds.owing(Rounds.settle(kept, released), owed, kept);
     suspects.accept(outcome.failed());
     Applied[] applied = new Applied[1];
     journal.transition(c -> {
@@ -142,9 +153,11 @@ final class Rebalancer {
     }).whenCompleteAsync((next, err) -> {
       if (err != null) {
         log.warn("rebalance ({}): could not save the new assignments: {}", reason, err.toString());
+        owed.putAll(Rounds.owedAfterFailure(outcome));
         finish(0, true, false);
         return;
       }
+      owed.clear(); // handed back, or the shard has another claim since
       int moved = applied[0].moved();
       if (moved > 0) {
         if (!reason.equals("continue")) {

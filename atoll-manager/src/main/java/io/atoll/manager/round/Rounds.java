@@ -142,6 +142,43 @@ public final class Rounds {
     return new Applied(any ? b.build() : config, moved);
   }
 
+  /**
+   * The regrants a round owes after its transition could not be saved: the old owner of every
+   * move and regrant may have released its shard (and will not serve it again below the round's
+   * epoch), while the installed config still names it. Until a claim at a newer epoch reaches it,
+   * the shard is served by nobody, so the next round must hand these back (see {@link #owing}).
+   */
+  public static Map<Integer, PodId> owedAfterFailure(Outcome outcome) {
+    Map<Integer, PodId> owed = new HashMap<>(outcome.regrants());
+    for (Move m : outcome.moves()) {
+      if (m.from() != null) {
+        owed.put(m.shard(), m.from());
+      }
+    }
+    return owed;
+  }
+
+  /**
+   * {@code outcome} with the regrants owed by earlier rounds added, except for shards this
+   * round's {@code moves} take care of. Like every regrant, each is applied only while its pod
+   * still owns the shard.
+   */
+  public static Outcome owing(Outcome outcome, Map<Integer, PodId> owed, List<Move> moves) {
+    if (owed.isEmpty()) {
+      return outcome;
+    }
+    Set<Integer> moving = new HashSet<>();
+    moves.forEach(m -> moving.add(m.shard()));
+    Map<Integer, PodId> regrants = new HashMap<>();
+    owed.forEach((shard, pod) -> {
+      if (!moving.contains(shard)) {
+        regrants.put(shard, pod);
+      }
+    });
+    regrants.putAll(outcome.regrants());
+    return new Outcome(outcome.moves(), regrants, outcome.failed());
+  }
+
   /** The pods to push the applied config to: every target and every pod a shard went back to. */
   public static Set<PodId> pushTargets(Outcome outcome) {
     Set<PodId> targets = new TreeSet<>();
