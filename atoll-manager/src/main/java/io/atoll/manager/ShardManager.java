@@ -3,9 +3,7 @@ package io.atoll.manager;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.Pod;
 import io.atoll.core.PodAddress;
-import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
-import io.atoll.core.PodStatus;
 import io.atoll.core.Ticker;
 import io.atoll.core.spi.AssignmentStore;
 import io.atoll.core.spi.PodHealth;
@@ -22,8 +20,6 @@ import io.grpc.stub.ServerCallStreamObserver;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -44,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@link Rounds} — the decisions, pure functions over records;
  *   <li>{@link Journal} — write-ahead transitions of the config, and the term;
- *   <li>{@link Leases} — who may serve, by the manager's clock;
+ *   <li>{@link Membership} — registrations, departures, renewals, dead pods, over {@link Leases};
  *   <li>{@link Rebalancer} — the rebalance workflow over the pods;
  *   <li>{@link Watchers} — the open watch streams;
  *   <li>{@link Pods} — the calls to pods ({@link GrpcPods} in production);
@@ -66,14 +62,12 @@ public final class ShardManager implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ShardManager.class);
 
   private final ManagerSettings settings;
-  private final PodHealth health;
-  private final Ticker ticker;
   private final Loop loop;
   private final Executor blocking;
   private final Pods pods;
   private final AssignmentStore store;
   private final Journal journal;
-  private final Leases leases;
+  private final Membership membership;
   private final Watchers watchers;
   private final Rebalancer rebalancer;
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
@@ -98,16 +92,15 @@ public final class ShardManager implements AutoCloseable {
       Executor blocking, Ticker ticker, RandomGenerator random, Runnable onClose) {
     this.settings = settings;
     this.store = store;
-    this.health = health;
     this.pods = pods;
     this.loop = loop;
     this.blocking = blocking;
-    this.ticker = ticker;
     this.onClose = onClose;
     this.watchers = new Watchers(loop);
-    this.leases = new Leases(settings.leaseTtl(), settings.leaseMargin());
     this.journal = new Journal(store, io, loop, settings.numberOfShards(), watchers::publish, this::depose);
-    this.rebalancer = new Rebalancer(settings, journal, pods, loop, random, this::checkHealth);
+    this.membership = new Membership(journal, new Leases(settings.leaseTtl(), settings.leaseMargin()), health, loop,
+        blocking, ticker, this::requestRebalance);
+    this.rebalancer = new Rebalancer(settings, journal, pods, loop, random, membership::suspect);
   }
 
   /**
@@ -185,13 +178,10 @@ public final class ShardManager implements AutoCloseable {
   /** Grants every known pod a lease from now and starts the timers. Loop only. */
   void startServing() {
     loop.checkOnLoop();
-    long now = ticker.nanoTime();
     ClusterConfig c = journal.config();
-    for (Pod p : c.activePods()) {
-      leases.grant(p.id(), now);
-    }
+    membership.grantAll();
     long tick = Math.max(50, Math.min(500, settings.leaseTtl().toMillis() / 8));
-    every(Duration.ofMillis(tick), this::findDeadPods);
+    every(Duration.ofMillis(tick), membership::findDeadPods);
     every(settings.rebalanceInterval(), () -> rebalancer.request("periodic"));
     if (!c.activePods().isEmpty()) {
       // Give the pods of the previous term a renewal period to show they are alive, then finish
@@ -246,102 +236,35 @@ public final class ShardManager implements AutoCloseable {
   }
 
   // ------------------------------------------------------------------------------------------
-  // Membership and leases
+  // Membership: each call is handed to the loop
 
   /** A pod registers; completes once its entry is saved. */
   CompletableFuture<ClusterConfig> register(Pod pod) {
-    return supply(() -> {
-      Optional<PodEntry> existing = journal.config().pod(pod.id());
-      if (existing.isPresent() && existing.get().status() == PodStatus.GONE) {
-        return CompletableFuture.<ClusterConfig>failedFuture(new IllegalStateException("pod " + pod.id()
-            + " was declared gone; a pod that left restarts as a new incarnation"));
-      }
-      if (leases.isDying(pod.id())) {
-        return CompletableFuture.<ClusterConfig>failedFuture(new IllegalStateException("pod " + pod.id()
-            + " is being declared gone; a pod that left restarts as a new incarnation"));
-      }
-      leases.grant(pod.id(), ticker.nanoTime()); // its lease starts now, before the save
-      if (existing.isPresent()) {
-        return CompletableFuture.completedFuture(journal.config());
-      }
-      return journal.transition(c -> c.pod(pod.id()).isPresent() ? c : Rounds.join(c, pod)).thenApply(c -> {
-        leases.grant(pod.id(), ticker.nanoTime());
-        log.info("pod {} joined (version {}); {} pods", pod.id(), pod.version(), c.activePods().size());
-        rebalancer.request("pod " + pod.id() + " joined");
-        return c;
-      });
-    });
+    return supply(() -> membership.register(pod));
   }
 
   /** A pod leaves for good, having stopped its entities. */
   CompletableFuture<Void> unregister(PodId pod) {
-    return supply(() -> markGone(pod, "left")).thenApply(c -> null);
-  }
-
-  @GuardedBy("loop")
-  private CompletableFuture<ClusterConfig> markGone(PodId pod, String why) {
-    ClusterConfig config = journal.config();
-    if (!config.isActive(pod)) {
-      return CompletableFuture.completedFuture(config);
-    }
-    leases.dying(pod);
-    return journal.transition(c -> Rounds.leave(c, pod)).thenApply(c -> {
-      leases.gone(pod); // the saved config says GONE now
-      log.info("pod {} {}; its {} shards will move; {} pods", pod, why, c.ownedCounts().getOrDefault(pod, 0),
-          c.activePods().size());
-      rebalancer.request("pod " + pod + " " + (why.startsWith("left") ? "left" : "died"));
-      return c;
-    });
+    return supply(() -> membership.markGone(pod, "left")).thenApply(c -> null);
   }
 
   /** Renews a pod's lease: true if renewed, false if the pod is unknown or gone. */
   CompletableFuture<Boolean> renew(PodId pod) {
-    return supply(() -> CompletableFuture.completedFuture(leases.renew(pod, journal.config(), ticker.nanoTime())));
+    return supply(() -> CompletableFuture.completedFuture(membership.renew(pod)));
   }
 
   /** Another pod found {@code pod} unresponsive: ask the health source. Any thread. */
   void reportUnhealthy(PodId pod, PodId reporter) {
-    loop.execute(() -> {
-      Optional<PodEntry> e = journal.config().pod(pod);
-      if (closed || e.isEmpty() || e.get().status() != PodStatus.ACTIVE) {
-        return;
-      }
-      Pod p = e.get().pod();
-      blocking.execute(() -> {
-        if (safeCheck(p) == PodHealth.Verdict.GONE) {
-          loop.execute(() -> {
-            if (!closed) {
-              markGone(pod, "is dead (the health source says it is gone"
-                  + (reporter == null ? "" : ", reported by " + reporter) + ")");
-            }
-          });
-        }
-      });
-    });
-  }
-
-  private PodHealth.Verdict safeCheck(Pod p) {
-    try {
-      return health.check(p);
-    } catch (RuntimeException e) {
-      return PodHealth.Verdict.UNKNOWN;
-    }
-  }
-
-  @GuardedBy("loop")
-  private void checkHealth(Set<PodId> suspects) {
-    suspects.forEach(id -> reportUnhealthy(id, null));
-  }
-
-  @GuardedBy("loop")
-  private void findDeadPods() {
-    for (Leases.Expired e : leases.expired(journal.config().activePods(), ticker.nanoTime())) {
-      markGone(e.pod(), "is dead: no lease renewal for " + TimeUnit.NANOSECONDS.toMillis(e.silentNanos()) + " ms");
-    }
+    membership.reportUnhealthy(pod, reporter);
   }
 
   // ------------------------------------------------------------------------------------------
   // Rebalance and watch
+
+  @GuardedBy("loop")
+  private void requestRebalance(String reason) {
+    rebalancer.request(reason);
+  }
 
   /** Runs a round now (or right after the one running); completes when that round ends. */
   public CompletableFuture<RoundResult> rebalance() {
@@ -444,6 +367,7 @@ public final class ShardManager implements AutoCloseable {
   @GuardedBy("loop")
   private void stopOnLoop() {
     closed = true;
+    membership.close();
     journal.close();
     rebalancer.close();
     watchers.close();

@@ -28,7 +28,7 @@ import java.util.concurrent.TimeoutException;
  * itself crashing and restarting. {@link #step()} makes one random event and lets time pass;
  * the invariants are checked after every task the world runs.
  *
- * <p>Design note: one file on purpose (about 400 lines) — the fake pods, the manager's
+ * <p>Design note: one file on purpose, over 400 lines — the fake pods, the manager's
  * lifecycle and the invariants share the world's state, and reading them together is the point.
  */
 final class Simulation {
