@@ -46,6 +46,8 @@ class ShardManagerTest {
   final MemoryStoreThreadSafe store = new MemoryStoreThreadSafe();
   final List<AutoCloseable> closing = new ArrayList<>();
   volatile PodHealth.Verdict verdict = PodHealth.Verdict.UNKNOWN;
+  /** The health source proves this pod gone (whatever {@link #verdict} says of the others). */
+  volatile PodId provenGone;
   ShardManager manager;
   ShardManagerServiceGrpc.ShardManagerServiceBlockingStub stub;
 
@@ -58,7 +60,8 @@ class ShardManagerTest {
   }
 
   void start(int shards) {
-    manager = ShardManager.start(settings(shards), store, p -> verdict, "127.0.0.1", 0, Ticker.SYSTEM,
+    manager = ShardManager.start(settings(shards), store,
+        p -> p.id().equals(provenGone) ? PodHealth.Verdict.GONE : verdict, "127.0.0.1", 0, Ticker.SYSTEM,
         new Random(1));
     ManagedChannel ch = Wire.channel(manager.address());
     closing.add(() -> Wire.close(ch));
@@ -218,6 +221,35 @@ class ShardManagerTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> !manager.config().isActive(a.pod.id()));
     await().atMost(Duration.ofSeconds(10)).until(() -> manager.config().ownedCounts().getOrDefault(b.pod.id(), 0) == 2);
     stub.notifyUnhealthyPod(NotifyUnhealthyPodRequest.newBuilder().setPod(Wire.ref(a.pod.id())).build());
+  }
+
+  @Test
+  void aPodThatFailsItsPingIsCheckedWithTheHealthSourceAndMarkedGone() {
+    start(2);
+    FakePodServer a = pod();
+    register(a);
+    await().atMost(Duration.ofSeconds(10)).until(() -> manager.config().unownedCount() == 0);
+    FakePodServer b = pod();
+    provenGone = b.pod.id();
+    b.close(); // registered, but it never answers a ping
+    register(b);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !manager.config().isActive(b.pod.id()));
+    assertThat(manager.config().isActive(a.pod.id())).isTrue();
+    assertThat(manager.config().ownedCounts()).containsEntry(a.pod.id(), 2);
+  }
+
+  @Test
+  void aPodWhoseUnassignFailsIsCheckedWithTheHealthSourceAndItsShardsMove() {
+    start(2);
+    FakePodServer a = pod();
+    register(a);
+    await().atMost(Duration.ofSeconds(10)).until(() -> manager.config().unownedCount() == 0);
+    a.failUnassign = true;
+    provenGone = a.pod.id();
+    FakePodServer b = pod();
+    register(b);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !manager.config().isActive(a.pod.id()));
+    await().atMost(Duration.ofSeconds(10)).until(() -> manager.config().ownedCounts().getOrDefault(b.pod.id(), 0) == 2);
   }
 
   @Test

@@ -45,10 +45,18 @@ final class VirtualTime implements Ticker {
     return r -> at(delayNanos, alive, r);
   }
 
+  /** The most tasks one {@link #advance} may run: more means the world spins without time passing. */
+  static final int MAX_TASKS_PER_ADVANCE = 200_000;
+
   /** Runs every task due up to {@code now + d}, then sets the clock there. */
   void advance(Duration d) {
     long until = now + d.toNanos();
+    int ran = 0;
     while (!queue.isEmpty() && queue.peek().at <= until) {
+      if (++ran > MAX_TASKS_PER_ADVANCE) {
+        throw new AssertionError("more than " + MAX_TASKS_PER_ADVANCE + " tasks within " + d.toMillis()
+            + " ms of virtual time: something reschedules itself without delay");
+      }
       Task t = queue.poll();
       now = Math.max(now, t.at);
       if (t.alive.getAsBoolean()) {
