@@ -321,6 +321,14 @@ public final class ShardManager implements AutoCloseable {
     return f;
   }
 
+  Membership membershipForTest() {
+    return membership;
+  }
+
+  Rebalancer rebalancerForTest() {
+    return rebalancer;
+  }
+
   long leaseTtlMillis() {
     return settings.leaseTtl().toMillis();
   }

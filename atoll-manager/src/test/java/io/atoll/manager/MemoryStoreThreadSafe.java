@@ -22,6 +22,10 @@ final class MemoryStoreThreadSafe implements AssignmentStore {
     return store.version();
   }
 
+  synchronized void failSaves(int n) {
+    store.failSaves(n, MemoryStore.Failure.BEFORE_WRITE);
+  }
+
   synchronized void overwrite(byte[] bytes) {
     store.overwrite(bytes);
   }

@@ -68,10 +68,34 @@ class RebalancerTest {
     Simulation sim = cluster(30, new RebalanceLimits(2, 1.0));
     sim.join("1.0");
     sim.vt.advance(Duration.ofSeconds(2));
+    int saves = sim.store.saves;
     sim.join("1.0");
-    sim.join("1.0");
-    sim.vt.advance(Duration.ofSeconds(1)); // far less than the periodic interval: rounds chain
-    assertThat(sim.installed().ownedCounts().values()).containsExactlyInAnyOrder(10, 10, 10);
-    assertThat(sim.store.saves).as("about one save per round of two moves").isGreaterThanOrEqualTo(10);
+    // Less than the periodic interval (2 s), and no round fails (no retry): rounds chain.
+    sim.vt.advance(Duration.ofMillis(1500));
+    assertThat(sim.installed().ownedCounts().values()).containsExactlyInAnyOrder(15, 15);
+    assertThat(sim.store.saves - saves).as("the registration, then one save per round of two moves")
+        .isEqualTo(1 + 8);
+  }
+
+  @Test
+  void loopOnlyMethodsRefuseOtherThreads() {
+    Simulation sim = cluster(2, RebalanceLimits.DEFAULT);
+    ShardManager m = sim.manager;
+    SimPod a = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(1));
+    org.assertj.core.api.Assertions.assertThatThrownBy(m::startServing).isInstanceOf(IllegalStateException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(m::recover).isInstanceOf(IllegalStateException.class);
+    Membership membership = m.membershipForTest();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> membership.register(a.pod))
+        .isInstanceOf(IllegalStateException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> membership.markGone(a.id(), "test"))
+        .isInstanceOf(IllegalStateException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> membership.renew(a.id()))
+        .isInstanceOf(IllegalStateException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(membership::findDeadPods)
+        .isInstanceOf(IllegalStateException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> m.rebalancerForTest().request("test"))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(sim.installed().isActive(a.id())).as("nothing changed").isTrue();
   }
 }

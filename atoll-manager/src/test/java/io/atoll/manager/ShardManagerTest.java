@@ -307,6 +307,21 @@ class ShardManagerTest {
   }
 
   @Test
+  void aRegistrationThatCannotBeSavedIsUnavailableAndCanBeRetried() {
+    start(2);
+    FakePodServer a = pod();
+    store.failSaves(1);
+    assertThatThrownBy(() -> register(a)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+      assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+      assertThat(e.getStatus().getDescription()).startsWith("shard manager: ").contains("injected");
+    });
+    assertThat(manager.config().pods()).isEmpty();
+    assertThat(Wire.config(register(a).getConfig()).isActive(a.pod.id())).isTrue();
+    assertThat(stub.unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(a.pod.id())).build())).isNotNull();
+    assertThat(stub.rebalance(RebalanceRequest.getDefaultInstance())).isNotNull();
+  }
+
+  @Test
   void aStoppedManagerRefusesCalls() {
     start(2);
     manager.close();
