@@ -51,6 +51,24 @@ class RebalancerTest {
   }
 
   @Test
+  void shardsReleasedInARoundThatCouldNotBeSavedAreHandedBackEvenWhenNothingElseMoves() {
+    Simulation sim = cluster(10, RebalanceLimits.UNLIMITED);
+    SimPod a = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    SimPod b = sim.join("1.0");
+    untilNextSave(sim);
+    sim.store.failSaves(1, MemoryStore.Failure.BEFORE_WRITE);
+    sim.vt.advance(Duration.ofMillis(60));
+    sim.leave(b); // the next rounds plan nothing: the only pod left owns every shard
+    sim.vt.advance(Duration.ofSeconds(3));
+    ClusterConfig c = sim.installed();
+    assertThat(c.isActive(b.id())).isFalse();
+    for (int pos = 0; pos < 10; pos++) {
+      assertThat(a.serving(pos, sim.now())).as("shard %s", pos + 1).isTrue();
+    }
+  }
+
+  @Test
   void aRoundWhoseSaveWasWrittenButReportedFailedInstallsItAndSettles() {
     Simulation sim = cluster(12, RebalanceLimits.UNLIMITED);
     sim.join("1.0");
