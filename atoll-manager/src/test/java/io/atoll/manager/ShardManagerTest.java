@@ -304,6 +304,9 @@ class ShardManagerTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> manager.stopped().isDone());
     assertThat(manager.stopped()).isCompletedExceptionally();
     assertThatThrownBy(() -> manager.stopped().join()).hasCauseInstanceOf(StoreConflictException.class);
+    assertThat(manager.rebalance()).failsWithin(Duration.ofSeconds(5));
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThatThrownBy(() -> stub.withDeadlineAfter(2,
+        TimeUnit.SECONDS).rebalance(RebalanceRequest.getDefaultInstance())).isInstanceOf(StatusRuntimeException.class));
   }
 
   @Test
@@ -313,7 +316,7 @@ class ShardManagerTest {
     store.failSaves(1);
     assertThatThrownBy(() -> register(a)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
       assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
-      assertThat(e.getStatus().getDescription()).startsWith("shard manager: ").contains("injected");
+      assertThat(e.getStatus().getDescription()).isEqualTo("shard manager: memory store: save failed (injected)");
     });
     assertThat(manager.config().pods()).isEmpty();
     assertThat(Wire.config(register(a).getConfig()).isActive(a.pod.id())).isTrue();
