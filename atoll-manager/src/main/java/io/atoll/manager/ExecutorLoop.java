@@ -27,7 +27,6 @@ final class ExecutorLoop implements Loop {
       thread = t;
       return t;
     });
-    e.setRemoveOnCancelPolicy(true);
     this.executor = e;
   }
 

@@ -114,7 +114,8 @@ public final class ShardManager implements AutoCloseable {
   public static ShardManager start(ManagerSettings settings, AssignmentStore store, PodHealth health, String host,
       int port, Ticker ticker, RandomGenerator random) {
     ExecutorLoop loop = new ExecutorLoop("atoll-manager");
-    ExecutorService io = Executors.newSingleThreadExecutor(r -> daemon(r, "atoll-manager-store"));
+    ExecutorService io = Executors.newSingleThreadExecutor(
+        Thread.ofPlatform().name("atoll-manager-store").daemon().factory());
     ExecutorService blocking = Executors.newVirtualThreadPerTaskExecutor();
     ShardManager m = new ShardManager(settings, store, health, new GrpcPods(), loop, io, blocking, ticker, random,
         () -> {
@@ -142,12 +143,6 @@ public final class ShardManager implements AutoCloseable {
   /** Starts a manager with the system clock and a random seed. */
   public static ShardManager start(ManagerSettings settings, AssignmentStore store, String host, int port) {
     return start(settings, store, PodHealth.LEASE_ONLY, host, port, Ticker.SYSTEM, new java.util.Random());
-  }
-
-  private static Thread daemon(Runnable r, String name) {
-    Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    return t;
   }
 
   /** Runs {@code task} on the loop and waits for it, rethrowing what it threw. */

@@ -96,6 +96,38 @@ class RebalancerTest {
   }
 
   @Test
+  void aCrashedPodIsDeclaredDeadWithinLeaseMarginAndOneTick() {
+    Simulation sim = cluster(4, RebalanceLimits.UNLIMITED);
+    SimPod a = sim.join("1.0");
+    SimPod b = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    long lastRenewal = sim.now();
+    sim.crash(b);
+    // Its last renewal was granted at most a third of a lease ago; the check runs every 125 ms.
+    sim.vt.advance(Simulation.TTL.plus(Simulation.MARGIN).plus(Duration.ofMillis(125 + 30)));
+    assertThat(sim.installed().isActive(b.id())).isFalse();
+    assertThat(sim.now() - lastRenewal).isLessThan(Duration.ofMillis(1400).toNanos());
+    sim.vt.advance(Duration.ofMillis(300));
+    assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 4);
+  }
+
+  @Test
+  void aRestartedManagerFinishesTheRebalanceItsPredecessorLeftHalfDone() {
+    Simulation sim = cluster(30, new RebalanceLimits(2, 1.0));
+    SimPod a = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    int saves = sim.store.saves;
+    SimPod b = sim.join("1.0");
+    while (sim.store.saves < saves + 3) { // the registration and two rounds
+      sim.vt.advance(Duration.ofMillis(1));
+    }
+    sim.crashManager();
+    sim.startManager();
+    sim.vt.advance(Duration.ofMillis(1800)); // the resume round after half a lease; periodic only at 2 s
+    assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 15).containsEntry(b.id(), 15);
+  }
+
+  @Test
   void loopOnlyMethodsRefuseOtherThreads() {
     Simulation sim = cluster(2, RebalanceLimits.DEFAULT);
     ShardManager m = sim.manager;
