@@ -47,7 +47,7 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
         .setConfig(Wire.bytes(c))
         .setLeaseTtlMillis(manager.leaseTtlMillis())
         .setNumberOfShards(manager.numberOfShards())
-        .setManagerTerm(manager.currentTerm())
+        .setManagerTerm(manager.term())
         .build(), out);
   }
 
@@ -69,7 +69,7 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
     answer(manager.renew(pod), renewed -> RenewLeaseResponse.newBuilder()
         .setStatus(renewed ? RenewLeaseResponse.Status.RENEWED : RenewLeaseResponse.Status.UNKNOWN_POD)
         .setLeaseTtlMillis(manager.leaseTtlMillis())
-        .setManagerTerm(manager.currentTerm())
+        .setManagerTerm(manager.term())
         .build(), out);
   }
 
@@ -88,7 +88,7 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
 
   @Override
   public void getAssignments(GetAssignmentsRequest request, StreamObserver<ConfigBytes> out) {
-    answer(manager.supply(() -> CompletableFuture.completedFuture(manager.config0())), Wire::bytes, out);
+    answer(manager.assignments(), Wire::bytes, out);
   }
 
   @Override

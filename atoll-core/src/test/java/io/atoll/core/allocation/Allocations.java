@@ -5,8 +5,13 @@ import io.atoll.core.ClusterConfig;
 import java.util.BitSet;
 import java.util.List;
 
-/** Applies allocation decisions to a config. Pure; thread-safe. */
-public final class Allocations {
+/**
+ * A strict applier of a strategy's moves, for tests only: it throws on any move a strategy must
+ * never produce, so the allocation properties check the strategies' promises. The production
+ * applier, which re-checks each move against the config installed by then and tolerates what
+ * changed meanwhile, is the shard manager's {@code Rounds.apply}.
+ */
+final class Allocations {
 
   private Allocations() {}
 
@@ -17,7 +22,7 @@ public final class Allocations {
    *     shard's current owner, a target pod is not listed, or {@code epoch} is not greater than the
    *     claim it replaces
    */
-  public static ClusterConfig apply(ClusterConfig config, List<Move> moves, long epoch) {
+  static ClusterConfig apply(ClusterConfig config, List<Move> moves, long epoch) {
     ClusterConfig.Builder b = config.toBuilder();
     BitSet seen = new BitSet(config.size() + 1);
     for (Move m : moves) {

@@ -1,5 +1,6 @@
-package io.atoll.manager;
+package io.atoll.manager.pods;
 
+import io.atoll.core.ClusterConfig;
 import io.atoll.core.PodAddress;
 import io.atoll.core.PodId;
 import io.atoll.transport.grpc.Wire;
@@ -14,15 +15,23 @@ import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
-/** The manager's calls to pods: ping, unassign, push. One channel per pod address. Thread-safe. */
-final class PodCalls implements AutoCloseable {
+/** {@link Pods} over gRPC: one channel per pod address, calls that wait for a connection up to their deadline. */
+public final class GrpcPods implements Pods {
 
   private final ConcurrentHashMap<PodAddress, ManagedChannel> channels = new ConcurrentHashMap<>();
   private volatile boolean closed;
+  /** The last config pushed and its encoding, so a push to many pods encodes once. */
+  private volatile Encoded lastPushed;
+
+  private record Encoded(ClusterConfig config, ConfigBytes bytes) {}
+
+  /** With no channels yet; they are opened on first use. */
+  public GrpcPods() {}
 
   private PodServiceGrpc.PodServiceStub stub(PodId pod, Duration deadline) {
     if (closed) {
@@ -33,20 +42,28 @@ final class PodCalls implements AutoCloseable {
         .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** Pings a pod; completes with its answer, or exceptionally if it did not answer in time. */
-  CompletableFuture<PingResponse> ping(PodId pod, Duration timeout) {
+  @Override
+  public CompletableFuture<Boolean> ping(PodId pod, Duration timeout) {
     CompletableFuture<PingResponse> f = new CompletableFuture<>();
     try {
       stub(pod, timeout).ping(PingRequest.getDefaultInstance(), into(f));
     } catch (RuntimeException e) {
       f.completeExceptionally(e);
     }
-    return f;
+    return f.handle((r, e) -> e == null && answersAs(r, pod));
   }
 
-  /** Asks a pod to stop serving shards; completes with the ones it released. */
-  CompletableFuture<UnassignResponse> unassign(PodId pod, List<Integer> shards, long newEpoch, Duration termination,
-      long term, Duration deadline) {
+  static boolean answersAs(PingResponse r, PodId expected) {
+    try {
+      return r != null && r.hasPod() && Wire.pod(r.getPod()).id().equals(expected);
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public CompletableFuture<Set<Integer>> unassign(PodId pod, List<Integer> shards, long newEpoch,
+      Duration termination, long term, Duration deadline) {
     CompletableFuture<UnassignResponse> f = new CompletableFuture<>();
     try {
       stub(pod, deadline).unassign(UnassignRequest.newBuilder()
@@ -58,25 +75,21 @@ final class PodCalls implements AutoCloseable {
     } catch (RuntimeException e) {
       f.completeExceptionally(e);
     }
-    return f;
+    return f.thenApply(r -> Set.copyOf(r.getReleasedList()));
   }
 
-  /** Pushes a config to a pod. */
-  CompletableFuture<PushConfigResponse> push(PodId pod, ConfigBytes config, Duration deadline) {
+  @Override
+  public void push(PodId pod, ClusterConfig config, Duration deadline) {
+    Encoded e = lastPushed;
+    if (e == null || e.config() != config) {
+      e = new Encoded(config, Wire.bytes(config));
+      lastPushed = e;
+    }
     CompletableFuture<PushConfigResponse> f = new CompletableFuture<>();
     try {
-      stub(pod, deadline).pushConfig(config, into(f));
-    } catch (RuntimeException e) {
-      f.completeExceptionally(e);
-    }
-    return f;
-  }
-
-  /** Drops the channel to an address nobody uses any more. */
-  void forget(PodAddress address) {
-    ManagedChannel ch = channels.remove(address);
-    if (ch != null) {
-      ch.shutdownNow();
+      stub(pod, deadline).pushConfig(e.bytes(), into(f));
+    } catch (RuntimeException ex) {
+      // best effort: the pod learns the config by watch or gossip
     }
   }
 

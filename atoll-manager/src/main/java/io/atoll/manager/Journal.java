@@ -1,0 +1,197 @@
+package io.atoll.manager;
+
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.spi.AssignmentStore;
+import io.atoll.core.spi.StoreConflictException;
+import io.atoll.core.spi.StoreException;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The manager's write-ahead journal: the installed config, the term, and the store behind them.
+ *
+ * <p><b>Write-ahead.</b> Every change of the config is a transition: computed from the installed
+ * config, saved to the store, and only then installed and reported to {@code onInstalled}.
+ * Transitions run one after another, so none is computed from a config another one is replacing.
+ * A manager that dies at any point resumes from the store and can never have given one shard to
+ * two pods: a pod starts serving a shard only when it sees a saved claim naming it.
+ *
+ * <p><b>Terms.</b> {@link #recover} saves the stored state with term + 1 (compare-and-set on the
+ * store's version), so a deposed manager's next save is refused: {@code onDeposed} is told once,
+ * and every later transition fails.
+ *
+ * <p>Loop-confined, except {@link #term()}, which is fixed after {@link #recover}. Saves run on
+ * the {@code io} executor; their results come back to the loop.
+ */
+@GuardedBy("loop")
+final class Journal {
+
+  private static final Logger log = LoggerFactory.getLogger(Journal.class);
+
+  private final AssignmentStore store;
+  private final Executor io;
+  private final Loop loop;
+  private final int numberOfShards;
+  private final Consumer<ClusterConfig> onInstalled;
+  private final Consumer<StoreConflictException> onDeposed;
+
+  private ClusterConfig config;
+  private volatile long term;
+  private long storeVersion;
+  private CompletableFuture<?> transitions = CompletableFuture.completedFuture(null);
+  private boolean closed;
+
+  /**
+   * @param io where saves run (they may block)
+   * @param onInstalled told, on the loop, of every config installed after a save
+   * @param onDeposed told, on the loop, once, when another manager took over the store
+   */
+  Journal(AssignmentStore store, Executor io, Loop loop, int numberOfShards, Consumer<ClusterConfig> onInstalled,
+      Consumer<StoreConflictException> onDeposed) {
+    this.store = store;
+    this.io = io;
+    this.loop = loop;
+    this.numberOfShards = numberOfShards;
+    this.onInstalled = onInstalled;
+    this.onDeposed = onDeposed;
+  }
+
+  /**
+   * Loads the store, takes the next term, and saves {@code startOfTerm} of the stored config
+   * under it before anything else happens. Blocks on the store (a start has nothing else to do).
+   *
+   * @return the installed config
+   * @throws StoreException if the store cannot be read or written, holds another number of
+   *     shards, or another manager wrote to it meanwhile
+   */
+  ClusterConfig recover(UnaryOperator<ClusterConfig> startOfTerm) {
+    loop.checkOnLoop();
+    Optional<AssignmentStore.Stored> stored = store.load();
+    ManagerState state = stored.map(s -> ManagerState.decode(s.data()))
+        .orElseGet(() -> new ManagerState(0, ClusterConfig.empty(numberOfShards)));
+    if (state.config().size() != numberOfShards) {
+      throw new StoreException(store + " holds " + state.config().size() + " shards but the manager is set to "
+          + numberOfShards + " (expected: the same; the number of shards cannot change for a store)");
+    }
+    long version = stored.map(AssignmentStore.Stored::version).orElse(0L);
+    ClusterConfig next = startOfTerm.apply(state.config());
+    storeVersion = store.save(new ManagerState(state.term() + 1, next).encode(), version);
+    term = state.term() + 1;
+    config = next;
+    return config;
+  }
+
+  /** The installed config. Loop only. */
+  ClusterConfig config() {
+    loop.checkOnLoop();
+    return config;
+  }
+
+  /** The term taken by {@link #recover}; any thread. */
+  long term() {
+    return term;
+  }
+
+  /**
+   * Queues a transition: once those before it are done, {@code change} is applied to the
+   * installed config; if that changes it, the result is saved and then installed.
+   *
+   * @return completes on the loop with the installed config, or exceptionally if the change
+   *     threw, the save failed, or the journal is closed
+   */
+  CompletableFuture<ClusterConfig> transition(UnaryOperator<ClusterConfig> change) {
+    loop.checkOnLoop();
+    CompletableFuture<ClusterConfig> result = new CompletableFuture<>();
+    transitions = transitions.handle((x, e) -> null).thenComposeAsync(ignored -> {
+      if (closed) {
+        result.completeExceptionally(new IllegalStateException("shard manager closed"));
+        return CompletableFuture.completedFuture(null);
+      }
+      ClusterConfig before = config;
+      ClusterConfig next;
+      try {
+        next = change.apply(before);
+      } catch (RuntimeException e) {
+        log.error("shard manager: a config change failed: {}", e.toString());
+        result.completeExceptionally(e);
+        return CompletableFuture.completedFuture(null);
+      }
+      if (next.equals(before)) {
+        result.complete(before);
+        return CompletableFuture.completedFuture(null);
+      }
+      byte[] data = new ManagerState(term, next).encode();
+      long expected = storeVersion;
+      return CompletableFuture.supplyAsync(() -> store.save(data, expected), io)
+          .handleAsync((version, err) -> {
+            if (err == null) {
+              storeVersion = version;
+              install(next);
+              result.complete(next);
+            } else {
+              Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+              onSaveFailed(cause, data);
+              result.completeExceptionally(cause);
+            }
+            return null;
+          }, loop);
+    }, loop);
+    return result;
+  }
+
+  private void install(ClusterConfig next) {
+    config = next;
+    onInstalled.accept(next);
+  }
+
+  private void onSaveFailed(Throwable err, byte[] attempted) {
+    if (err instanceof StoreConflictException c) {
+      log.error("shard manager term {} is deposed: {}", term, c.getMessage());
+      depose(c);
+      return;
+    }
+    log.warn("shard manager: saving the config failed: {}", err.toString());
+    // The outcome may be ambiguous; learn the stored version so the next save can succeed.
+    try {
+      Optional<AssignmentStore.Stored> s = store.load();
+      if (s.isPresent() && ManagerState.decode(s.get().data()).term() > term) {
+        log.error("shard manager term {} is deposed: the store holds term {}", term,
+            ManagerState.decode(s.get().data()).term());
+        depose(new StoreConflictException(store.toString(), storeVersion, s.get().version()));
+        return;
+      }
+      if (s.isPresent() && Arrays.equals(s.get().data(), attempted)) {
+        storeVersion = s.get().version();
+        install(ManagerState.decode(attempted).config());
+      } else {
+        storeVersion = s.map(AssignmentStore.Stored::version).orElse(0L);
+      }
+    } catch (RuntimeException e) {
+      log.warn("shard manager: the store cannot be read either: {}", e.toString());
+    }
+  }
+
+  private void depose(StoreConflictException why) {
+    if (!closed) {
+      closed = true;
+      onDeposed.accept(why);
+    }
+  }
+
+  /** Refuses every later transition. Loop only. */
+  void close() {
+    closed = true;
+  }
+
+  /** Whether the journal refuses transitions (closed, or deposed). */
+  boolean closed() {
+    return closed;
+  }
+}

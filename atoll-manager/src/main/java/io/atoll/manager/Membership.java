@@ -1,0 +1,156 @@
+package io.atoll.manager;
+
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.Pod;
+import io.atoll.core.PodEntry;
+import io.atoll.core.PodId;
+import io.atoll.core.PodStatus;
+import io.atoll.core.Ticker;
+import io.atoll.core.spi.PodHealth;
+import io.atoll.manager.round.Rounds;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Who is a member: registrations, departures, renewals, pods found dead by their lease or by the
+ * health source. Each change of membership is a {@link Journal} transition, saved before it is
+ * answered; a pod being declared gone is refused renewals at once ({@link Leases}). Every change
+ * asks for a rebalance through {@code rebalance}.
+ *
+ * <p>Loop-confined, except {@link #reportUnhealthy}, which posts to the loop; health checks run
+ * on {@code blocking}.
+ */
+@GuardedBy("loop")
+final class Membership {
+
+  private static final Logger log = LoggerFactory.getLogger(Membership.class);
+
+  private final Journal journal;
+  private final Leases leases;
+  private final PodHealth health;
+  private final Loop loop;
+  private final Executor blocking;
+  private final Ticker ticker;
+  private final Consumer<String> rebalance;
+  private boolean closed;
+
+  /** @param rebalance asks for a rebalance round, with its reason */
+  Membership(Journal journal, Leases leases, PodHealth health, Loop loop, Executor blocking, Ticker ticker,
+      Consumer<String> rebalance) {
+    this.journal = journal;
+    this.leases = leases;
+    this.health = health;
+    this.loop = loop;
+    this.blocking = blocking;
+    this.ticker = ticker;
+    this.rebalance = rebalance;
+  }
+
+  /** Grants every pod of the installed config a lease from now (a start). */
+  void grantAll() {
+    long now = ticker.nanoTime();
+    for (Pod p : journal.config().activePods()) {
+      leases.grant(p.id(), now);
+    }
+  }
+
+  /** A pod registers; completes once its entry is saved. */
+  CompletableFuture<ClusterConfig> register(Pod pod) {
+    loop.checkOnLoop();
+    Optional<PodEntry> existing = journal.config().pod(pod.id());
+    if (existing.isPresent() && existing.get().status() == PodStatus.GONE) {
+      return CompletableFuture.failedFuture(new IllegalStateException("pod " + pod.id()
+          + " was declared gone; a pod that left restarts as a new incarnation"));
+    }
+    if (leases.isDying(pod.id())) {
+      return CompletableFuture.failedFuture(new IllegalStateException("pod " + pod.id()
+          + " is being declared gone; a pod that left restarts as a new incarnation"));
+    }
+    leases.grant(pod.id(), ticker.nanoTime()); // its lease starts now, before the save
+    if (existing.isPresent()) {
+      return CompletableFuture.completedFuture(journal.config());
+    }
+    return journal.transition(c -> c.pod(pod.id()).isPresent() ? c : Rounds.join(c, pod)).thenApply(c -> {
+      leases.grant(pod.id(), ticker.nanoTime());
+      log.info("pod {} joined (version {}); {} pods", pod.id(), pod.version(), c.activePods().size());
+      rebalance.accept("pod " + pod.id() + " joined");
+      return c;
+    });
+  }
+
+  /** A pod is gone: it left, or it died. Completes once its GONE entry is saved. */
+  CompletableFuture<ClusterConfig> markGone(PodId pod, String why) {
+    loop.checkOnLoop();
+    ClusterConfig config = journal.config();
+    if (!config.isActive(pod)) {
+      return CompletableFuture.completedFuture(config);
+    }
+    leases.dying(pod);
+    return journal.transition(c -> Rounds.leave(c, pod)).thenApply(c -> {
+      leases.gone(pod); // the saved config says GONE now
+      log.info("pod {} {}; its {} shards will move; {} pods", pod, why, c.ownedCounts().getOrDefault(pod, 0),
+          c.activePods().size());
+      rebalance.accept("pod " + pod + " " + (why.startsWith("left") ? "left" : "died"));
+      return c;
+    });
+  }
+
+  /** Renews a pod's lease: true if renewed, false if the pod is unknown, gone or dying. */
+  boolean renew(PodId pod) {
+    loop.checkOnLoop();
+    return leases.renew(pod, journal.config(), ticker.nanoTime());
+  }
+
+  /** {@code pod} was found unresponsive: ask the health source, off the loop. Any thread. */
+  void reportUnhealthy(PodId pod, PodId reporter) {
+    loop.execute(() -> {
+      Optional<PodEntry> e = journal.config().pod(pod);
+      if (closed || e.isEmpty() || e.get().status() != PodStatus.ACTIVE) {
+        return;
+      }
+      Pod p = e.get().pod();
+      blocking.execute(() -> {
+        if (safeCheck(p) == PodHealth.Verdict.GONE) {
+          loop.execute(() -> {
+            if (!closed) {
+              markGone(pod, "is dead (the health source says it is gone"
+                  + (reporter == null ? "" : ", reported by " + reporter) + ")");
+            }
+          });
+        }
+      });
+    });
+  }
+
+  /** Pods that failed a step of a round: each is checked with the health source. */
+  void suspect(Set<PodId> pods) {
+    pods.forEach(id -> reportUnhealthy(id, null));
+  }
+
+  private PodHealth.Verdict safeCheck(Pod p) {
+    try {
+      return health.check(p);
+    } catch (RuntimeException e) {
+      return PodHealth.Verdict.UNKNOWN;
+    }
+  }
+
+  /** Declares dead every active pod whose lease ran out more than the margin ago. */
+  void findDeadPods() {
+    loop.checkOnLoop();
+    for (Leases.Expired e : leases.expired(journal.config().activePods(), ticker.nanoTime())) {
+      markGone(e.pod(), "is dead: no lease renewal for " + TimeUnit.NANOSECONDS.toMillis(e.silentNanos()) + " ms");
+    }
+  }
+
+  /** No more changes from health reports. */
+  void close() {
+    closed = true;
+  }
+}

@@ -1,0 +1,46 @@
+package io.atoll.manager.pods;
+
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.PodId;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What the shard manager asks of pods. Every call is asynchronous and bounded by the deadline it
+ * is given; none throws — a failure completes the future exceptionally. Implementations are
+ * thread-safe, and complete futures on their own threads (the manager moves results back onto
+ * its loop).
+ */
+public interface Pods extends AutoCloseable {
+
+  /**
+   * Pings a pod.
+   *
+   * @return completes with true if the pod answered in time as {@code pod} (the same address and
+   *     incarnation), false otherwise; never exceptionally
+   */
+  CompletableFuture<Boolean> ping(PodId pod, Duration timeout);
+
+  /**
+   * Asks a pod to stop serving shards for a hand-off.
+   *
+   * @param shards the shard ids
+   * @param newEpoch the epoch at which the shards will be claimed next; the pod will not serve
+   *     them again under an older claim
+   * @param termination how long the pod may take to stop the shards' entities
+   * @param term the manager's term; a pod that has seen a newer term refuses
+   * @param deadline how long the call may take in all
+   * @return completes with the shards the pod released, or exceptionally if it did not answer
+   */
+  CompletableFuture<Set<Integer>> unassign(PodId pod, List<Integer> shards, long newEpoch, Duration termination,
+      long term, Duration deadline);
+
+  /** Pushes a config to a pod, best effort: a pod that misses it learns it by watch or gossip. */
+  void push(PodId pod, ClusterConfig config, Duration deadline);
+
+  /** Releases the connections. */
+  @Override
+  void close();
+}

@@ -1,0 +1,223 @@
+package io.atoll.manager.round;
+
+import io.atoll.core.Claim;
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.Pod;
+import io.atoll.core.PodEntry;
+import io.atoll.core.PodId;
+import io.atoll.core.PodStatus;
+import io.atoll.core.allocation.AllocationStrategy;
+import io.atoll.core.allocation.Move;
+import io.atoll.core.allocation.RebalanceLimits;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.random.RandomGenerator;
+
+/**
+ * The steps of a rebalance round and the membership changes, as pure functions. Each takes plain
+ * values and returns new ones; none reads a clock, a store or a pod.
+ *
+ * <p>The round, in the order the manager runs it:
+ *
+ * <ol>
+ *   <li>{@link #plan}: the strategy's moves over the active pods, and the pods they involve;
+ *   <li>{@link #survivors}: the moves whose pods all answered the ping;
+ *   <li>{@link #unassignments}: the shards to take from each old owner, by owner;
+ *   <li>{@link #settle}: from what each old owner released (or that it did not answer), the moves
+ *       to make and the shards to hand back;
+ *   <li>{@link #apply}: the outcome applied to the config installed by then, re-checking every
+ *       move against it — the one place where moves become claims.
+ * </ol>
+ */
+public final class Rounds {
+
+  private Rounds() {}
+
+  /** Plans a round: the strategy decides over the config's active pods. */
+  public static Plan plan(ClusterConfig config, AllocationStrategy strategy, RebalanceLimits limits,
+      RandomGenerator random) {
+    List<Move> moves = strategy.decide(config, config.activePods(), limits, random);
+    Set<PodId> involved = new TreeSet<>();
+    for (Move m : moves) {
+      involved.add(m.to());
+      if (m.from() != null) {
+        involved.add(m.from());
+      }
+    }
+    return new Plan(moves, involved);
+  }
+
+  /** The moves none of whose pods is in {@code failedPings}, in their order. */
+  public static List<Move> survivors(List<Move> moves, Set<PodId> failedPings) {
+    return moves.stream()
+        .filter(m -> !failedPings.contains(m.to()) && (m.from() == null || !failedPings.contains(m.from())))
+        .toList();
+  }
+
+  /** The shards each old owner must release, by owner in id order; allocations need none. */
+  public static Map<PodId, List<Integer>> unassignments(List<Move> moves) {
+    Map<PodId, List<Integer>> byOwner = new TreeMap<>();
+    for (Move m : moves) {
+      if (m.from() != null) {
+        byOwner.computeIfAbsent(m.from(), k -> new ArrayList<>()).add(m.shard());
+      }
+    }
+    return byOwner;
+  }
+
+  /**
+   * Settles a round from the unassign answers.
+   *
+   * @param moves the surviving moves
+   * @param released per old owner, the shards it released; an owner that did not answer maps to
+   *     {@link Optional#empty()} (or is missing)
+   */
+  public static Outcome settle(List<Move> moves, Map<PodId, Optional<Set<Integer>>> released) {
+    List<Move> made = new ArrayList<>();
+    Map<Integer, PodId> regrants = new HashMap<>();
+    Set<PodId> failed = new HashSet<>();
+    for (Move m : moves) {
+      if (m.from() == null) {
+        made.add(m);
+        continue;
+      }
+      Optional<Set<Integer>> r = released.getOrDefault(m.from(), Optional.empty());
+      if (r.isEmpty()) {
+        failed.add(m.from());
+        regrants.put(m.shard(), m.from());
+      } else if (r.get().contains(m.shard())) {
+        made.add(m);
+      }
+      // else: the owner kept it (it holds a newer claim); the move is dropped
+    }
+    return new Outcome(made, regrants, failed);
+  }
+
+  /**
+   * Applies a settled round to {@code config}, re-checking each move against it: a move is made
+   * only while its old owner still holds the shard (or, for an allocation, nobody active does)
+   * and its target is active. A released shard whose target left meanwhile goes back to its old
+   * owner; a regrant is made only while that pod still owns the shard. Every claim written gets
+   * one epoch, at least {@code epoch} and newer than anything in {@code config}.
+   */
+  public static Applied apply(ClusterConfig config, Outcome outcome, long epoch) {
+    long e = Math.max(epoch, config.epoch() + 1);
+    ClusterConfig.Builder b = config.toBuilder();
+    boolean any = false;
+    int moved = 0;
+    for (Move m : outcome.moves()) {
+      int pos = m.shard() - 1;
+      boolean fromHolds = m.from() == null
+          ? config.activeOwner(pos) == null
+          : m.from().equals(config.owner(pos));
+      if (!fromHolds) {
+        continue;
+      }
+      if (config.isActive(m.to())) {
+        b.claim(pos, Claim.stable(m.to(), e));
+        moved++;
+        any = true;
+      } else if (m.from() != null) {
+        // The old owner released it but the target is gone: hand it back at the new epoch, or
+        // the old owner would wait for a claim that never comes.
+        b.claim(pos, Claim.stable(m.from(), e));
+        any = true;
+      }
+    }
+    for (Map.Entry<Integer, PodId> r : outcome.regrants().entrySet()) {
+      int pos = r.getKey() - 1;
+      if (r.getValue().equals(config.owner(pos))) {
+        b.claim(pos, Claim.stable(r.getValue(), e));
+        any = true;
+      }
+    }
+    return new Applied(any ? b.build() : config, moved);
+  }
+
+  /**
+   * The regrants a round owes after its transition could not be saved: the old owner of every
+   * move and regrant may have released its shard (and will not serve it again below the round's
+   * epoch), while the installed config still names it. Until a claim at a newer epoch reaches it,
+   * the shard is served by nobody, so the next round must hand these back (see {@link #owing}).
+   */
+  public static Map<Integer, PodId> owedAfterFailure(Outcome outcome) {
+    Map<Integer, PodId> owed = new HashMap<>(outcome.regrants());
+    for (Move m : outcome.moves()) {
+      if (m.from() != null) {
+        owed.put(m.shard(), m.from());
+      }
+    }
+    return owed;
+  }
+
+  /**
+   * {@code outcome} with the regrants owed by earlier rounds added, except for shards this
+   * round's {@code moves} take care of. Like every regrant, each is applied only while its pod
+   * still owns the shard.
+   */
+  public static Outcome owing(Outcome outcome, Map<Integer, PodId> owed, List<Move> moves) {
+    if (owed.isEmpty()) {
+      return outcome;
+    }
+    Set<Integer> moving = new HashSet<>();
+    moves.forEach(m -> moving.add(m.shard()));
+    Map<Integer, PodId> regrants = new HashMap<>();
+    owed.forEach((shard, pod) -> {
+      if (!moving.contains(shard)) {
+        regrants.put(shard, pod);
+      }
+    });
+    regrants.putAll(outcome.regrants());
+    return new Outcome(outcome.moves(), regrants, outcome.failed());
+  }
+
+  /** The pods to push the applied config to: every target and every pod a shard went back to. */
+  public static Set<PodId> pushTargets(Outcome outcome) {
+    Set<PodId> targets = new TreeSet<>();
+    outcome.moves().forEach(m -> targets.add(m.to()));
+    targets.addAll(outcome.regrants().values());
+    return targets;
+  }
+
+  /**
+   * The start of a term: every shard owned by an active pod is re-issued to that pod at one new
+   * epoch, which ends any hand-off the previous term left half done (a pod that released a shard
+   * waits for a claim at least as new as the release).
+   */
+  public static ClusterConfig reassert(ClusterConfig config) {
+    long e = config.epoch() + 1;
+    ClusterConfig.Builder b = config.toBuilder();
+    boolean any = false;
+    for (int pos = 0; pos < config.size(); pos++) {
+      PodId owner = config.activeOwner(pos);
+      if (owner != null) {
+        b.claim(pos, Claim.stable(owner, e));
+        any = true;
+      }
+    }
+    return any ? b.build() : config;
+  }
+
+  /** A pod joins: its entry, ACTIVE, at a new epoch. */
+  public static ClusterConfig join(ClusterConfig config, Pod pod) {
+    Objects.requireNonNull(pod, "pod");
+    return config.toBuilder().pod(new PodEntry(pod, PodStatus.ACTIVE, config.epoch() + 1)).build();
+  }
+
+  /** A pod is gone (it left or died): its entry becomes GONE at a new epoch; unchanged if absent or gone. */
+  public static ClusterConfig leave(ClusterConfig config, PodId pod) {
+    Optional<PodEntry> cur = config.pod(pod);
+    if (cur.isEmpty() || cur.get().status() == PodStatus.GONE) {
+      return config;
+    }
+    return config.toBuilder().pod(new PodEntry(cur.get().pod(), PodStatus.GONE, config.epoch() + 1)).build();
+  }
+}

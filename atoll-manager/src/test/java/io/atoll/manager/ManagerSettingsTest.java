@@ -1,0 +1,73 @@
+package io.atoll.manager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.atoll.core.allocation.AllocationStrategy;
+import io.atoll.core.allocation.RebalanceLimits;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class ManagerSettingsTest {
+
+  final ManagerSettings d = ManagerSettings.defaults();
+
+  @Test
+  void defaultsAreTheSeedsValues() {
+    assertThat(d.numberOfShards()).isEqualTo(300);
+    assertThat(d.leaseTtl()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(d.leaseMargin()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(d.pingTimeout()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(d.terminationTimeout()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(d.rebalanceInterval()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(d.rebalanceRetryInterval()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(d.limits()).isEqualTo(RebalanceLimits.DEFAULT);
+  }
+
+  @Test
+  void withersChangeOnlyTheirOwnValues() {
+    AllocationStrategy s = AllocationStrategy.leastShard();
+    ManagerSettings m = d.withNumberOfShards(7).withLease(Duration.ofSeconds(1), Duration.ZERO)
+        .withTimeouts(Duration.ofMillis(5), Duration.ofMillis(6))
+        .withRebalanceIntervals(Duration.ofMillis(7), Duration.ofMillis(8))
+        .withAllocation(RebalanceLimits.UNLIMITED, s);
+    assertThat(m).isEqualTo(new ManagerSettings(7, Duration.ofSeconds(1), Duration.ZERO, Duration.ofMillis(5),
+        Duration.ofMillis(6), Duration.ofMillis(7), Duration.ofMillis(8), RebalanceLimits.UNLIMITED, s));
+  }
+
+  @Test
+  void theShardCountIsBounded() {
+    assertThat(d.withNumberOfShards(1).numberOfShards()).isEqualTo(1);
+    assertThat(d.withNumberOfShards(ManagerSettings.MAX_SHARDS).numberOfShards()).isEqualTo(65_536);
+    assertThatThrownBy(() -> d.withNumberOfShards(0)).hasMessage("shards: 0 (expected: 1..65536)");
+    assertThatThrownBy(() -> d.withNumberOfShards(65_537)).hasMessage("shards: 65537 (expected: 1..65536)");
+  }
+
+  @Test
+  void theLeaseIsAtLeast300MillisAndTheMarginNotNegative() {
+    assertThat(d.withLease(Duration.ofMillis(300), Duration.ZERO).leaseTtl()).isEqualTo(Duration.ofMillis(300));
+    assertThatThrownBy(() -> d.withLease(Duration.ofMillis(299), Duration.ZERO))
+        .hasMessage("lease-ttl: 299 ms (expected: >= 300 ms)");
+    assertThatThrownBy(() -> d.withLease(Duration.ZERO, Duration.ZERO)).hasMessageStartingWith("lease-ttl: PT0S");
+    assertThatThrownBy(() -> d.withLease(Duration.ofSeconds(1), Duration.ofMillis(-1)))
+        .hasMessage("lease-margin: PT-0.001S (expected: >= 0)");
+    assertThatThrownBy(() -> d.withLease(Duration.ofSeconds(1), null)).isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
+  void everyDurationMustBePositive() {
+    assertThatThrownBy(() -> d.withTimeouts(Duration.ZERO, Duration.ofSeconds(1)))
+        .hasMessage("ping-timeout: PT0S (expected: > 0)");
+    assertThatThrownBy(() -> d.withTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(-1)))
+        .hasMessage("termination-timeout: PT-1S (expected: > 0)");
+    assertThatThrownBy(() -> d.withRebalanceIntervals(Duration.ZERO, Duration.ofSeconds(1)))
+        .hasMessage("rebalance-interval: PT0S (expected: > 0)");
+    assertThatThrownBy(() -> d.withRebalanceIntervals(Duration.ofSeconds(1), Duration.ZERO))
+        .hasMessage("rebalance-retry-interval: PT0S (expected: > 0)");
+    assertThatThrownBy(() -> d.withTimeouts(null, Duration.ofSeconds(1))).isInstanceOf(NullPointerException.class)
+        .hasMessage("ping-timeout");
+    assertThatThrownBy(() -> d.withAllocation(null, AllocationStrategy.versionAware()))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> d.withAllocation(RebalanceLimits.DEFAULT, null)).isInstanceOf(NullPointerException.class);
+  }
+}

@@ -1,0 +1,45 @@
+package io.atoll.manager;
+
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Thousands of random histories around the real manager (see {@link Simulation}). Seeded: the
+ * default master seed makes every run the same; {@code -Datoll.sim.seed=N} replays one history,
+ * {@code -Datoll.sim.histories} and {@code -Datoll.sim.steps} change the size, and
+ * {@code -Datoll.sim.master=N} explores other histories. A failure prints the history's seed.
+ */
+class ManagerSimulationTest {
+
+  @Test
+  void randomHistoriesKeepOneOwnerPerShardAndSettle() {
+    int histories = Integer.getInteger("atoll.sim.histories", 120);
+    int steps = Integer.getInteger("atoll.sim.steps", 100);
+    String one = System.getProperty("atoll.sim.seed");
+    SplittableRandom master = new SplittableRandom(Long.getLong("atoll.sim.master", 0x5EEDL));
+    long started = System.nanoTime();
+    int total = 0;
+    long tasks = 0;
+    for (int h = 0; h < (one != null ? 1 : histories); h++) {
+      long seed = one != null ? Long.parseLong(one) : master.nextLong();
+      Simulation sim;
+      try {
+        sim = Simulation.random(seed);
+        for (int i = 0; i < steps; i++) {
+          sim.step();
+          if (i == steps / 2) {
+            sim.quietAndCheck();
+          }
+        }
+        sim.quietAndCheck();
+      } catch (AssertionError | RuntimeException e) {
+        throw new AssertionError("history with seed " + seed + " failed (rerun: -Datoll.sim.seed=" + seed + "): "
+            + e.getMessage(), e);
+      }
+      total += sim.steps;
+      tasks += sim.vt.tasksRun();
+    }
+    System.out.printf("manager simulation: %d steps, %d tasks in %d ms%n", total, tasks,
+        (System.nanoTime() - started) / 1_000_000);
+  }
+}

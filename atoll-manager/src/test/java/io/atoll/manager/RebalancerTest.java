@@ -1,0 +1,151 @@
+package io.atoll.manager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.allocation.AllocationStrategy;
+import io.atoll.core.allocation.RebalanceLimits;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The rebalance workflow around the real manager, scripted on the simulation's virtual clock. */
+class RebalancerTest {
+
+  private static Simulation cluster(int shards, RebalanceLimits limits) {
+    Simulation sim = new Simulation(42, Simulation.settings(shards, limits, AllocationStrategy.versionAware()), false,
+        0);
+    sim.faults = false;
+    return sim;
+  }
+
+  /** Runs until the store has saved once more, in steps of 1 ms (at most 5 s). */
+  private static void untilNextSave(Simulation sim) {
+    int saves = sim.store.saves;
+    for (int i = 0; i < 5000 && sim.store.saves == saves; i++) {
+      sim.vt.advance(Duration.ofMillis(1));
+    }
+    assertThat(sim.store.saves).isGreaterThan(saves);
+  }
+
+  /**
+   * Regression, found by the simulation (seed -1098667091133861232): a pod released shards in a
+   * round whose new assignments could not be saved; the config still named it, but it would not
+   * serve them below the round's epoch, and the retry round moved other shards — those stayed
+   * served by nobody until the next manager restart.
+   */
+  @Test
+  void shardsReleasedInARoundThatCouldNotBeSavedAreHandedBack() {
+    Simulation sim = cluster(10, RebalanceLimits.UNLIMITED);
+    SimPod a = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 10);
+    sim.join("1.0");
+    untilNextSave(sim); // the second pod's registration
+    sim.store.failSaves(1, MemoryStore.Failure.BEFORE_WRITE);
+    sim.vt.advance(Duration.ofMillis(60)); // the round: ping, unassign, a save that fails
+    ClusterConfig c = sim.installed();
+    assertThat(c.ownedCounts()).as("nothing moved yet").containsEntry(a.id(), 10);
+    long unserved = java.util.stream.IntStream.range(0, 10).filter(pos -> !a.serving(pos, sim.now())).count();
+    assertThat(unserved).as("the first pod released shards in the failed round").isPositive();
+    sim.quietAndCheck(); // every shard owned and served, spread at most one
+  }
+
+  @Test
+  void shardsReleasedInARoundThatCouldNotBeSavedAreHandedBackEvenWhenNothingElseMoves() {
+    Simulation sim = cluster(10, RebalanceLimits.UNLIMITED);
+    SimPod a = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    SimPod b = sim.join("1.0");
+    untilNextSave(sim);
+    sim.store.failSaves(1, MemoryStore.Failure.BEFORE_WRITE);
+    sim.vt.advance(Duration.ofMillis(60));
+    sim.leave(b); // the next rounds plan nothing: the only pod left owns every shard
+    sim.vt.advance(Duration.ofSeconds(3));
+    ClusterConfig c = sim.installed();
+    assertThat(c.isActive(b.id())).isFalse();
+    for (int pos = 0; pos < 10; pos++) {
+      assertThat(a.serving(pos, sim.now())).as("shard %s", pos + 1).isTrue();
+    }
+  }
+
+  @Test
+  void aRoundWhoseSaveWasWrittenButReportedFailedInstallsItAndSettles() {
+    Simulation sim = cluster(12, RebalanceLimits.UNLIMITED);
+    sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    sim.join("1.0");
+    untilNextSave(sim);
+    sim.store.failSaves(1, MemoryStore.Failure.AFTER_WRITE);
+    sim.vt.advance(Duration.ofMillis(60));
+    assertThat(sim.installed().ownedCounts().values()).containsExactlyInAnyOrder(6, 6);
+    sim.quietAndCheck();
+  }
+
+  @Test
+  void aJoinWithASmallLimitStillBalancesInChainedRounds() {
+    Simulation sim = cluster(30, new RebalanceLimits(2, 1.0));
+    sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    int saves = sim.store.saves;
+    sim.join("1.0");
+    // Less than the periodic interval (2 s), and no round fails (no retry): rounds chain.
+    sim.vt.advance(Duration.ofMillis(1500));
+    assertThat(sim.installed().ownedCounts().values()).containsExactlyInAnyOrder(15, 15);
+    assertThat(sim.store.saves - saves).as("the registration, then one save per round of two moves")
+        .isEqualTo(1 + 8);
+  }
+
+  @Test
+  void aCrashedPodIsDeclaredDeadWithinLeaseMarginAndOneTick() {
+    Simulation sim = cluster(4, RebalanceLimits.UNLIMITED);
+    SimPod a = sim.join("1.0");
+    SimPod b = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    long lastRenewal = sim.now();
+    sim.crash(b);
+    // Its last renewal was granted at most a third of a lease ago; the check runs every 125 ms.
+    sim.vt.advance(Simulation.TTL.plus(Simulation.MARGIN).plus(Duration.ofMillis(125 + 30)));
+    assertThat(sim.installed().isActive(b.id())).isFalse();
+    assertThat(sim.now() - lastRenewal).isLessThan(Duration.ofMillis(1400).toNanos());
+    sim.vt.advance(Duration.ofMillis(300));
+    assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 4);
+  }
+
+  @Test
+  void aRestartedManagerFinishesTheRebalanceItsPredecessorLeftHalfDone() {
+    Simulation sim = cluster(30, new RebalanceLimits(2, 1.0));
+    SimPod a = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    int saves = sim.store.saves;
+    SimPod b = sim.join("1.0");
+    while (sim.store.saves < saves + 3) { // the registration and two rounds
+      sim.vt.advance(Duration.ofMillis(1));
+    }
+    sim.crashManager();
+    sim.startManager();
+    sim.vt.advance(Duration.ofMillis(1800)); // the resume round after half a lease; periodic only at 2 s
+    assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 15).containsEntry(b.id(), 15);
+  }
+
+  @Test
+  void loopOnlyMethodsRefuseOtherThreads() {
+    Simulation sim = cluster(2, RebalanceLimits.DEFAULT);
+    ShardManager m = sim.manager;
+    SimPod a = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(1));
+    org.assertj.core.api.Assertions.assertThatThrownBy(m::startServing).isInstanceOf(IllegalStateException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(m::recover).isInstanceOf(IllegalStateException.class);
+    Membership membership = m.membershipForTest();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> membership.register(a.pod))
+        .isInstanceOf(IllegalStateException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> membership.markGone(a.id(), "test"))
+        .isInstanceOf(IllegalStateException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> membership.renew(a.id()))
+        .isInstanceOf(IllegalStateException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(membership::findDeadPods)
+        .isInstanceOf(IllegalStateException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> m.rebalancerForTest().request("test"))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(sim.installed().isActive(a.id())).as("nothing changed").isTrue();
+  }
+}

@@ -1,0 +1,444 @@
+package io.atoll.manager;
+
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.Pod;
+import io.atoll.core.PodAddress;
+import io.atoll.core.PodId;
+import io.atoll.core.PodVersion;
+import io.atoll.core.allocation.AllocationStrategy;
+import io.atoll.core.allocation.RebalanceLimits;
+import io.atoll.core.spi.PodHealth;
+import io.atoll.core.spi.StoreException;
+import io.atoll.manager.pods.Pods;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One random history of a cluster around a real {@link ShardManager} (its loop, journal, leases
+ * and rebalancer), with everything else simulated on a {@link VirtualTime}: an in-memory store
+ * that fails on demand, pods that join, leave, crash and lose their network, and the manager
+ * itself crashing and restarting. {@link #step()} makes one random event and lets time pass;
+ * the invariants are checked after every task the world runs.
+ *
+ * <p>Design note: one file on purpose, over 400 lines — the fake pods, the manager's
+ * lifecycle and the invariants share the world's state, and reading them together is the point.
+ */
+final class Simulation {
+
+  static final Duration TTL = Duration.ofMillis(1000);
+  static final Duration MARGIN = Duration.ofMillis(200);
+
+  final long seed;
+  final Random rnd;
+  final VirtualTime vt = new VirtualTime();
+  final MemoryStore store = new MemoryStore();
+  final ManagerSettings settings;
+  final boolean truthfulHealth;
+  final Map<PodId, SimPod> pods = new HashMap<>();
+  final List<String> log = new ArrayList<>();
+  ShardManager manager;
+  VirtualTime.SimLoop loop;
+  boolean faults = true;
+  double callFailure;
+  String joinVersion = "1.0";
+  int nextPort = 7000;
+  long lastAnyRenewal = Long.MIN_VALUE / 2;
+  int steps;
+  int managerStarts;
+
+  /** A random cluster: shards, limits, strategy, health source and failure rate drawn from {@code seed}. */
+  static Simulation random(long seed) {
+    Random r = new Random(~seed);
+    int shards = 1 + r.nextInt(r.nextBoolean() ? 12 : 60);
+    RebalanceLimits limits = r.nextBoolean() ? RebalanceLimits.DEFAULT : new RebalanceLimits(1 + r.nextInt(4), 0.5);
+    AllocationStrategy strategy = r.nextBoolean() ? AllocationStrategy.versionAware() : AllocationStrategy.leastShard();
+    return new Simulation(seed, settings(shards, limits, strategy), r.nextBoolean(), r.nextDouble() * 0.3);
+  }
+
+  /** The simulation's timings (a 1 s lease) with these shards and allocation. */
+  static ManagerSettings settings(int shards, RebalanceLimits limits, AllocationStrategy strategy) {
+    return ManagerSettings.defaults().withNumberOfShards(shards).withLease(TTL, MARGIN)
+        .withTimeouts(Duration.ofMillis(100), Duration.ofMillis(100))
+        .withRebalanceIntervals(Duration.ofMillis(2000), Duration.ofMillis(300))
+        .withAllocation(limits, strategy);
+  }
+
+  /**
+   * A simulation with a running manager and no pods yet.
+   *
+   * @param truthfulHealth whether a health source reports crashed pods as gone (else the lease alone decides)
+   * @param callFailure how often a call between the manager and a pod is lost while faults are on
+   */
+  Simulation(long seed, ManagerSettings settings, boolean truthfulHealth, double callFailure) {
+    this.seed = seed;
+    this.rnd = new Random(seed);
+    this.settings = settings;
+    this.truthfulHealth = truthfulHealth;
+    this.callFailure = callFailure;
+    vt.afterEachTask(this::checkSafety);
+    startManager();
+  }
+
+  long now() {
+    return vt.nanoTime();
+  }
+
+  private long latency() {
+    return 1_000_000L + rnd.nextInt(20_000_000);
+  }
+
+  private boolean fails() {
+    return faults && rnd.nextDouble() < callFailure;
+  }
+
+  void note(String what) {
+    log.add(String.format("%8.3f s  %s", now() / 1e9, what));
+    if (log.size() > 60) {
+      log.remove(0);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // The manager
+
+  boolean managerUp() {
+    return manager != null && loop.alive();
+  }
+
+  void startManager() {
+    VirtualTime.SimLoop l = vt.newLoop();
+    PodHealth health = truthfulHealth
+        ? p -> pods.containsKey(p.id()) && !pods.get(p.id()).alive ? PodHealth.Verdict.GONE : PodHealth.Verdict.UNKNOWN
+        : PodHealth.LEASE_ONLY;
+    ShardManager m = new ShardManager(settings, store, health, new FakePods(l), l,
+        vt.executor(2_000_000L + rnd.nextInt(5_000_000), () -> true), vt.executor(1_000_000L, l::alive), vt,
+        new Random(rnd.nextLong()), l::shutdown);
+    try {
+      l.runAsLoop(() -> {
+        m.recover();
+        m.startServing();
+      });
+      manager = m;
+      loop = l;
+      managerStarts++;
+      note("manager started, term " + m.term());
+    } catch (StoreException e) {
+      l.shutdown();
+      note("manager start failed: " + e.getMessage());
+    }
+  }
+
+  void crashManager() {
+    if (managerUp()) {
+      loop.shutdown();
+      note("manager crashed");
+    }
+  }
+
+  /** The manager's installed config, read through its loop. */
+  ClusterConfig installed() {
+    CompletableFuture<ClusterConfig> f = manager.assignments();
+    vt.advance(Duration.ZERO);
+    return f.getNow(null);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Pods: their side of the protocol
+
+  SimPod join(String version) {
+    SimPod p = new SimPod(new Pod(new PodId(new PodAddress("127.0.0.1", nextPort++), 1), PodVersion.of(version)),
+        settings.numberOfShards());
+    pods.put(p.id(), p);
+    note("pod " + p.id() + " starts (version " + version + ")");
+    tick(p);
+    return p;
+  }
+
+  private void rejoin(SimPod old) {
+    old.alive = false;
+    SimPod p = new SimPod(new Pod(new PodId(old.id().address(), old.id().incarnation() + 1), old.pod.version()),
+        settings.numberOfShards());
+    pods.put(p.id(), p);
+    note("pod " + old.id() + " was declared gone; restarts as " + p.id());
+    tick(p);
+  }
+
+  /** The pod's lease keeper: register, or renew (and read the installed config, as a watch would). */
+  private void tick(SimPod p) {
+    if (!p.alive) {
+      return;
+    }
+    long sent = now();
+    ShardManager m = manager;
+    boolean up = managerUp();
+    if (up && p.reachable()) {
+      VirtualTime.SimLoop l = loop;
+      if (!p.registered) {
+        vt.at(latency(), l::alive, () -> m.register(p.pod).whenComplete((c, e) -> reply(p, () -> {
+          if (e == null) {
+            p.registered = true;
+            p.leaseUntil = Math.max(p.leaseUntil, sent + TTL.toNanos());
+            p.termSeen = Math.max(p.termSeen, m.term());
+            p.onView(c);
+          } else if (String.valueOf(e.getMessage()).contains("gone")) {
+            rejoin(p);
+          }
+        })));
+      } else {
+        vt.at(latency(), l::alive, () -> m.renew(p.id()).whenComplete((ok, e) -> reply(p, () -> {
+          if (e != null) {
+            return;
+          }
+          if (ok) {
+            p.leaseUntil = Math.max(p.leaseUntil, sent + TTL.toNanos());
+            p.termSeen = Math.max(p.termSeen, m.term());
+            lastAnyRenewal = now();
+          } else {
+            rejoin(p);
+          }
+        })));
+        vt.at(latency(), l::alive, () -> m.assignments().whenComplete((c, e) -> reply(p, () -> {
+          if (e == null) {
+            p.onView(c);
+          }
+        })));
+      }
+    } else if (!up && !p.partitioned && p.registered && sent < p.leaseUntil
+        && sent - lastAnyRenewal > TTL.toNanos() / 3) {
+      // The manager is down (a connect is refused) and no peer renewed lately: ride it out.
+      p.leaseUntil = Math.max(p.leaseUntil, sent + TTL.toNanos());
+    }
+    vt.at(TTL.toNanos() / 3 - rnd.nextInt(20_000_000), () -> p.alive, () -> tick(p));
+  }
+
+  /** A reply reaches the pod after the network's latency, if it still can. */
+  private void reply(SimPod p, Runnable r) {
+    boolean lost = fails();
+    vt.at(latency(), () -> p.reachable() && !lost, r);
+  }
+
+  void leave(SimPod p) {
+    p.releaseAll();
+    note("pod " + p.id() + " leaves");
+    ShardManager m = manager;
+    if (managerUp() && p.reachable()) {
+      VirtualTime.SimLoop l = loop;
+      vt.at(latency(), l::alive, () -> m.unregister(p.id()).whenComplete((v, e) -> vt.at(latency(), () -> true,
+          () -> p.alive = false)));
+    }
+    vt.at(Duration.ofMillis(500).toNanos(), () -> true, () -> p.alive = false);
+  }
+
+  void crash(SimPod p) {
+    p.alive = false;
+    note("pod " + p.id() + " crashed");
+  }
+
+  void partition(SimPod p, Duration d) {
+    p.partitioned = true;
+    note("pod " + p.id() + " loses the network for " + d.toMillis() + " ms");
+    vt.after(d, () -> p.partitioned = false);
+  }
+
+  void gossip(SimPod a, SimPod b) {
+    if (a.reachable() && b.reachable() && a.view != null && b.view != null) {
+      ClusterConfig va = a.view;
+      a.onView(b.view);
+      b.onView(va);
+    }
+  }
+
+  List<SimPod> alive() {
+    return pods.values().stream().filter(p -> p.alive && !p.stopping).sorted(
+        (x, y) -> x.id().compareTo(y.id())).toList();
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // The manager's calls to pods
+
+  /** {@link Pods} over the simulated network; calls die with the manager that made them. */
+  final class FakePods implements Pods {
+    private final VirtualTime.SimLoop owner;
+
+    FakePods(VirtualTime.SimLoop owner) {
+      this.owner = owner;
+    }
+
+    private SimPod target(PodId id) {
+      SimPod p = pods.get(id);
+      return p != null && p.reachable() ? p : null;
+    }
+
+    @Override
+    public CompletableFuture<Boolean> ping(PodId pod, Duration timeout) {
+      CompletableFuture<Boolean> f = new CompletableFuture<>();
+      boolean ok = target(pod) != null && !fails();
+      vt.at(ok ? latency() : timeout.toNanos(), () -> true, () -> f.complete(ok && target(pod) != null));
+      return f;
+    }
+
+    @Override
+    public CompletableFuture<Set<Integer>> unassign(PodId pod, List<Integer> shards, long newEpoch,
+        Duration termination, long term, Duration deadline) {
+      CompletableFuture<Set<Integer>> f = new CompletableFuture<>();
+      boolean requestLost = fails();
+      boolean replyLost = fails();
+      vt.at(deadline.toNanos(), () -> true, () -> f.completeExceptionally(new TimeoutException("deadline")));
+      vt.at(latency(), owner::alive, () -> {
+        SimPod p = target(pod);
+        if (p == null || requestLost) {
+          return;
+        }
+        if (term < p.termSeen) {
+          vt.at(latency(), () -> true, () -> f.completeExceptionally(new IllegalStateException("old term")));
+          return;
+        }
+        Set<Integer> released = new HashSet<>(p.release(shards, newEpoch));
+        note("pod " + pod + " released " + released + " of " + shards + " below epoch " + newEpoch);
+        vt.at(latency() + rnd.nextInt((int) termination.toNanos()), () -> p.reachable() && !replyLost,
+            () -> f.complete(released));
+      });
+      return f;
+    }
+
+    @Override
+    public void push(PodId pod, ClusterConfig config, Duration deadline) {
+      if (!fails()) {
+        vt.at(latency(), () -> true, () -> {
+          SimPod p = target(pod);
+          if (p != null) {
+            p.onView(config);
+          }
+        });
+      }
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Events and invariants
+
+  /** One random event, then up to 300 ms of virtual time. */
+  void step() {
+    steps++;
+    List<SimPod> alive = alive();
+    int e = rnd.nextInt(100);
+    if (e < 16 || alive.isEmpty()) {
+      join(joinVersion);
+    } else if (e < 26) {
+      leave(alive.get(rnd.nextInt(alive.size())));
+    } else if (e < 33) {
+      crash(alive.get(rnd.nextInt(alive.size())));
+    } else if (e < 41) {
+      partition(alive.get(rnd.nextInt(alive.size())), Duration.ofMillis(100 + rnd.nextInt(2500)));
+    } else if (e < 47) {
+      if (managerUp()) {
+        crashManager();
+      } else {
+        startManager();
+      }
+    } else if (e < 52) {
+      store.failSaves(1 + rnd.nextInt(3), rnd.nextBoolean() ? MemoryStore.Failure.BEFORE_WRITE
+          : MemoryStore.Failure.AFTER_WRITE);
+      note("the store fails its next saves");
+    } else if (e < 55) {
+      joinVersion = joinVersion.equals("1.0") ? "1.1" : joinVersion.equals("1.1") ? "2.0" : joinVersion;
+      note("new pods run version " + joinVersion);
+    } else if (e < 58 && managerUp()) {
+      manager.rebalance();
+    } else if (e < 75 && alive.size() > 1) {
+      gossip(alive.get(rnd.nextInt(alive.size())), alive.get(rnd.nextInt(alive.size())));
+    }
+    if (!managerUp() && rnd.nextInt(4) == 0) {
+      startManager();
+    }
+    vt.advance(Duration.ofMillis(rnd.nextInt(300)));
+  }
+
+  /** At most one pod could serve each shard, at every moment. */
+  void checkSafety() {
+    long now = now();
+    for (int pos = 0; pos < settings.numberOfShards(); pos++) {
+      SimPod first = null;
+      for (SimPod p : pods.values()) {
+        if (p.serving(pos, now)) {
+          if (first != null) {
+            throw new AssertionError("shard " + (pos + 1) + " could be served by two pods: " + first.describe(now)
+                + " and " + p.describe(now) + "\n" + report());
+          }
+          first = p;
+        }
+      }
+    }
+  }
+
+  /**
+   * Heals every fault, lets the cluster settle, and checks liveness: every shard is owned by an
+   * active pod that serves it (none stranded), the active pods are exactly the running ones,
+   * and the spread is within the strategy's bound.
+   */
+  void quietAndCheck() {
+    faults = false;
+    store.heal();
+    pods.values().forEach(p -> p.partitioned = false);
+    if (!managerUp()) {
+      startManager();
+    }
+    if (alive().isEmpty()) {
+      join(joinVersion);
+    }
+    vt.advance(TTL.plus(MARGIN).multipliedBy(3).plus(settings.rebalanceInterval().multipliedBy(2)));
+    ClusterConfig c = installed();
+    long now = now();
+    Set<PodId> running = new HashSet<>();
+    alive().forEach(p -> running.add(p.id()));
+    Set<PodId> active = new HashSet<>();
+    c.activePods().forEach(p -> active.add(p.id()));
+    check(active.equals(running), "the active pods " + active + " are not the running ones " + running);
+    for (int pos = 0; pos < c.size(); pos++) {
+      PodId owner = c.activeOwner(pos);
+      check(owner != null, "shard " + (pos + 1) + " has no active owner after quiet");
+      check(pods.get(owner).serving(pos, now), "shard " + (pos + 1) + " is stranded: " + owner
+          + " owns it at epoch " + c.epoch(pos) + " but does not serve it: " + pods.get(owner).describe(now));
+    }
+    if (c.activePods().stream().map(Pod::version).distinct().count() == 1) {
+      Map<PodId, Integer> counts = c.ownedCounts();
+      int min = Integer.MAX_VALUE;
+      int max = 0;
+      for (Pod p : c.activePods()) {
+        min = Math.min(min, counts.get(p.id()));
+        max = Math.max(max, counts.get(p.id()));
+      }
+      check(max - min <= 1, "spread " + min + ".." + max + " after quiet: " + ShardManager.shardCounts(c));
+    }
+    faults = true;
+  }
+
+  private void check(boolean ok, String what) {
+    if (!ok) {
+      throw new AssertionError(what + "\n" + report());
+    }
+  }
+
+  String report() {
+    StringBuilder b = new StringBuilder("simulation seed " + seed + " (rerun with -Datoll.sim.seed=" + seed
+        + "), step " + steps + ", " + settings.numberOfShards() + " shards, " + settings.strategy().getClass()
+        .getSimpleName() + ", limits " + settings.limits() + ", health " + (truthfulHealth ? "truthful" : "lease only")
+        + "\npods:\n");
+    pods.values().stream().sorted((x, y) -> x.id().compareTo(y.id()))
+        .forEach(p -> b.append("  ").append(p.describe(now())).append('\n'));
+    b.append("last events:\n");
+    log.forEach(l -> b.append("  ").append(l).append('\n'));
+    return b.toString();
+  }
+}
