@@ -172,18 +172,41 @@ final class ClusterCommands {
       throw new CommandError("ERR wrong number of arguments for '" + "cluster|" + c.str(1).toLowerCase(Locale.ROOT)
           + "' command");
     }
-    List<Integer> slots = new ArrayList<>();
+    Ranges slots = new Ranges();
     for (int i = 2; i < c.argc(); i += 2) {
-      int start = slot(c, i);
-      int end = slot(c, i + 1);
+      slots.add(slot(c, i), slot(c, i + 1));
+    }
+    return slots.toArray();
+  }
+
+  /**
+   * The slots of several ranges, each at most once: a repeated slot is refused as Redis refuses it,
+   * so many overlapping ranges in one request cannot expand past 16384 slots.
+   */
+  private static final class Ranges {
+    private final boolean[] seen = new boolean[KeySlots.SLOT_COUNT];
+    private int[] slots = new int[64];
+    private int n;
+
+    void add(int start, int end) {
       if (start > end) {
         throw new CommandError("ERR start slot number " + start + " is greater than end slot number " + end);
       }
       for (int s = start; s <= end; s++) {
-        slots.add(s);
+        if (seen[s]) {
+          throw new CommandError("ERR Slot " + s + " specified multiple times");
+        }
+        seen[s] = true;
+        if (n == slots.length) {
+          slots = java.util.Arrays.copyOf(slots, Math.min(KeySlots.SLOT_COUNT, n * 2));
+        }
+        slots[n++] = s;
       }
     }
-    return slots.stream().mapToInt(Integer::intValue).toArray();
+
+    int[] toArray() {
+      return java.util.Arrays.copyOf(slots, n);
+    }
   }
 
   private void meet(Call c) {
@@ -353,18 +376,11 @@ final class ClusterCommands {
     if (args.length == 0 || args.length % 2 != 0) {
       throw new CommandError(CommandError.SYNTAX);
     }
-    List<Integer> r = new ArrayList<>();
+    Ranges r = new Ranges();
     for (int i = 0; i < args.length; i += 2) {
-      int a = parseSlot(args[i]);
-      int b = parseSlot(args[i + 1]);
-      if (a > b) {
-        throw new CommandError("ERR start slot number " + a + " is greater than end slot number " + b);
-      }
-      for (int s = a; s <= b; s++) {
-        r.add(s);
-      }
+      r.add(parseSlot(args[i]), parseSlot(args[i + 1]));
     }
-    return r.stream().mapToInt(Integer::intValue).toArray();
+    return r.toArray();
   }
 
   private static int parseSlot(String s) {

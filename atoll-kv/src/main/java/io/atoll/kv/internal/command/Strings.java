@@ -281,7 +281,7 @@ final class Strings {
         throw new CommandError(CommandError.WRONGTYPE);
       }
       byte[] old = e.string();
-      checkSize(old.length + (long) add.length);
+      checkSize(old.length, add.length);
       v = Arrays.copyOf(old, old.length + add.length);
       System.arraycopy(add, 0, v, old.length, add.length);
     }
@@ -289,8 +289,9 @@ final class Strings {
     c.reply.integer(v.length);
   }
 
-  private void checkSize(long n) {
-    if (n > maxString) {
+  /** Refuses a string of {@code offset + length} bytes beyond the limit (no overflow for huge offsets). */
+  private void checkSize(long offset, long length) {
+    if (offset > maxString || length > maxString - offset) {
       throw new CommandError("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
     }
   }
@@ -339,7 +340,7 @@ final class Strings {
       c.reply.integer(old.length);
       return;
     }
-    checkSize(offset + add.length);
+    checkSize(offset, add.length);
     byte[] v = Arrays.copyOf(old, (int) Math.max(old.length, offset + add.length));
     System.arraycopy(add, 0, v, (int) offset, add.length);
     replaceValue(c, key, e, v);
