@@ -60,11 +60,37 @@ class KvAbuseTest {
     assertTimeoutPreemptively(Duration.ofSeconds(10), () ->
         assertThat(w.call(request)).isEqualTo("-ERR Slot 0 specified multiple times\r\n"));
     request[1] = "ADDSLOTSRANGE";
-    assertThat(w.call(request)).isEqualTo("-ERR Slot 0 specified multiple times\r\n");
+    assertThat(w.call(request)).isEqualTo("-ERR Slot 0 is already busy\r\n");
     List<String> migrate = new ArrayList<>(List.of("MIGRATE", "127.0.0.1", "1", "", "0", "100", "SLOTSRANGE"));
     migrate.addAll(args.subList(2, args.size()));
     assertThat(w.call(migrate.toArray(new String[0]))).isEqualTo("-ERR Slot 0 specified multiple times\r\n");
     assertThat(w.call("CLUSTER", "COUNTKEYSINSLOT", "0")).isEqualTo(":0\r\n");
+  }
+
+  @Test
+  void errorTextsAndOrderAsRedis() throws Exception {
+    // each compared with redis-server 7 in cluster mode
+    assertThat(w.call("SET", "k", "v", "EX", "10", "EX", "20")).isEqualTo("+OK\r\n");
+    assertThat(w.call("SET", "k", "v", "EX", "10", "PX", "20")).isEqualTo("-ERR syntax error\r\n");
+    assertThat(w.call("GETEX", "nokey", "EX", "0")).isEqualTo("$-1\r\n");
+    assertThat(w.call("GETEX", "k", "EX", "0")).isEqualTo("-ERR invalid expire time in 'getex' command\r\n");
+    assertThat(w.call("GETEX", "k", "PERSIST", "EX", "10")).isEqualTo("-ERR syntax error\r\n");
+    assertThat(w.call("HINCRBYFLOAT", "h", "f", "inf")).isEqualTo("-ERR value is NaN or Infinity\r\n");
+    assertThat(w.call("CLUSTER", "COUNTKEYSINSLOT", "abc"))
+        .isEqualTo("-ERR value is not an integer or out of range\r\n");
+    assertThat(w.call("CLUSTER", "COUNTKEYSINSLOT", "16384")).isEqualTo("-ERR Invalid slot\r\n");
+    assertThat(w.call("CLUSTER", "GETKEYSINSLOT", "0", "abc"))
+        .isEqualTo("-ERR value is not an integer or out of range\r\n");
+    assertThat(w.call("CLUSTER", "GETKEYSINSLOT", "0", "-1")).isEqualTo("-ERR Invalid slot or number of keys\r\n");
+    assertThat(w.call("CLUSTER", "MEET", "127.0.0.1", "abc")).isEqualTo("-ERR Invalid TCP base port specified: abc\r\n");
+    assertThat(w.call("CLUSTER", "MEET", "127.0.0.1", "7000", "abc"))
+        .isEqualTo("-ERR Invalid TCP bus port specified: abc\r\n");
+    assertThat(w.call("CLUSTER", "MEET", "127.0.0.1", "70000"))
+        .isEqualTo("-ERR Invalid node address specified: 127.0.0.1:70000\r\n");
+    assertThat(w.call("CLUSTER", "ADDSLOTSRANGE", "0", "10", "5", "20")).isEqualTo("-ERR Slot 0 is already busy\r\n");
+    // MIGRATE of keys that do not exist answers NOKEY without connecting (port 1 has no listener)
+    assertThat(w.call("MIGRATE", "127.0.0.1", "1", "nokey", "0", "100")).isEqualTo("+NOKEY\r\n");
+    assertThat(w.call("MIGRATE", "127.0.0.1", "1", "", "0", "100", "KEYS", "nokey")).isEqualTo("+NOKEY\r\n");
   }
 
   @Test

@@ -165,6 +165,9 @@ final class Hashes {
 
   private void hincrbyfloat(Call c) {
     double delta = c.dbl(3);
+    if (Double.isInfinite(delta)) {
+      throw new CommandError("ERR value is NaN or Infinity");
+    }
     Entry existing = c.slot.get(c.key(1), c.now);
     if (existing != null && existing.hash() == null) {
       throw new CommandError(CommandError.WRONGTYPE);

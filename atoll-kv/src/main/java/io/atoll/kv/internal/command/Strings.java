@@ -85,7 +85,7 @@ final class Strings {
         case "GET" -> get = true;
         case "KEEPTTL" -> keepTtl = true;
         case "EX", "PX", "EXAT", "PXAT" -> {
-          if (unit != null || i + 1 >= c.argc()) {
+          if ((unit != null && !unit.equals(o)) || i + 1 >= c.argc()) { // Redis lets the same one repeat
             throw new CommandError(CommandError.SYNTAX);
           }
           unit = o;
@@ -178,20 +178,23 @@ final class Strings {
 
   private void getex(Call c) {
     Key key = c.key(1);
-    long at = -1;
+    String unit = null;
+    int unitArg = -1;
     boolean persist = false;
     for (int i = 2; i < c.argc(); i++) {
       String o = c.opt(i);
-      if (o.equals("PERSIST") && at < 0 && !persist) {
+      if (o.equals("PERSIST") && unit == null) {
         persist = true;
-      } else if ((o.equals("EX") || o.equals("PX") || o.equals("EXAT") || o.equals("PXAT")) && at < 0 && !persist
-          && i + 1 < c.argc()) {
-        at = expiry(c, o, ++i, "getex");
+      } else if ((o.equals("EX") || o.equals("PX") || o.equals("EXAT") || o.equals("PXAT"))
+          && (unit == null || unit.equals(o)) && !persist && i + 1 < c.argc()) {
+        unit = o;
+        unitArg = ++i;
       } else {
         throw new CommandError(CommandError.SYNTAX);
       }
     }
-    byte[] v = string(c, key);
+    byte[] v = string(c, key); // as Redis: a missing key is nil, a hash WRONGTYPE, before the time is checked
+    long at = v != null && unit != null ? expiry(c, unit, unitArg, "getex") : -1;
     if (v != null) {
       Entry e = c.slot.get(key, c.now);
       if (persist) {
