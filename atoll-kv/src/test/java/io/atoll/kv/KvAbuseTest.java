@@ -94,6 +94,23 @@ class KvAbuseTest {
   }
 
   @Test
+  void incrbyfloatPrintsWhatRedisPrints() throws Exception {
+    // Redis adds in long double and prints 17 decimals, trailing zeros cut (compared with redis-server 7)
+    assertThat(w.call("INCRBYFLOAT", "f", "0.1")).isEqualTo("$3\r\n0.1\r\n");
+    assertThat(w.call("INCRBYFLOAT", "f", "0.2")).isEqualTo("$3\r\n0.3\r\n");
+    assertThat(w.call("INCRBYFLOAT", "f", "1e-20")).isEqualTo("$3\r\n0.3\r\n");
+    assertThat(w.call("INCRBYFLOAT", "f", "-0.3")).isEqualTo("$1\r\n0\r\n");
+    assertThat(w.call("INCRBYFLOAT", "f", "3.0e3")).isEqualTo("$4\r\n3000\r\n");
+    assertThat(w.call("HINCRBYFLOAT", "h", "f", "10.5")).isEqualTo("$4\r\n10.5\r\n");
+    assertThat(w.call("HINCRBYFLOAT", "h", "f", "5.0e3")).isEqualTo("$6\r\n5010.5\r\n");
+    assertThat(w.call("HINCRBYFLOAT", "h", "f", "-0.1")).isEqualTo("$6\r\n5010.4\r\n");
+    assertTimeoutPreemptively(Duration.ofSeconds(5), () ->
+        assertThat(w.call("INCRBYFLOAT", "f", "1e-2000000000")).isEqualTo("$4\r\n3000\r\n"));
+    assertThat(w.call("INCRBYFLOAT", "f", "1.7e308")).startsWith("$309\r\n17");
+    assertThat(w.call("INCRBYFLOAT", "f", "1.7e308")).isEqualTo("-ERR increment would produce NaN or Infinity\r\n");
+  }
+
+  @Test
   void aPathologicalGlobDoesNotStallTheNode() throws Exception {
     String key = "a".repeat(3000);
     assertThat(w.call("SET", key, "v")).isEqualTo("+OK\r\n");

@@ -183,11 +183,11 @@ final class Hashes {
       }
       current = v;
     }
-    double next = current + delta;
-    if (Double.isNaN(next) || Double.isInfinite(next)) {
+    String sum = Double.isInfinite(current) ? null : Numbers.addFloats(old, current, c.arg(3), delta);
+    if (sum == null) {
       throw new CommandError("ERR increment would produce NaN or Infinity");
     }
-    byte[] text = Numbers.format(next).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] text = sum.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     put(c, f, old, text);
     c.reply.bulk(text);
   }

@@ -256,11 +256,12 @@ final class Strings {
       }
       current = v;
     }
-    double next = current + delta;
-    if (Double.isNaN(next) || Double.isInfinite(next)) {
+    String sum = Double.isInfinite(current) || Double.isInfinite(delta) ? null
+        : Numbers.addFloats(e == null ? null : e.string(), current, c.arg(2), delta);
+    if (sum == null) {
       throw new CommandError("ERR increment would produce NaN or Infinity");
     }
-    byte[] text = Numbers.format(next).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] text = sum.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     replaceValue(c, key, e, text);
     c.reply.bulk(text);
   }
