@@ -48,6 +48,9 @@ public final class Migrator {
     for (byte[] k : keys) {
       bySlot.computeIfAbsent(KeySlots.slotOf(k), s -> new ArrayList<>()).add(k);
     }
+    if (!anyPresent(bySlot)) {
+      return "NOKEY"; // as Redis, without connecting to the target
+    }
     try (RespClient client = connect(t)) {
       int moved = 0;
       for (Map.Entry<Integer, List<byte[]>> e : bySlot.entrySet()) {
@@ -59,6 +62,21 @@ public final class Migrator {
     } catch (TargetError e) {
       return e.getMessage();
     }
+  }
+
+  private boolean anyPresent(Map<Integer, List<byte[]>> bySlot) {
+    long now = clock.getAsLong();
+    for (Map.Entry<Integer, List<byte[]>> e : bySlot.entrySet()) {
+      Slot slot = store.slot(e.getKey());
+      synchronized (slot) {
+        for (byte[] k : e.getValue()) {
+          if (slot.get(new Key(k), now) != null) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 
   /** Moves whole slots to the node at the target address; "OK" or the error. */

@@ -62,14 +62,14 @@ public final class RespClient implements AutoCloseable {
         return null;
       }
       case '$' -> {
-        int n = Integer.parseInt(line.substring(1));
+        int n = length(line);
         if (n >= 0) {
           in.skipNBytes(n + 2L);
         }
         return null;
       }
       case '*' -> {
-        int n = Integer.parseInt(line.substring(1));
+        int n = length(line);
         String first = null;
         for (int i = 0; i < n; i++) {
           String r = read();
@@ -78,6 +78,14 @@ public final class RespClient implements AutoCloseable {
         return first;
       }
       default -> throw new IOException("unexpected reply: " + line);
+    }
+  }
+
+  private static int length(String line) throws IOException {
+    try {
+      return Integer.parseInt(line.substring(1));
+    } catch (NumberFormatException e) {
+      throw new IOException("malformed length in reply: " + line);
     }
   }
 

@@ -60,22 +60,22 @@ final class ClusterCommands {
     sub(subs, "shards", 2, c -> ClusterText.shards(cluster.view(), health, c.reply));
     sub(subs, "keyslot", 3, c -> c.reply.integer(KeySlots.slotOf(c.arg(2))));
     sub(subs, "countkeysinslot", 3, c -> {
-      Long s = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(2));
-      if (s == null || s < 0 || s >= KeySlots.SLOT_COUNT) {
+      long s = c.integer(2);
+      if (s < 0 || s >= KeySlots.SLOT_COUNT) {
         throw new CommandError("ERR Invalid slot");
       }
-      Slot slot = store.slot(s.intValue());
+      Slot slot = store.slot((int) s);
       synchronized (slot) {
         c.reply.integer(slot.keys(c.now, Integer.MAX_VALUE).size());
       }
     });
     sub(subs, "getkeysinslot", 4, c -> {
-      Long s = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(2));
-      Long n = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(3));
-      if (s == null || n == null || s < 0 || s >= KeySlots.SLOT_COUNT || n < 0) {
+      long s = c.integer(2);
+      long n = c.integer(3);
+      if (s < 0 || s >= KeySlots.SLOT_COUNT || n < 0) {
         throw new CommandError("ERR Invalid slot or number of keys");
       }
-      Slot slot = store.slot(s.intValue());
+      Slot slot = store.slot((int) s);
       List<byte[]> keys;
       synchronized (slot) {
         keys = slot.keys(c.now, (int) Math.min(n, Integer.MAX_VALUE));
@@ -88,7 +88,8 @@ final class ClusterCommands {
       c.reply.ok();
     });
     sub(subs, "addslotsrange", -4, c -> {
-      cluster.addSlots(rangeArgs(c));
+      ClusterView v = cluster.view();
+      cluster.addSlots(rangeArgs(c, s -> v.config().owner(s) != null ? "ERR Slot " + s + " is already busy" : null));
       c.reply.ok();
     });
     sub(subs, "delslots", -3, c -> {
@@ -96,7 +97,8 @@ final class ClusterCommands {
       c.reply.ok();
     });
     sub(subs, "delslotsrange", -4, c -> {
-      cluster.delSlots(rangeArgs(c));
+      ClusterView v = cluster.view();
+      cluster.delSlots(rangeArgs(c, s -> v.config().owner(s) == null ? "ERR Slot " + s + " is already unassigned" : null));
       c.reply.ok();
     });
     sub(subs, "setslot", -4, this::setslot);
@@ -167,23 +169,56 @@ final class ClusterCommands {
     return slots;
   }
 
-  private static int[] rangeArgs(Call c) {
+  /** The slots of ADDSLOTSRANGE/DELSLOTSRANGE; {@code refuse} names a slot's error, or null. */
+  private static int[] rangeArgs(Call c, java.util.function.IntFunction<String> refuse) {
     if ((c.argc() - 2) % 2 != 0) {
       throw new CommandError("ERR wrong number of arguments for '" + "cluster|" + c.str(1).toLowerCase(Locale.ROOT)
           + "' command");
     }
-    List<Integer> slots = new ArrayList<>();
+    Ranges slots = new Ranges(refuse);
     for (int i = 2; i < c.argc(); i += 2) {
-      int start = slot(c, i);
-      int end = slot(c, i + 1);
+      slots.add(slot(c, i), slot(c, i + 1));
+    }
+    return slots.toArray();
+  }
+
+  /**
+   * The slots of several ranges, each at most once: a repeated slot is refused as Redis refuses it,
+   * so many overlapping ranges in one request cannot expand past 16384 slots.
+   */
+  private static final class Ranges {
+    private final boolean[] seen = new boolean[KeySlots.SLOT_COUNT];
+    private final java.util.function.IntFunction<String> refuse;
+    private int[] slots = new int[64];
+    private int n;
+
+    void add(int start, int end) {
       if (start > end) {
         throw new CommandError("ERR start slot number " + start + " is greater than end slot number " + end);
       }
       for (int s = start; s <= end; s++) {
-        slots.add(s);
+        String error = refuse.apply(s);
+        if (error != null) {
+          throw new CommandError(error);
+        }
+        if (seen[s]) {
+          throw new CommandError("ERR Slot " + s + " specified multiple times");
+        }
+        seen[s] = true;
+        if (n == slots.length) {
+          slots = java.util.Arrays.copyOf(slots, Math.min(KeySlots.SLOT_COUNT, n * 2));
+        }
+        slots[n++] = s;
       }
     }
-    return slots.stream().mapToInt(Integer::intValue).toArray();
+
+    Ranges(java.util.function.IntFunction<String> refuse) {
+      this.refuse = refuse;
+    }
+
+    int[] toArray() {
+      return java.util.Arrays.copyOf(slots, n);
+    }
   }
 
   private void meet(Call c) {
@@ -191,19 +226,19 @@ final class ClusterCommands {
       throw new CommandError("ERR wrong number of arguments for 'cluster|meet' command");
     }
     Long port = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(3));
-    if (port == null || port < 0 || port > 65535) {
-      throw new CommandError("ERR Invalid base port specified: " + c.str(3));
+    if (port == null) {
+      throw new CommandError("ERR Invalid TCP base port specified: " + c.str(3));
     }
     long bus = port + 10000;
     if (c.argc() == 5) {
       Long b = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(4));
-      if (b == null || b < 0 || b > 65535) {
-        throw new CommandError("ERR Invalid bus port specified: " + c.str(4));
+      if (b == null) {
+        throw new CommandError("ERR Invalid TCP bus port specified: " + c.str(4));
       }
       bus = b;
     }
     String host = c.str(2);
-    if (bus < 1 || bus > 65535 || host.isBlank() || !host.matches("[0-9A-Za-z.:\\-]+")) {
+    if (port < 0 || port > 65535 || bus < 1 || bus > 65535 || host.isBlank() || !host.matches("[0-9A-Za-z.:\\-]+")) {
       throw new CommandError("ERR Invalid node address specified: " + host + ":" + c.str(3));
     }
     meet.meet(host, (int) bus);
@@ -353,18 +388,11 @@ final class ClusterCommands {
     if (args.length == 0 || args.length % 2 != 0) {
       throw new CommandError(CommandError.SYNTAX);
     }
-    List<Integer> r = new ArrayList<>();
+    Ranges r = new Ranges(s -> null);
     for (int i = 0; i < args.length; i += 2) {
-      int a = parseSlot(args[i]);
-      int b = parseSlot(args[i + 1]);
-      if (a > b) {
-        throw new CommandError("ERR start slot number " + a + " is greater than end slot number " + b);
-      }
-      for (int s = a; s <= b; s++) {
-        r.add(s);
-      }
+      r.add(parseSlot(args[i]), parseSlot(args[i + 1]));
     }
-    return r.stream().mapToInt(Integer::intValue).toArray();
+    return r.toArray();
   }
 
   private static int parseSlot(String s) {

@@ -165,6 +165,9 @@ final class Hashes {
 
   private void hincrbyfloat(Call c) {
     double delta = c.dbl(3);
+    if (Double.isInfinite(delta)) {
+      throw new CommandError("ERR value is NaN or Infinity");
+    }
     Entry existing = c.slot.get(c.key(1), c.now);
     if (existing != null && existing.hash() == null) {
       throw new CommandError(CommandError.WRONGTYPE);
@@ -180,11 +183,11 @@ final class Hashes {
       }
       current = v;
     }
-    double next = current + delta;
-    if (Double.isNaN(next) || Double.isInfinite(next)) {
+    String sum = Double.isInfinite(current) ? null : Numbers.addFloats(old, current, c.arg(3), delta);
+    if (sum == null) {
       throw new CommandError("ERR increment would produce NaN or Infinity");
     }
-    byte[] text = Numbers.format(next).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] text = sum.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     put(c, f, old, text);
     c.reply.bulk(text);
   }

@@ -85,7 +85,7 @@ final class Strings {
         case "GET" -> get = true;
         case "KEEPTTL" -> keepTtl = true;
         case "EX", "PX", "EXAT", "PXAT" -> {
-          if (unit != null || i + 1 >= c.argc()) {
+          if ((unit != null && !unit.equals(o)) || i + 1 >= c.argc()) { // Redis lets the same one repeat
             throw new CommandError(CommandError.SYNTAX);
           }
           unit = o;
@@ -178,20 +178,23 @@ final class Strings {
 
   private void getex(Call c) {
     Key key = c.key(1);
-    long at = -1;
+    String unit = null;
+    int unitArg = -1;
     boolean persist = false;
     for (int i = 2; i < c.argc(); i++) {
       String o = c.opt(i);
-      if (o.equals("PERSIST") && at < 0 && !persist) {
+      if (o.equals("PERSIST") && unit == null) {
         persist = true;
-      } else if ((o.equals("EX") || o.equals("PX") || o.equals("EXAT") || o.equals("PXAT")) && at < 0 && !persist
-          && i + 1 < c.argc()) {
-        at = expiry(c, o, ++i, "getex");
+      } else if ((o.equals("EX") || o.equals("PX") || o.equals("EXAT") || o.equals("PXAT"))
+          && (unit == null || unit.equals(o)) && !persist && i + 1 < c.argc()) {
+        unit = o;
+        unitArg = ++i;
       } else {
         throw new CommandError(CommandError.SYNTAX);
       }
     }
-    byte[] v = string(c, key);
+    byte[] v = string(c, key); // as Redis: a missing key is nil, a hash WRONGTYPE, before the time is checked
+    long at = v != null && unit != null ? expiry(c, unit, unitArg, "getex") : -1;
     if (v != null) {
       Entry e = c.slot.get(key, c.now);
       if (persist) {
@@ -253,11 +256,12 @@ final class Strings {
       }
       current = v;
     }
-    double next = current + delta;
-    if (Double.isNaN(next) || Double.isInfinite(next)) {
+    String sum = Double.isInfinite(current) || Double.isInfinite(delta) ? null
+        : Numbers.addFloats(e == null ? null : e.string(), current, c.arg(2), delta);
+    if (sum == null) {
       throw new CommandError("ERR increment would produce NaN or Infinity");
     }
-    byte[] text = Numbers.format(next).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] text = sum.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     replaceValue(c, key, e, text);
     c.reply.bulk(text);
   }
@@ -281,7 +285,7 @@ final class Strings {
         throw new CommandError(CommandError.WRONGTYPE);
       }
       byte[] old = e.string();
-      checkSize(old.length + (long) add.length);
+      checkSize(old.length, add.length);
       v = Arrays.copyOf(old, old.length + add.length);
       System.arraycopy(add, 0, v, old.length, add.length);
     }
@@ -289,8 +293,9 @@ final class Strings {
     c.reply.integer(v.length);
   }
 
-  private void checkSize(long n) {
-    if (n > maxString) {
+  /** Refuses a string of {@code offset + length} bytes beyond the limit (no overflow for huge offsets). */
+  private void checkSize(long offset, long length) {
+    if (offset > maxString || length > maxString - offset) {
       throw new CommandError("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
     }
   }
@@ -339,7 +344,7 @@ final class Strings {
       c.reply.integer(old.length);
       return;
     }
-    checkSize(offset + add.length);
+    checkSize(offset, add.length);
     byte[] v = Arrays.copyOf(old, (int) Math.max(old.length, offset + add.length));
     System.arraycopy(add, 0, v, (int) offset, add.length);
     replaceValue(c, key, e, v);

@@ -66,6 +66,39 @@ public final class Numbers {
     return BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
   }
 
+  /**
+   * INCRBYFLOAT's sum of two numbers that {@link #parseDouble} accepted and that are finite, as
+   * Redis prints it: Redis adds in long double and prints 17 decimals with trailing zeros cut, so
+   * 0.1 + 0.2 is "0.3", not the double's 0.30000000000000004. Adding the decimals exactly and
+   * rounding to 17 decimals gives the same text. Null if the sum is out of the double range.
+   */
+  public static String addFloats(byte[] a, double av, byte[] b, double bv) {
+    BigDecimal sum = decimal(a, av).add(decimal(b, bv));
+    if (Double.isInfinite(sum.doubleValue())) {
+      return null;
+    }
+    if (sum.scale() > 17) {
+      sum = sum.setScale(17, java.math.RoundingMode.HALF_EVEN);
+    }
+    return sum.signum() == 0 ? "0" : sum.stripTrailingZeros().toPlainString();
+  }
+
+  private static BigDecimal decimal(byte[] text, double value) {
+    if (text == null) {
+      return BigDecimal.ZERO;
+    }
+    try {
+      BigDecimal d = new BigDecimal(new String(text, StandardCharsets.US_ASCII)); // exact for decimal text
+      if (Math.abs(d.scale()) <= 1100) {
+        return d;
+      }
+      // "1e-2000000000" is 0.0 as a double; exactly it would need a 2-billion-digit sum
+    } catch (NumberFormatException e) {
+      // hex and other forms Double reads but BigDecimal does not
+    }
+    return new BigDecimal(value); // a double's exact value: scale within 1074
+  }
+
   /** The ASCII bytes of a long. */
   public static byte[] bytes(long v) {
     return Long.toString(v).getBytes(StandardCharsets.US_ASCII);

@@ -187,8 +187,8 @@ public final class RespDecoder extends ByteToMessageDecoder {
     }
     boolean negative = in.getByte(from) == '-';
     int i = negative ? from + 1 : from;
-    if (i == to) {
-      return Long.MIN_VALUE;
+    if (i == to || (in.getByte(i) == '0' && (negative || to - i > 1))) {
+      return Long.MIN_VALUE; // string2ll takes no leading zeros and no "-0"
     }
     long value = 0;
     for (; i < to; i++) {

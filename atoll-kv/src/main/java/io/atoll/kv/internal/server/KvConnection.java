@@ -168,7 +168,8 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+    // While a deferred command runs, reading stays off: what arrives would pile up in held.
+    ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !waiting);
     ctx.fireChannelWritabilityChanged();
   }
 

@@ -85,6 +85,17 @@ class RespDecoderTest {
   }
 
   @Test
+  void lengthsWithLeadingZerosAreRefusedAsRedisDoes() {
+    assertThat(strings(decode(SMALL, b("*05\r\n"), false)))
+        .containsExactly(List.of("!Protocol error: invalid multibulk length"));
+    assertThat(strings(decode(SMALL, b("*1\r\n$04\r\nPING\r\n"), false)))
+        .containsExactly(List.of("!Protocol error: invalid bulk length"));
+    assertThat(strings(decode(SMALL, b("*1\r\n$-0\r\n"), false)))
+        .containsExactly(List.of("!Protocol error: invalid bulk length"));
+    assertThat(strings(decode(SMALL, b("*1\r\n$0\r\n\r\n"), false))).containsExactly(List.of(""));
+  }
+
+  @Test
   void lengthsAreCheckedBeforeThePayloadArrives() {
     // A declared bulk of 101 bytes (limit 100) is refused at its header, nothing buffered.
     assertThat(strings(decode(SMALL, b("*1\r\n$101\r\n"), false)))
