@@ -3,40 +3,13 @@ package io.atoll.kv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /** Requests built to hurt the node: each gets a clear error, quickly, and the node stays up. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class KvAbuseTest {
-  private KvServer server;
-  private Wire w;
-
-  @BeforeAll
-  void start() throws Exception {
-    server = KvServer.start(KvSettings.defaults(0, Files.createTempDirectory("atoll-kv-abuse")));
-    w = new Wire(server.port());
-    assertThat(w.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383")).isEqualTo("+OK\r\n");
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    w.close();
-    server.close();
-  }
-
-  @BeforeEach
-  void flush() throws Exception {
-    assertThat(w.call("FLUSHALL")).isEqualTo("+OK\r\n");
-  }
-
+class KvAbuseTest extends SingleNodeTest {
   @Test
   void setrangeAtAHugeOffsetIsRefusedNotAnOverflow() throws Exception {
     String tooBig = "-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n";

@@ -3,40 +3,13 @@ package io.atoll.kv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /** One node owning every slot, checked byte for byte over a raw socket. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class KvCommandsTest {
-  private KvServer server;
-  private Wire w;
-
-  @BeforeAll
-  void start() throws Exception {
-    server = KvServer.start(KvSettings.defaults(0, Files.createTempDirectory("atoll-kv-cmd")));
-    w = new Wire(server.port());
-    assertThat(w.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383")).isEqualTo("+OK\r\n");
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    w.close();
-    server.close();
-  }
-
-  @BeforeEach
-  void flush() throws Exception {
-    assertThat(w.call("FLUSHALL")).isEqualTo("+OK\r\n");
-  }
-
+class KvCommandsTest extends SingleNodeTest {
   @Test
   void unknownCommandsAndWrongArityGetRedisExactTexts() throws Exception {
     assertThat(w.call("FOO", "bar", "baz"))
