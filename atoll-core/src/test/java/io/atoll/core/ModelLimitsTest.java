@@ -131,6 +131,13 @@ class ModelLimitsTest {
   }
 
   @Test
+  void fencingTokensOfOneEpochOrderByLeaseGeneration() {
+    assertThat(new FencingToken(1, 5, 1)).isGreaterThan(new FencingToken(1, 5, 0));
+    assertThat(new FencingToken(1, 5)).isEqualTo(new FencingToken(1, 5, 0));
+    assertThat(new FencingToken(1, 6, 0)).isGreaterThan(new FencingToken(1, 5, 9));
+  }
+
+  @Test
   void aStoreConflictCarriesBothVersions() {
     StoreConflictException e = new StoreConflictException("store x", 3, 5);
     assertThat(e.expected()).isEqualTo(3);

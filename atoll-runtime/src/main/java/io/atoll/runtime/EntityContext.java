@@ -16,10 +16,13 @@ public interface EntityContext {
   String entityType();
 
   /**
-   * The fencing token of this activation: its shard and the epoch at which the shard was given to
-   * this pod. A later activation of the same entity anywhere always carries a greater epoch, so a
-   * database that keeps the greatest token it has seen per entity, and refuses writes with a
-   * smaller one, can never be written by a stale instance.
+   * The fencing token of this activation: its shard, the epoch at which the shard was given to
+   * this pod, and the pod's lease generation. A later activation of the same entity anywhere
+   * always carries a greater token (a greater epoch on another pod or after a hand-off; a greater
+   * generation on this pod after its lease ran out and was renewed late), so a database that keeps
+   * the greatest token it has seen per entity, and refuses writes with a smaller one, can never be
+   * written by a stale instance. A new activation of an entity never starts on a pod while an
+   * older one still runs a handler there.
    */
   FencingToken token();
 

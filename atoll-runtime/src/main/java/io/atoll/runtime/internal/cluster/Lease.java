@@ -53,6 +53,10 @@ public final class Lease {
   private volatile boolean closing;
   private volatile boolean closed;
 
+  /** Grants after a lapse so far; set before {@link #until} moves, read after it. */
+  @GuardedBy("guard") // for writes
+  private volatile long generation;
+
   private volatile long ttlNanos = TimeUnit.SECONDS.toNanos(10);
   private volatile long renewedAt;
   private volatile long failingSince;
@@ -79,6 +83,15 @@ public final class Lease {
   /** The same, with the time already read. */
   public boolean valid(long now) {
     return clientOnly || now - until < 0;
+  }
+
+  /**
+   * How many times the lease was granted anew after it had run out (or was revoked): activations
+   * under the same claim carry it in their token, so one started after a lapse outranks any that
+   * started before it. Never decreases.
+   */
+  public long generation() {
+    return generation;
   }
 
   /** Whether the manager ever granted this lease. */
@@ -129,6 +142,9 @@ public final class Lease {
   public void extend(long deadline) {
     synchronized (guard) {
       if (deadline - until > 0) {
+        if (until != 0 && ticker.nanoTime() - until >= 0) {
+          generation++; // before the deadline moves: whoever sees the new deadline sees this too
+        }
         until = deadline;
       }
       if (fenced && valid() && !closing) {

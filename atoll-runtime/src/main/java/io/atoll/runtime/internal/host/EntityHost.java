@@ -1,6 +1,7 @@
 package io.atoll.runtime.internal.host;
 
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.FencingToken;
 import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
 import io.atoll.runtime.DeliveryException;
@@ -189,7 +190,10 @@ public final class EntityHost implements InstanceHost {
           return true;
         }
         if (r == EntityInstance.Offer.CLOSED) {
-          return false;
+          // Fenced earlier and still finishing a handler (the shard is served again): a successor
+          // takes the messages and starts only once that handler has returned.
+          map.replace(entityId, inst, new EntityInstance(inst));
+          continue;
         }
         map.remove(entityId, inst); // passivated meanwhile: start a new one
       }
@@ -365,8 +369,7 @@ public final class EntityHost implements InstanceHost {
   private void fenceShard(ShardState s) {
     awaitGate(s);
     for (EntityInstance i : s.instances()) {
-      i.fence();
-      removed(i); // only what was fenced: the shard may already be served again
+      i.fence(); // it leaves the map when its activation has ended, which may be later
     }
     observer.shardReleased(s.shard);
   }
@@ -403,6 +406,11 @@ public final class EntityHost implements InstanceHost {
         }
       }
     }
+  }
+
+  @Override
+  public FencingToken token(ShardState s) {
+    return new FencingToken(s.shard, s.epoch, lease.generation());
   }
 
   @Override

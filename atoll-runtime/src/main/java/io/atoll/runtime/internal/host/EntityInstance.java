@@ -26,6 +26,12 @@ import java.util.concurrent.CountDownLatch;
  * queued, then its termination message, then closes), {@code CLOSED} (released or fenced: bounces
  * deliveries) or {@code REMOVED} (passivated: its shard makes a new instance for the next message).
  * It reports to its {@link InstanceHost}, never to the pod.
+ *
+ * <p><b>Never two at once.</b> A fenced instance whose handler is still running stays in its
+ * shard's map, closed, until that handler returns; a message that finds it there (the shard is
+ * served again) starts a <em>successor</em> that waits for the fenced instance's activation to
+ * end before its own drain handles anything. So two activations of one entity never run handlers
+ * at the same time on one pod, however the lease and the views come and go.
  */
 final class EntityInstance implements Runnable, EntityContext {
 
@@ -54,11 +60,18 @@ final class EntityInstance implements Runnable, EntityContext {
   private boolean scheduled;
   @GuardedBy("this")
   private Mode mode = Mode.OPEN;
+  /** Opens when an activation closed by a fence has ended; made by the fence (most never need one). */
+  @GuardedBy("this")
+  private CountDownLatch ended;
+  /** A fenced instance of the same entity whose activation must end before this one starts. */
+  private volatile EntityInstance predecessor;
 
   @GuardedBy("the draining thread")
   private Entity<Object> behaviour;
   @GuardedBy("the draining thread")
   private long tokenEpoch;
+  @GuardedBy("the draining thread")
+  private long tokenGeneration;
   @GuardedBy("the draining thread")
   private Delivery current;
   @GuardedBy("the draining thread")
@@ -72,6 +85,38 @@ final class EntityInstance implements Runnable, EntityContext {
     this.type = type;
     this.id = id;
     this.lastActive = host.now();
+  }
+
+  /**
+   * A successor of {@code fenced}, a closed instance of the same entity: its drain handles nothing
+   * until the fenced activation has ended.
+   */
+  EntityInstance(EntityInstance fenced) {
+    this(fenced.host, fenced.shard, fenced.type, fenced.id);
+    this.predecessor = fenced;
+  }
+
+  /** Waits, without giving up on interrupts, until an activation closed by a fence has ended. */
+  void awaitEnded() {
+    CountDownLatch l;
+    synchronized (this) {
+      l = ended;
+    }
+    if (l == null) {
+      return; // never fenced, or fenced idle: its activation ended before it was closed
+    }
+    boolean interrupted = false;
+    for (;;) {
+      try {
+        l.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Appends a delivery, unless the instance was removed or closed. */
@@ -189,6 +234,7 @@ final class EntityInstance implements Runnable, EntityContext {
         return;
       }
       mode = Mode.CLOSED;
+      ended = new CountDownLatch(1);
       idle = !scheduled;
       rest = takeAll();
     }
@@ -200,12 +246,33 @@ final class EntityInstance implements Runnable, EntityContext {
       }
     }
     if (idle) {
-      endActivation(false);
+      closedEnd(); // no drain runs or can start: this thread ends the activation
+    }
+  }
+
+  /**
+   * Ends an activation closed by a fence, then leaves the shard and lets a successor start. Runs
+   * once: on the fencing thread if the instance was idle, else on its drain as it finishes.
+   */
+  private void closedEnd() {
+    endActivation(false);
+    host.removed(this);
+    CountDownLatch l;
+    synchronized (this) {
+      l = ended;
+    }
+    if (l != null) {
+      l.countDown();
     }
   }
 
   @Override
   public void run() {
+    EntityInstance before = predecessor;
+    if (before != null) {
+      before.awaitEnded(); // a fenced activation of this entity may still be in its handler
+      predecessor = null;
+    }
     int handled = 0;
     for (;;) {
       Delivery d;
@@ -227,7 +294,7 @@ final class EntityInstance implements Runnable, EntityContext {
         }
       }
       if (d == null) {
-        endActivation(false); // fenced while this drain ran
+        closedEnd(); // fenced while this drain ran
         return;
       }
       if (d instanceof StopMarker m) {
@@ -286,8 +353,7 @@ final class EntityInstance implements Runnable, EntityContext {
       // Bounce this and everything behind it, so a lease renewed a moment later cannot let a
       // later message be handled before this one is retried.
       d.bounce();
-      fence();
-      host.removed(this);
+      fence(); // the drain ends the activation when it finds the mailbox empty
       return;
     }
     if (behaviour == null && !activate(d)) {
@@ -312,7 +378,9 @@ final class EntityInstance implements Runnable, EntityContext {
   }
 
   private boolean activate(Delivery d) {
-    tokenEpoch = shard.epoch;
+    FencingToken token = host.token(shard);
+    tokenEpoch = token.epoch();
+    tokenGeneration = token.generation();
     try {
       behaviour = type.factory.create(this);
       if (behaviour == null) {
@@ -357,7 +425,7 @@ final class EntityInstance implements Runnable, EntityContext {
 
   @Override
   public FencingToken token() {
-    return new FencingToken(shard.shard, tokenEpoch);
+    return new FencingToken(shard.shard, tokenEpoch, tokenGeneration);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.atoll.runtime.internal.host;
 
+import io.atoll.core.FencingToken;
 import io.atoll.core.PodId;
 import io.atoll.runtime.Sharding;
 
@@ -13,6 +14,9 @@ interface InstanceHost {
 
   /** Whether queued messages of {@code shard} may still be handled here at {@code now}. */
   boolean serving(ShardState shard, long now);
+
+  /** The token of an activation of {@code shard} starting now. */
+  FencingToken token(ShardState shard);
 
   /** The instance left its shard. */
   void removed(EntityInstance instance);

@@ -73,6 +73,23 @@ class LeaseStatesTest {
   }
 
   @Test
+  void aGrantAfterALapseOrARevocationStartsANewGeneration() {
+    lease.renewed(clock.get(), TTL);
+    assertThat(lease.generation()).isZero();
+    advance(TTL / 3);
+    lease.renewed(clock.get(), TTL);
+    assertThat(lease.generation()).as("renewed in time: same generation").isZero();
+    advance(TTL); // runs out, unnoticed by the check
+    lease.renewed(clock.get(), TTL);
+    assertThat(lease.generation()).as("renewed after it ran out").isEqualTo(1);
+    synchronized (guard) {
+      lease.revokeLocked();
+    }
+    lease.renewed(clock.get(), TTL);
+    assertThat(lease.generation()).as("granted again after a revocation").isEqualTo(2);
+  }
+
+  @Test
   void neverShortened() {
     long t0 = clock.get();
     lease.renewed(t0, TTL);

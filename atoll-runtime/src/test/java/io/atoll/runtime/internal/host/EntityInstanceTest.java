@@ -2,6 +2,7 @@ package io.atoll.runtime.internal.host;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.atoll.core.FencingToken;
 import io.atoll.core.PodId;
 import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.EntityFactory;
@@ -9,9 +10,14 @@ import io.atoll.runtime.EntityType;
 import io.atoll.runtime.Reply;
 import io.atoll.runtime.Sharding;
 import io.atoll.runtime.internal.codec.NoReply;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,8 +30,9 @@ class EntityInstanceTest {
   static final class FakeHost implements InstanceHost {
     long now = 1_000;
     boolean serving = true;
-    final List<EntityInstance> started = new ArrayList<>();
-    final List<String> events = new ArrayList<>();
+    final List<EntityInstance> started = Collections.synchronizedList(new ArrayList<>());
+    final List<String> events = Collections.synchronizedList(new ArrayList<>());
+    long generation;
 
     @Override
     public long now() {
@@ -40,6 +47,11 @@ class EntityInstanceTest {
     @Override
     public boolean serving(ShardState shard, long at) {
       return serving;
+    }
+
+    @Override
+    public FencingToken token(ShardState shard) {
+      return new FencingToken(shard.shard, shard.epoch, generation);
     }
 
     @Override
@@ -141,7 +153,8 @@ class EntityInstanceTest {
   }
 
   private final FakeHost host = new FakeHost();
-  private final List<String> handled = new ArrayList<>();
+  private final List<String> handled = Collections.synchronizedList(new ArrayList<>());
+  private final CountDownLatch hold = new CountDownLatch(1);
   private final ShardState shard = new ShardState(7, 1);
 
   private EntityInstance instance(boolean withTermination) {
@@ -152,6 +165,9 @@ class EntityInstanceTest {
     EntityFactory<String> factory = ctx -> (msg, c) -> {
       if (msg.equals("boom")) {
         throw new IllegalStateException("boom");
+      }
+      if (msg.equals("hold") && !hold.await(10, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("the test never let the handler go");
       }
       handled.add(msg);
     };
@@ -193,6 +209,45 @@ class EntityInstanceTest {
     drain(i);
     assertThat(i.token().shard()).isEqualTo(7);
     assertThat(i.token().epoch()).isEqualTo(42);
+  }
+
+  @Test
+  void anActivationAfterALeaseLapseCarriesTheNewLeaseGeneration() {
+    shard.epoch = 42;
+    EntityInstance i = instance(false);
+    i.offer(new Msg("a"));
+    drain(i);
+    FencingToken first = i.token();
+    i.fence();
+    host.generation = 1; // the lease was granted anew after it ran out
+    EntityInstance next = new EntityInstance(i);
+    next.offer(new Msg("b"));
+    drain(next);
+    assertThat(next.token()).isGreaterThan(first);
+    assertThat(next.token().epoch()).isEqualTo(42);
+  }
+
+  @Test
+  void aSuccessorOfAFencedInstanceStartsOnlyAfterTheFencedHandlerReturned() throws Exception {
+    EntityInstance i = instance(false);
+    i.offer(new Msg("hold"));
+    CompletableFuture<Void> first = CompletableFuture.runAsync(() -> drain(i));
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> host.events.contains("activated"));
+    i.fence(); // the lease ran out while the handler runs
+    assertThat(i.offer(new Msg("x"))).isEqualTo(EntityInstance.Offer.CLOSED);
+
+    EntityInstance next = new EntityInstance(i);
+    Msg b = new Msg("b");
+    next.offer(b);
+    CompletableFuture<Void> second = CompletableFuture.runAsync(() -> drain(next));
+    Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+        .until(() -> b.fate == null && host.events.equals(List.of("activated")));
+    hold.countDown();
+    second.get(5, TimeUnit.SECONDS);
+    first.get(5, TimeUnit.SECONDS);
+    assertThat(handled).containsExactly("hold", "b");
+    assertThat(host.events).as("the second activation began after the first ended")
+        .containsExactly("activated", "deactivated", "removed", "activated");
   }
 
   @Test
@@ -265,7 +320,7 @@ class EntityInstanceTest {
     assertThat(c.fate).isEqualTo("bounced");
     drain(i); // the drain that was due finds the instance closed and ends the activation
     assertThat(handled).containsExactly("a");
-    assertThat(host.events).containsExactly("activated", "deactivated");
+    assertThat(host.events).containsExactly("activated", "deactivated", "removed");
     assertThat(i.offer(new Msg("d"))).isEqualTo(EntityInstance.Offer.CLOSED);
   }
 
