@@ -24,8 +24,10 @@ import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -253,6 +255,7 @@ public final class PodRuntime {
     @Override
     public void changed() {
       router.kickAll();
+      forgetDeparted();
     }
 
     @Override
@@ -260,6 +263,18 @@ public final class PodRuntime {
       if (host != null && !closing && !closed) {
         rejoin("the manager declared it gone");
       }
+    }
+  }
+
+  /** Drops what each room keeps per peer for pods no longer active in the view: bounded by the config. */
+  private void forgetDeparted() {
+    Set<PodId> live = new HashSet<>(view.peers());
+    router.clients().retainOnly(live);
+    if (gossip != null) {
+      gossip.retainOnly(live);
+    }
+    if (manager != null) {
+      manager.retainOnly(live);
     }
   }
 

@@ -54,6 +54,16 @@ public final class Wire {
   /** The largest gRPC message Atoll accepts: a batch of envelopes or a config. */
   public static final int MAX_GRPC_MESSAGE_BYTES = 32 << 20;
 
+  /**
+   * Both ends ping an idle-looking connection this often, and drop it when a ping is not answered
+   * within {@link #KEEPALIVE_TIMEOUT_SECONDS}: a stalled connection (packets dropped, a frozen
+   * peer) is found within about 15 s on either side, so an old stream cannot linger and deliver
+   * late what its sender already counts as failed.
+   */
+  public static final int KEEPALIVE_SECONDS = 10;
+  /** How long a keepalive ping may go unanswered before the connection is dropped. */
+  public static final int KEEPALIVE_TIMEOUT_SECONDS = 5;
+
   private Wire() {}
 
   /**
@@ -167,7 +177,8 @@ public final class Wire {
         .usePlaintext()
         .directExecutor()
         .maxInboundMessageSize(MAX_GRPC_MESSAGE_BYTES)
-        .keepAliveTime(30, TimeUnit.SECONDS)
+        .keepAliveTime(KEEPALIVE_SECONDS, TimeUnit.SECONDS)
+        .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
         .keepAliveWithoutCalls(false)
         .build();
   }
@@ -185,7 +196,12 @@ public final class Wire {
         .channelType(Io.SERVER)
         .directExecutor()
         .maxInboundMessageSize(MAX_GRPC_MESSAGE_BYTES)
-        .permitKeepAliveTime(10, TimeUnit.SECONDS)
+        // The server pings too: a sender whose connection stalled is noticed here, its streams
+        // cancelled, and nothing more is read from them. No max connection age: pod streams are
+        // long-lived, and ending them on a timer would fail what is in flight as OUTCOME_UNKNOWN.
+        .keepAliveTime(KEEPALIVE_SECONDS, TimeUnit.SECONDS)
+        .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+        .permitKeepAliveTime(KEEPALIVE_SECONDS / 2, TimeUnit.SECONDS)
         .permitKeepAliveWithoutCalls(true);
     services.forEach(b::addService);
     try {

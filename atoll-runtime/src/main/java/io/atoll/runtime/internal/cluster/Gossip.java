@@ -8,9 +8,11 @@ import io.atoll.transport.grpc.proto.GossipRequest;
 import io.atoll.transport.grpc.proto.GossipResponse;
 import io.atoll.transport.grpc.proto.PodServiceGrpc;
 import io.grpc.stub.StreamObserver;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -68,6 +70,19 @@ public final class Gossip {
     }
     lastHint.put(peer, now);
     with(peer, true);
+  }
+
+  /** Forgets what it remembers of pods not in {@code live} (the active peers of the current view). */
+  public void retainOnly(Set<PodId> live) {
+    lastHint.keySet().retainAll(live);
+    lastSentEpoch.keySet().retainAll(live);
+  }
+
+  /** How many pods it remembers something of (for tests of the bound). */
+  int remembered() {
+    Set<PodId> all = new HashSet<>(lastHint.keySet());
+    all.addAll(lastSentEpoch.keySet());
+    return all.size();
   }
 
   private void with(PodId peer, boolean pull) {

@@ -28,6 +28,7 @@ import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -335,6 +336,16 @@ public final class ManagerLink {
     } catch (RuntimeException e) {
       // best effort
     }
+  }
+
+  /** Forgets the reports of pods not in {@code live} (the active peers of the current view). */
+  public void retainOnly(Set<PodId> live) {
+    lastUnhealthy.keySet().retainAll(live);
+  }
+
+  /** How many pods' reports it remembers (for tests of the bound). */
+  int reportsRemembered() {
+    return lastUnhealthy.size();
   }
 
   /** Stops renewing and watching, and closes the channel. */

@@ -17,18 +17,30 @@ public final class InboundDelivery implements Delivery, Reply<Object> {
   final int shard;
   final String entityId;
   Object message;
+  private final int bytes;
+  /** Whether it left its mailbox; only the thread holding it then touches this. */
+  private boolean left;
   private volatile boolean answered;
   private Delivery next;
 
   InboundDelivery(InboundStream stream, long id, boolean ask, long deadlineNanos, TypeRuntime type, int shard,
-      String entityId) {
+      String entityId, int bytes) {
     this.stream = stream;
+    this.bytes = bytes;
     this.id = id;
     this.ask = ask;
     this.deadlineNanos = deadlineNanos;
     this.type = type;
     this.shard = shard;
     this.entityId = entityId;
+  }
+
+  /** Leaves the stream's backlog once, whichever way it leaves its mailbox. */
+  private void leave() {
+    if (!left) {
+      left = true;
+      stream.left(bytes);
+    }
   }
 
   private boolean claim() {
@@ -66,6 +78,7 @@ public final class InboundDelivery implements Delivery, Reply<Object> {
 
   @Override
   public void handled() {
+    leave();
     if (!ask && claim()) {
       stream.accepted(id);
     }
@@ -73,6 +86,7 @@ public final class InboundDelivery implements Delivery, Reply<Object> {
 
   @Override
   public void failed(DeliveryException e) {
+    leave();
     if (claim()) {
       stream.failure(id, e.reason(), e.getMessage());
     }
@@ -80,6 +94,7 @@ public final class InboundDelivery implements Delivery, Reply<Object> {
 
   @Override
   public void bounce() {
+    leave();
     if (claim()) {
       stream.notOwner(id, shard);
     }
@@ -101,6 +116,12 @@ public final class InboundDelivery implements Delivery, Reply<Object> {
     } catch (RuntimeException e) {
       stream.failure(id, DeliveryException.Reason.CODEC, "the answer of " + type.name + "/" + entityId
           + " could not be encoded: " + e.getMessage());
+      return;
+    }
+    if (bytes.length > stream.maxReplyBytes()) {
+      stream.failure(id, DeliveryException.Reason.MESSAGE_TOO_LARGE, "the answer of " + type.name + "/" + entityId
+          + " is " + bytes.length + " bytes encoded (expected: <= " + stream.maxReplyBytes()
+          + ", the answering pod's max message bytes); it was not sent");
       return;
     }
     stream.value(id, bytes);

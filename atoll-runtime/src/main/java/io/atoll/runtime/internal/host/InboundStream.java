@@ -26,6 +26,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The receiving end of one sending pod's Deliver stream. Checks every envelope at this pod's own
@@ -36,10 +38,29 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Once it refuses a shard it keeps refusing that shard's envelopes on this stream until one
  * arrives marked {@code resume}: the sender resends refused messages in order, and a later
  * message must not be handled before an earlier refused one.
+ *
+ * <p><b>Inbound flow control.</b> The stream asks gRPC for one batch at a time, and only while
+ * its backlog is under bound: at most {@link #MAX_QUEUED} of its envelopes (and
+ * {@link #MAX_QUEUED_BYTES} of their payloads) waiting in mailboxes, and at most
+ * {@link #MAX_UNSENT} replies not yet written. Above that it stops reading; HTTP/2 flow control
+ * then holds the sender back, so a fast or misbehaving sender cannot grow this pod's memory
+ * without bound. It reads again once the backlog is under half of each bound.
  */
 public final class InboundStream implements StreamObserver<DeliverBatch> {
 
   private static final int MAX_REPLIES_PER_BATCH = 512;
+  /**
+   * Replies of one batch stop adding up here. A reply is at most the pod's largest message (at most
+   * 16 MiB), so a batch stays under {@link Wire#MAX_GRPC_MESSAGE_BYTES} and a burst of large
+   * answers never makes one gRPC message the receiver refuses (which would end the whole stream).
+   */
+  static final int MAX_REPLY_BATCH_BYTES = 4 << 20;
+  /** Envelopes of one stream in mailboxes, not yet handled, above which it stops reading. */
+  static final int MAX_QUEUED = 4096;
+  /** Their payload bytes, above which it stops reading. */
+  static final long MAX_QUEUED_BYTES = 32L << 20;
+  /** Replies not yet written (the sender reads slowly), above which it stops reading. */
+  static final int MAX_UNSENT = 4096;
 
   private final PodSettings settings;
   private final Ticker ticker;
@@ -50,8 +71,14 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
   private final AtomicBoolean draining = new AtomicBoolean();
   private final Set<Integer> refused = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
+  private final AtomicInteger queued = new AtomicInteger();
+  private final AtomicLong queuedBytes = new AtomicLong();
+  private final AtomicInteger unsent = new AtomicInteger();
+  /** Set while reading is stopped for the backlog; whoever clears it asks for the next batch. */
+  private final AtomicBoolean paused = new AtomicBoolean();
 
   private final java.util.concurrent.Executor loop;
+  private final TransitClock transit = new TransitClock();
 
   /** The receiving end of a Deliver call that just began, on {@code out}'s event loop. */
   public InboundStream(PodSettings settings, Ticker ticker, View view, EntityHost host,
@@ -62,11 +89,13 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
     this.host = host;
     this.out = out;
     this.loop = Wire.currentEventLoop(); // calls begin on the event loop of their connection
+    out.disableAutoRequest();
     out.setOnReadyHandler(this::drain);
     out.setOnCancelHandler(() -> closed = true);
     // The hello: tells the sender the stream is open, so that whatever it sends from now on has
     // surely reached this pod, and a broken stream means "outcome unknown", not "never sent".
     out.onNext(ReplyBatch.getDefaultInstance());
+    out.request(1);
   }
 
   boolean isClosed() {
@@ -75,12 +104,48 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
 
   @Override
   public void onNext(DeliverBatch batch) {
+    long now = ticker.nanoTime();
+    long delay = transit.delay(batch.getSenderClockNanos(), now);
     for (int i = 0, n = batch.getEnvelopesCount(); i < n; i++) {
-      receive(batch.getEnvelopes(i));
+      receive(batch.getEnvelopes(i), now, delay);
+    }
+    if (underBound(1)) {
+      out.request(1);
+      return;
+    }
+    paused.set(true);
+    resumeIfUnder(); // what left the backlog meanwhile found the stream not yet paused
+  }
+
+  /** Whether the backlog is under each bound divided by {@code divisor}. */
+  private boolean underBound(int divisor) {
+    return queued.get() < MAX_QUEUED / divisor && queuedBytes.get() < MAX_QUEUED_BYTES / divisor
+        && unsent.get() < MAX_UNSENT / divisor;
+  }
+
+  private void resumeIfUnder() {
+    if (paused.get() && underBound(2) && paused.compareAndSet(true, false) && !closed) {
+      try {
+        out.request(1);
+      } catch (RuntimeException e) {
+        closed = true; // the call is gone
+      }
     }
   }
 
-  private void receive(Envelope env) {
+  /** A delivery of {@code bytes} left its mailbox (handled, failed, expired or bounced). */
+  void left(int bytes) {
+    queued.decrementAndGet();
+    queuedBytes.addAndGet(-bytes);
+    resumeIfUnder();
+  }
+
+  /** Whether this stream stopped reading because of its backlog (for tests). */
+  boolean paused() {
+    return paused.get();
+  }
+
+  private void receive(Envelope env, long now, long delay) {
     long id = env.getId();
     TypeRuntime t = host.hostedType(env.getEntityType());
     if (t == null) {
@@ -123,11 +188,18 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
       notOwner(id, shard);
       return;
     }
-    long now = ticker.nanoTime();
-    long deadline = now + (env.getDeadlineMillis() > 0
+    long deadline = now - delay + (env.getDeadlineMillis() > 0
         ? TimeUnit.MILLISECONDS.toNanos(env.getDeadlineMillis())
         : settings.sendTimeout().toNanos());
-    InboundDelivery d = new InboundDelivery(this, id, env.getAsk(), deadline, t, shard, entityId);
+    if (deadline - now <= 0) {
+      failure(id, DeliveryException.Reason.TIMEOUT, "message to " + t.name + "/" + clip(entityId) + " reached pod "
+          + view.self() + " " + TimeUnit.NANOSECONDS.toMillis(delay) + " ms late, after its sender's deadline;"
+          + " it was not handled");
+      return;
+    }
+    InboundDelivery d = new InboundDelivery(this, id, env.getAsk(), deadline, t, shard, entityId, payload.size());
+    queued.incrementAndGet(); // from here on every path ends in the delivery leaving: left()
+    queuedBytes.addAndGet(payload.size());
     try {
       Object msg = ReplyBinding.decode(t.codec, payload.toByteArray(), d);
       if (!t.type.messageClass().isInstance(msg)) {
@@ -155,6 +227,11 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
     enqueue(Reply.newBuilder().setId(id).setAccepted(true).build());
   }
 
+  /** The largest answer this stream carries. */
+  int maxReplyBytes() {
+    return settings.maxMessageBytes();
+  }
+
   void value(long id, byte[] bytes) {
     enqueue(Reply.newBuilder().setId(id).setValue(UnsafeByteOperations.unsafeWrap(bytes)).build());
   }
@@ -179,6 +256,7 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
     if (closed) {
       return;
     }
+    unsent.incrementAndGet();
     replies.add(r);
     writes.request(loop);
   }
@@ -191,12 +269,15 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
         ReplyBatch.Builder b = ReplyBatch.newBuilder();
         Reply r;
         int n = 0;
-        while (n < MAX_REPLIES_PER_BATCH && (r = replies.poll()) != null) {
+        long bytes = 0;
+        while (n < MAX_REPLIES_PER_BATCH && bytes < MAX_REPLY_BATCH_BYTES && (r = replies.poll()) != null) {
           b.addReplies(r);
           n++;
+          bytes += r.getSerializedSize() + 8;
         }
         if (n > 0) {
           out.onNext(b.build());
+          unsent.addAndGet(-n);
         }
       } catch (RuntimeException e) {
         closed = true; // the call is gone
@@ -206,6 +287,8 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
     }
     if (closed) {
       replies.clear();
+    } else {
+      resumeIfUnder();
     }
   }
 

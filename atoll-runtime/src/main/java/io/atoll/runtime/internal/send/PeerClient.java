@@ -163,6 +163,7 @@ final class PeerClient {
       if (b == null) {
         return true;
       }
+      b.setSenderClockNanos(clockStamp());
       try {
         s.call.onNext(b.build());
       } catch (RuntimeException ex) {
@@ -171,6 +172,12 @@ final class PeerClient {
       }
     }
     return outbox.isEmpty();
+  }
+
+  /** This pod's clock for a batch's stamp; never 0, which means "not given". */
+  private long clockStamp() {
+    long now = ticker.nanoTime();
+    return now == 0 ? 1 : now;
   }
 
   @GuardedBy("draining")

@@ -7,6 +7,7 @@ import io.atoll.runtime.internal.util.PodContext;
 import io.atoll.runtime.internal.util.Scheduler;
 import io.grpc.ManagedChannel;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -66,6 +67,24 @@ public final class PeerClients implements PeerChannels {
       return;
     }
     scheduler.schedule(() -> closeWhenAnswered(c, deadline), RETIRE_CHECK_NANOS);
+  }
+
+  /**
+   * Retires the client of every pod not in {@code live} (the active peers of the current view),
+   * so the table holds at most one client per pod of the config, whatever left it unseen (a pod
+   * whose GONE entry this pod never saw before the manager pruned it).
+   */
+  public void retainOnly(Set<PodId> live) {
+    for (PodId p : clients.keySet()) {
+      if (!live.contains(p)) {
+        retire(p);
+      }
+    }
+  }
+
+  /** How many clients are open. */
+  int size() {
+    return clients.size();
   }
 
   /** Closes every client; messages still queued go back to their routes. */
