@@ -17,12 +17,14 @@ import io.atoll.transport.grpc.proto.PodServiceGrpc;
 import io.atoll.transport.grpc.proto.Reply;
 import io.atoll.transport.grpc.proto.ReplyBatch;
 import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,7 +52,8 @@ class StaleStreamTest {
   }
 
   /** A raw Deliver stream over {@code channel}; replies by envelope id. */
-  private static StreamObserver<DeliverBatch> open(ManagedChannel channel, Map<Long, Reply> replies) {
+  private static StreamObserver<DeliverBatch> open(ManagedChannel channel, Map<Long, Reply> replies,
+      AtomicReference<Throwable> failed) {
     return PodServiceGrpc.newStub(channel).deliver(new StreamObserver<>() {
       @Override
       public void onNext(ReplyBatch b) {
@@ -58,10 +61,14 @@ class StaleStreamTest {
       }
 
       @Override
-      public void onError(Throwable t) {}
+      public void onError(Throwable t) {
+        failed.set(t);
+      }
 
       @Override
-      public void onCompleted() {}
+      public void onCompleted() {
+        failed.set(new IllegalStateException("completed"));
+      }
     });
   }
 
@@ -72,14 +79,18 @@ class StaleStreamTest {
       ManagedChannel raw = NettyChannelBuilder.forAddress("127.0.0.1", relay.port()).usePlaintext().build();
       try {
         Map<Long, Reply> replies = new ConcurrentHashMap<>();
-        StreamObserver<DeliverBatch> out = open(raw, replies);
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        StreamObserver<DeliverBatch> out = open(raw, replies, failed);
         out.onNext(DeliverBatch.newBuilder().addEnvelopes(envelope(1, "k", new Counter.Add(1), 5000)).build());
         Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> replies.containsKey(1L));
         assertThat(relay.openConnections()).isEqualTo(1);
 
         relay.mode(TcpRelay.Mode.DROP); // packets are lost, nothing is refused
+        // The sender's stream can only end if the pod closes the connection: the relay passes on
+        // the close, nothing else.
         Awaitility.await("the pod drops the stalled connection").atMost(Duration.ofSeconds(40))
-            .until(() -> relay.openConnections() == 0);
+            .until(() -> failed.get() != null);
+        assertThat(failed.get()).isInstanceOf(StatusRuntimeException.class);
       } finally {
         raw.shutdownNow();
       }
@@ -92,7 +103,7 @@ class StaleStreamTest {
         .usePlaintext().build();
     try {
       Map<Long, Reply> replies = new ConcurrentHashMap<>();
-      StreamObserver<DeliverBatch> out = open(raw, replies);
+      StreamObserver<DeliverBatch> out = open(raw, replies, new AtomicReference<>());
       long now = System.nanoTime();
       out.onNext(DeliverBatch.newBuilder().setSenderClockNanos(now)
           .addEnvelopes(envelope(1, "late", new Counter.Add(1), 5000)).build());
