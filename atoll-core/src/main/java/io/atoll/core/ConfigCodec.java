@@ -25,8 +25,8 @@ final class ConfigCodec {
   private static final byte MAGIC_0 = 'A';
   private static final byte MAGIC_1 = 'C';
   private static final byte FORMAT = 1;
-  private static final int MAX_HOST = 255;
-  private static final int MAX_VERSION = 128;
+  private static final int MAX_HOST = PodAddress.MAX_HOST_BYTES;
+  private static final int MAX_VERSION = PodVersion.MAX_BYTES;
   /** Positions the encoder compares one by one before it searches a run's end vectorised. */
   private static final int SCALAR_RUN = 16;
   /** Runs up to this long are written by the decoder one position at a time, longer ones by fill. */

@@ -18,7 +18,7 @@ class LeasesTest {
   static final Pod B = new Pod(new PodId(new PodAddress("127.0.0.1", 7002), 1), PodVersion.of("1"));
   static final long MS = 1_000_000L;
 
-  final Leases leases = new Leases(Duration.ofMillis(100), Duration.ofMillis(20));
+  final Leases leases = new Leases(Duration.ofMillis(100), Duration.ofMillis(20), Duration.ofSeconds(1));
   final ClusterConfig config = Rounds.join(Rounds.join(ClusterConfig.empty(1), A), B);
 
   @Test

@@ -197,6 +197,32 @@ class ShardManagerTest {
     assertThat(store.version()).isEqualTo(1);
   }
 
+  @Test
+  void aRegisterWithFieldsTheConfigCannotCarryIsRefusedAndNothingIsSaved() {
+    start(2);
+    PodRef ok = PodRef.newBuilder().setHost("127.0.0.1").setPort(7000).setIncarnation(1).build();
+    // 65 accented letters: 65 characters but 130 bytes of UTF-8, over the decoder's 128.
+    assertInvalid(() -> stub.register(RegisterRequest.newBuilder().setPod(PodInfo.newBuilder().setPod(ok)
+        .setVersion("\u00e9".repeat(65))).build()), "130 bytes of UTF-8");
+    assertInvalid(() -> stub.register(RegisterRequest.newBuilder().setPod(PodInfo.newBuilder()
+        .setPod(ok.toBuilder().setHost("h".repeat(256))).setVersion("1")).build()), "host: 256 bytes of UTF-8");
+    assertInvalid(() -> stub.register(RegisterRequest.newBuilder().setPod(PodInfo.newBuilder()
+        .setPod(ok.toBuilder().setHost("\u00e9".repeat(200))).setVersion("1")).build()), "host: 400 bytes");
+    assertInvalid(() -> stub.register(RegisterRequest.newBuilder().setPod(PodInfo.newBuilder()
+        .setPod(ok.toBuilder().setPort(70000)).setVersion("1")).build()), "port: 70000");
+    assertInvalid(() -> stub.register(RegisterRequest.newBuilder().setPod(PodInfo.newBuilder()
+        .setPod(ok).setVersion("  ")).build()), "version: blank");
+    assertThat(manager.config().pods()).isEmpty();
+    assertThat(store.version()).as("nothing saved after the start").isEqualTo(1);
+    // The manager still works, and what it saved it can restart from.
+    assertThat(stub.register(RegisterRequest.newBuilder().setPod(PodInfo.newBuilder().setPod(ok)
+        .setVersion("\u00e9".repeat(64))).build()).getConfig()).isNotNull();
+    manager.close();
+    manager = null;
+    start(2);
+    assertThat(manager.config().pods()).hasSize(1);
+  }
+
   private static void assertInvalid(Runnable call, String field) {
     assertThatThrownBy(call::run).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
       assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
