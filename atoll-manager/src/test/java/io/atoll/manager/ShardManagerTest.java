@@ -53,7 +53,7 @@ class ShardManagerTest {
 
   static ManagerSettings settings(int shards) {
     return ManagerSettings.defaults().withNumberOfShards(shards)
-        .withLease(Duration.ofSeconds(30), Duration.ofSeconds(1))
+        .withLease(Duration.ofSeconds(30), Duration.ofSeconds(2))
         .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(1))
         .withRebalanceIntervals(Duration.ofMinutes(10), Duration.ofMillis(200))
         .withAllocation(RebalanceLimits.UNLIMITED, AllocationStrategy.versionAware());
