@@ -1,6 +1,7 @@
 package io.atoll.manager;
 
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.ClusterId;
 import io.atoll.core.Pod;
 import io.atoll.core.PodAddress;
 import io.atoll.core.PodId;
@@ -74,6 +75,8 @@ public final class ShardManager implements AutoCloseable {
   private final Runnable onClose;
   private volatile Server server;
   private volatile PodAddress address;
+  private final RandomGenerator random;
+  private volatile ClusterId clusterId = ClusterId.NONE;
   @GuardedBy("loop")
   private boolean closed;
 
@@ -96,6 +99,7 @@ public final class ShardManager implements AutoCloseable {
     this.loop = loop;
     this.blocking = blocking;
     this.onClose = onClose;
+    this.random = random;
     this.watchers = new Watchers(loop);
     this.journal = new Journal(store, io, loop, settings.numberOfShards(), watchers::publish, this::depose,
         settings.leaseTtl(), settings.leaseMargin(), Journal.MAX_TOMBSTONES, Journal.MAX_PRUNED);
@@ -166,9 +170,19 @@ public final class ShardManager implements AutoCloseable {
 
   /** Loads the store and takes the next term. Loop only. */
   void recover() {
-    ClusterConfig c = journal.recover(Rounds::reassert);
-    log.info("shard manager term {} resumes at epoch {}: {} pods, {} of {} shards assigned", journal.term(),
-        c.epoch(), c.activePods().size(), c.size() - c.unownedCount(), c.size());
+    // A cluster gets its id at its manager's first start (or the first start of a version that
+    // knows ids), kept in the state from then on.
+    ClusterConfig c = journal.recover(s -> Rounds.reassert(s.clusterId().isNone()
+        ? s.withClusterId(ClusterId.random(random)) : s));
+    clusterId = c.clusterId();
+    pods.clusterId(clusterId);
+    log.info("shard manager of cluster {}, term {}, resumes at epoch {}: {} pods, {} of {} shards assigned",
+        clusterId, journal.term(), c.epoch(), c.activePods().size(), c.size() - c.unownedCount(), c.size());
+  }
+
+  /** The cluster this manager serves; {@link ClusterId#NONE} before it has read its store. */
+  public ClusterId clusterId() {
+    return clusterId;
   }
 
   /** How often the manager looks for dead pods: an eighth of the lease, within 50..500 ms. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.ClusterId;
 import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
 import io.atoll.core.Ticker;
@@ -221,6 +222,35 @@ class ShardManagerTest {
     manager = null;
     start(2);
     assertThat(manager.config().pods()).hasSize(1);
+  }
+
+  @Test
+  void aClusterGetsAnIdAtItsFirstStartKeepsItAndRefusesPodsOfAnotherCluster() {
+    start(2);
+    ClusterId id = manager.clusterId();
+    assertThat(id.isNone()).isFalse();
+    assertThat(manager.config().clusterId()).isEqualTo(id);
+    FakePodServer a = pod();
+    RegisterResponse r = register(a);
+    assertThat(r.getClusterId()).isEqualTo(id.toString());
+    assertThat(Wire.config(r.getConfig()).clusterId()).isEqualTo(id);
+    FakePodServer b = pod();
+    String other = new ClusterId(7, 7).toString();
+    assertThatThrownBy(() -> stub.register(RegisterRequest.newBuilder().setPod(Wire.info(b.pod))
+        .setClusterId(other).build())).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+          assertThat(e.getStatus().getDescription()).contains("belongs to cluster " + other)
+              .contains("serves cluster " + id);
+        });
+    assertThatThrownBy(() -> stub.renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(a.pod.id()))
+        .setClusterId(other).build())).isInstanceOf(StatusRuntimeException.class);
+    assertInvalid(() -> stub.register(RegisterRequest.newBuilder().setPod(Wire.info(b.pod)).setClusterId("zz")
+        .build()), "cluster id: 'zz'");
+    assertThat(manager.config().pod(b.pod.id())).isEmpty();
+    manager.close();
+    manager = null;
+    start(2);
+    assertThat(manager.clusterId()).as("kept across restarts").isEqualTo(id);
   }
 
   private static void assertInvalid(Runnable call, String field) {
