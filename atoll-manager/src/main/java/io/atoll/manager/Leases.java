@@ -142,8 +142,8 @@ final class Leases {
     active.forEach(p -> activeIds.add(p.id()));
     // Grants of pods no longer active (a registration whose save failed, a removal saved by
     // another path) are forgotten, so nothing here outgrows the config.
-    grants.keySet().removeIf(id -> !activeIds.contains(id) && !dying.contains(id));
     dying.removeIf(id -> !activeIds.contains(id));
+    grants.keySet().removeIf(id -> !activeIds.contains(id));
     List<Expired> out = new ArrayList<>();
     for (Pod p : active) {
       Grant g = grants.get(p.id());
