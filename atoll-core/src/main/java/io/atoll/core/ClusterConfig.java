@@ -34,6 +34,10 @@ import java.util.TreeMap;
  * config, or a decoded one whose runs span whole chunks, holds one chunk per distinct value. The
  * price is one more (cached) load per read.
  *
+ * <p><b>Cluster identity.</b> A config carries its cluster's {@link ClusterId}; configs of two
+ * clusters never merge ({@link ClusterMismatchException}). {@link ClusterId#NONE} (an empty
+ * config, a config of Atoll KV nodes) merges with any id and takes it.
+ *
  * <p>Instances are immutable and thread-safe; readers on the hot path hold one reference and read
  * it without locks. Change one with {@link #toBuilder()}.
  */
@@ -60,6 +64,7 @@ public final class ClusterConfig {
   private final byte[][] state; // SlotState ordinal
   private final long[][] epoch;
   private final long maxEpoch;
+  private final ClusterId clusterId;
 
   /**
    * Takes the chunk tables as they are, without copying: neither they nor their chunks may be
@@ -68,6 +73,13 @@ public final class ClusterConfig {
    */
   ClusterConfig(PodEntry[] pods, int size, int[][] owner, int[][] peer, byte[][] state,
       long[][] epoch, long maxEpoch) {
+    this(pods, size, owner, peer, state, epoch, maxEpoch, ClusterId.NONE);
+  }
+
+  /** As above, in the cluster {@code clusterId}. */
+  ClusterConfig(PodEntry[] pods, int size, int[][] owner, int[][] peer, byte[][] state,
+      long[][] epoch, long maxEpoch, ClusterId clusterId) {
+    this.clusterId = Objects.requireNonNull(clusterId, "clusterId");
     this.pods = pods;
     this.size = size;
     this.owner = owner;
@@ -140,6 +152,36 @@ public final class ClusterConfig {
     if (size < 1 || size > MAX_SIZE) {
       throw new IllegalArgumentException("size: " + size + " (expected: 1.." + MAX_SIZE + ")");
     }
+  }
+
+  /**
+   * A config of {@code size} positions, all OFFLINE at epoch 0, no pods, in the cluster {@code id}.
+   *
+   * @throws IllegalArgumentException if size is not in {@code 1..MAX_SIZE}
+   */
+  public static ClusterConfig empty(int size, ClusterId id) {
+    return empty(size).withClusterId(id);
+  }
+
+  /** The cluster this config belongs to ({@link ClusterId#NONE} if none yet). */
+  public ClusterId clusterId() {
+    return clusterId;
+  }
+
+  /**
+   * This config in the cluster {@code id}: the same pods and claims (shared, not copied).
+   *
+   * @throws ClusterMismatchException if this config already belongs to another cluster
+   */
+  public ClusterConfig withClusterId(ClusterId id) {
+    Objects.requireNonNull(id, "id");
+    if (id.equals(clusterId)) {
+      return this;
+    }
+    if (!clusterId.isNone()) {
+      throw new ClusterMismatchException(clusterId, id);
+    }
+    return new ClusterConfig(pods, size, owner, peer, state, epoch, maxEpoch, id);
   }
 
   /** The number of positions (shards or slots). */
@@ -286,6 +328,7 @@ public final class ClusterConfig {
    * nothing.
    *
    * @throws IllegalArgumentException if the sizes differ
+   * @throws ClusterMismatchException if the configs belong to two clusters
    */
   public ClusterConfig merge(ClusterConfig other) {
     if (other == this) {
@@ -294,6 +337,14 @@ public final class ClusterConfig {
     if (other.size() != size()) {
       throw new IllegalArgumentException(
           "merge: size " + other.size() + " (expected: " + size() + ", the same number of positions)");
+    }
+    ClusterId id = clusterId;
+    if (!other.clusterId.equals(clusterId)) {
+      if (clusterId.isNone()) {
+        id = other.clusterId;
+      } else if (!other.clusterId.isNone()) {
+        throw new ClusterMismatchException(clusterId, other.clusterId);
+      }
     }
     // 1. The pod tables: a sorted merge; per id the entry with the greater (epoch, contents).
     PodEntry[] a = pods;
@@ -444,13 +495,13 @@ public final class ClusterConfig {
       }
     }
     if (podsFromA && claimsFromA) {
-      return this;
+      return withClusterId(id);
     }
     if (podsFromB && claimsFromB) {
-      return other;
+      return other.withClusterId(id);
     }
     // Every merged epoch is one of the inputs' and dominates theirs, so the maximum is theirs.
-    return new ClusterConfig(merged, size, mo, mp, ms, me, Math.max(maxEpoch, other.maxEpoch));
+    return new ClusterConfig(merged, size, mo, mp, ms, me, Math.max(maxEpoch, other.maxEpoch), id);
   }
 
   /**
@@ -603,6 +654,7 @@ public final class ClusterConfig {
     // Equal sizes cut into equal chunks, so comparing chunk by chunk compares the positions.
     return o instanceof ClusterConfig c
         && size == c.size
+        && clusterId.equals(c.clusterId)
         && Arrays.equals(pods, c.pods)
         && Arrays.deepEquals(owner, c.owner)
         && Arrays.deepEquals(peer, c.peer)
@@ -617,7 +669,8 @@ public final class ClusterConfig {
 
   @Override
   public String toString() {
-    return "ClusterConfig{size=" + size() + ", epoch=" + maxEpoch + ", pods=" + Arrays.toString(pods)
+    return "ClusterConfig{" + (clusterId.isNone() ? "" : "cluster=" + clusterId + ", ") + "size=" + size()
+        + ", epoch=" + maxEpoch + ", pods=" + Arrays.toString(pods)
         + ", owned=" + ownedCounts() + "}";
   }
 
@@ -631,8 +684,10 @@ public final class ClusterConfig {
     private final PodId[] peer;
     private final byte[] state;
     private final long[] epoch;
+    private ClusterId clusterId;
 
     Builder(ClusterConfig from) {
+      clusterId = from.clusterId;
       for (PodEntry p : from.pods) {
         pods.put(p.id(), p);
       }
@@ -653,6 +708,20 @@ public final class ClusterConfig {
     /** Adds or replaces a pod's entry. */
     public Builder pod(PodEntry entry) {
       pods.put(entry.id(), entry);
+      return this;
+    }
+
+    /**
+     * Puts the config in the cluster {@code id}.
+     *
+     * @throws ClusterMismatchException if it already belongs to another cluster
+     */
+    public Builder clusterId(ClusterId id) {
+      Objects.requireNonNull(id, "id");
+      if (!clusterId.isNone() && !clusterId.equals(id)) {
+        throw new ClusterMismatchException(clusterId, id);
+      }
+      clusterId = id;
       return this;
     }
 
@@ -702,7 +771,7 @@ public final class ClusterConfig {
         s[c] = Arrays.copyOfRange(state, start, start + n);
         e[c] = Arrays.copyOfRange(epoch, start, start + n);
       }
-      return new ClusterConfig(table, size, o, p, s, e, max);
+      return new ClusterConfig(table, size, o, p, s, e, max, clusterId);
     }
 
     private static int indexOrThrow(Map<PodId, Integer> index, PodId id, int position) {

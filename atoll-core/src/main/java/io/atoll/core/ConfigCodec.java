@@ -8,7 +8,7 @@ import java.util.Arrays;
  * The compact binary form of a {@link ClusterConfig}, for gossip and for stores.
  *
  * <pre>
- * magic 'A' 'C', format 1
+ * magic 'A' 'C', format 1 (no cluster id) or 2 (followed by the 16-byte cluster id)
  * varint size, varint podCount
  * per pod (sorted by id): host (varint length + UTF-8), varint port, 8-byte incarnation,
  *   version (varint length + UTF-8), status byte, varlong epoch
@@ -25,8 +25,9 @@ final class ConfigCodec {
   private static final byte MAGIC_0 = 'A';
   private static final byte MAGIC_1 = 'C';
   private static final byte FORMAT = 1;
-  private static final int MAX_HOST = 255;
-  private static final int MAX_VERSION = 128;
+  private static final byte FORMAT_WITH_CLUSTER = 2;
+  private static final int MAX_HOST = PodAddress.MAX_HOST_BYTES;
+  private static final int MAX_VERSION = PodVersion.MAX_BYTES;
   /** Positions the encoder compares one by one before it searches a run's end vectorised. */
   private static final int SCALAR_RUN = 16;
   /** Runs up to this long are written by the decoder one position at a time, longer ones by fill. */
@@ -38,7 +39,14 @@ final class ConfigCodec {
 
   static byte[] encode(ClusterConfig config) {
     Out out = new Out(64 + config.rawPods().length * 48);
-    out.b(MAGIC_0).b(MAGIC_1).b(FORMAT);
+    ClusterId id = config.clusterId();
+    if (id.isNone()) { // the first format, byte for byte: readers that predate cluster ids read it
+      out.b(MAGIC_0).b(MAGIC_1).b(FORMAT);
+    } else {
+      out.b(MAGIC_0).b(MAGIC_1).b(FORMAT_WITH_CLUSTER);
+      out.fixed64(id.high());
+      out.fixed64(id.low());
+    }
     int size = config.size();
     PodEntry[] pods = config.rawPods();
     out.varint(size).varint(pods.length);
@@ -147,8 +155,15 @@ final class ConfigCodec {
       throw new MalformedConfigException("config: bad magic (expected: bytes 'A' 'C')");
     }
     int format = in.b();
-    if (format != FORMAT) {
-      throw new MalformedConfigException("config format: " + format + " (expected: " + FORMAT + ")");
+    ClusterId clusterId = ClusterId.NONE;
+    if (format == FORMAT_WITH_CLUSTER) {
+      clusterId = new ClusterId(in.fixed64(), in.fixed64());
+      if (clusterId.isNone()) {
+        throw new MalformedConfigException("config: cluster id 0 in format 2 (expected: format 1 for no cluster id)");
+      }
+    } else if (format != FORMAT) {
+      throw new MalformedConfigException("config format: " + format + " (expected: " + FORMAT + " or "
+          + FORMAT_WITH_CLUSTER + ")");
     }
     int size = in.varint();
     if (size < 1 || size > ClusterConfig.MAX_SIZE) {
@@ -273,7 +288,7 @@ final class ConfigCodec {
     if (in.remaining() != 0) {
       throw new MalformedConfigException("config: " + in.remaining() + " trailing bytes (expected: none)");
     }
-    return new ClusterConfig(pods, size, owner, peer, state, epoch, maxEpoch);
+    return new ClusterConfig(pods, size, owner, peer, state, epoch, maxEpoch, clusterId);
   }
 
   private static int[] filled(int[] a, int v) {

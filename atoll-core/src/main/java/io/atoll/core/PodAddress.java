@@ -5,17 +5,23 @@ import java.util.Objects;
 /**
  * Where a pod (or the shard manager) listens: a host and a TCP port.
  *
- * @param host a host name or IP literal, not blank
+ * @param host a host name or IP literal, not blank, at most {@link #MAX_HOST_BYTES} bytes of UTF-8
  * @param port a TCP port in {@code 1..65535}
  */
 public record PodAddress(String host, int port) implements Comparable<PodAddress> {
 
-  /** Validates the parts. */
+  /** The longest host, in bytes of UTF-8: what a config can carry (and DNS allows 253). */
+  public static final int MAX_HOST_BYTES = 255;
+
+  /**
+   * Validates the parts with the config decoder's own rules, so that every address a pod or the
+   * manager accepts can be stored and read back.
+   *
+   * @throws IllegalArgumentException naming the part, what it got and what is expected
+   */
   public PodAddress {
     Objects.requireNonNull(host, "host");
-    if (host.isBlank()) {
-      throw new IllegalArgumentException("host: blank (expected: a host name or IP address)");
-    }
+    Texts.check("host", host, MAX_HOST_BYTES, "a host name or IP address");
     if (port < 1 || port > 65535) {
       throw new IllegalArgumentException("port: " + port + " (expected: 1..65535)");
     }

@@ -9,16 +9,21 @@ import java.util.Objects;
  * numbers ({@code 1.10 > 1.9}), other parts as text; a longer version is newer than its prefix
  * unless it continues with text, a pre-release ({@code 1.0.0-rc1 < 1.0.0}).
  *
- * @param value the version text, not blank, at most 128 characters
+ * @param value the version text, not blank, at most {@link #MAX_BYTES} bytes of UTF-8
  */
 public record PodVersion(String value) implements Comparable<PodVersion> {
 
-  /** Validates the text. */
+  /** The longest version, in bytes of UTF-8 (not characters): what a config can carry. */
+  public static final int MAX_BYTES = 128;
+
+  /**
+   * Validates the text with the config decoder's own rules.
+   *
+   * @throws IllegalArgumentException saying what it got and what is expected
+   */
   public PodVersion {
     Objects.requireNonNull(value, "value");
-    if (value.isBlank() || value.length() > 128) {
-      throw new IllegalArgumentException("version: '" + value + "' (expected: 1..128 characters, not blank)");
-    }
+    Texts.check("version", value, MAX_BYTES, "a version, not blank");
   }
 
   /** Shorthand for {@code new PodVersion(value)}. */

@@ -16,6 +16,9 @@ final class Configs {
       new PodId(new PodAddress("127.0.0.1", 7003), 9),
       new PodId(new PodAddress("10.0.0.1", 7001), 1));
 
+  /** The one cluster id generated configs may carry (or none: {@link ClusterId#NONE} merges with it). */
+  static final ClusterId CLUSTER = new ClusterId(0x1234, 0x5678);
+
   private Configs() {}
 
   static Arbitrary<ClusterConfig> configs(int size) {
@@ -35,8 +38,8 @@ final class Configs {
               Combinators.combine(Arbitraries.of(ids), Arbitraries.longs().between(0, 5)).as(Claim::stable),
               Combinators.combine(Arbitraries.of(ids), Arbitraries.of(ids), Arbitraries.of(SlotState.MIGRATING, SlotState.IMPORTING),
                   Arbitraries.longs().between(0, 5)).as((o, p, s, e) -> new Claim(o, s, p, e)));
-      return claim.list().ofSize(size).map(claims -> {
-        ClusterConfig.Builder b = ClusterConfig.empty(size).toBuilder();
+      return Combinators.combine(claim.list().ofSize(size), Arbitraries.of(ClusterId.NONE, CLUSTER)).as((claims, id) -> {
+        ClusterConfig.Builder b = ClusterConfig.empty(size, id).toBuilder();
         list.forEach(b::pod);
         for (int i = 0; i < size; i++) {
           b.claim(i, claims.get(i));

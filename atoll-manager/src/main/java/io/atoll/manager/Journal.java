@@ -1,9 +1,12 @@
 package io.atoll.manager;
 
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.PodId;
 import io.atoll.core.spi.AssignmentStore;
 import io.atoll.core.spi.StoreConflictException;
 import io.atoll.core.spi.StoreException;
+import io.atoll.manager.round.Rounds;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -27,6 +30,15 @@ import org.slf4j.LoggerFactory;
  * store's version), so a deposed manager's next save is refused: {@code onDeposed} is told once,
  * and every later transition fails.
  *
+ * <p><b>The lease it promised.</b> Every save also records the longest lease (and margin) a pod
+ * may hold from a renewal granted under this state. A start takes the longer of the stored and
+ * its own ({@link #promisedLimitNanos()}), waits that long for pods that do not renew, and keeps
+ * writing it until {@link #keepOwnPromise()} says every lease of an earlier term has ended.
+ *
+ * <p><b>Tombstones.</b> Every transition keeps at most {@link #MAX_TOMBSTONES} GONE entries
+ * ({@link Rounds#pruneTombstones}); the pruned pods are remembered in the same save
+ * ({@link PrunedPods}, the newest {@link #MAX_PRUNED}) so that none of them registers again.
+ *
  * <p>Loop-confined, except {@link #term()}, which is fixed after {@link #recover}. Saves run on
  * the {@code io} executor; their results come back to the loop.
  */
@@ -41,8 +53,20 @@ final class Journal {
   private final int numberOfShards;
   private final Consumer<ClusterConfig> onInstalled;
   private final Consumer<StoreConflictException> onDeposed;
+  private final Duration ownTtl;
+  private final Duration ownMargin;
+  private final int maxTombstones;
+  private final int maxPruned;
+
+  /** The most GONE entries a config keeps. */
+  static final int MAX_TOMBSTONES = 1024;
+  /** The most pruned pods remembered (8 bytes each in the state). */
+  static final int MAX_PRUNED = 16_384;
 
   private ClusterConfig config;
+  private Duration promisedTtl = Duration.ZERO;
+  private Duration promisedMargin = Duration.ZERO;
+  private PrunedPods pruned = PrunedPods.NONE;
   private volatile long term;
   private long storeVersion;
   private CompletableFuture<?> transitions = CompletableFuture.completedFuture(null);
@@ -55,6 +79,23 @@ final class Journal {
    */
   Journal(AssignmentStore store, Executor io, Loop loop, int numberOfShards, Consumer<ClusterConfig> onInstalled,
       Consumer<StoreConflictException> onDeposed) {
+    this(store, io, loop, numberOfShards, onInstalled, onDeposed, Duration.ZERO, Duration.ZERO, MAX_TOMBSTONES,
+        MAX_PRUNED);
+  }
+
+  /**
+   * @param ownTtl the lease this manager grants
+   * @param ownMargin the margin it waits beyond a lease
+   * @param maxTombstones the most GONE entries a config keeps
+   * @param maxPruned the most pruned pods remembered
+   */
+  Journal(AssignmentStore store, Executor io, Loop loop, int numberOfShards, Consumer<ClusterConfig> onInstalled,
+      Consumer<StoreConflictException> onDeposed, Duration ownTtl, Duration ownMargin, int maxTombstones,
+      int maxPruned) {
+    this.ownTtl = ownTtl;
+    this.ownMargin = ownMargin;
+    this.maxTombstones = maxTombstones;
+    this.maxPruned = maxPruned;
     this.store = store;
     this.io = io;
     this.loop = loop;
@@ -81,11 +122,53 @@ final class Journal {
           + numberOfShards + " (expected: the same; the number of shards cannot change for a store)");
     }
     long version = stored.map(AssignmentStore.Stored::version).orElse(0L);
-    ClusterConfig next = startOfTerm.apply(state.config());
-    storeVersion = store.save(new ManagerState(state.term() + 1, next).encode(), version);
+    Duration ttl = max(state.leaseTtl(), ownTtl);
+    Duration margin = max(state.leaseMargin(), ownMargin);
+    if (ttl.compareTo(ownTtl) > 0 || margin.compareTo(ownMargin) > 0) {
+      log.warn("shard manager: the previous term granted leases of {} ms (+ {} ms margin), longer than this"
+          + " manager's {} ms (+ {} ms); it waits that long for pods that do not renew", ttl.toMillis(),
+          margin.toMillis(), ownTtl.toMillis(), ownMargin.toMillis());
+    }
+    Rounds.Pruned p = Rounds.pruneTombstones(startOfTerm.apply(state.config()), maxTombstones);
+    PrunedPods nextPruned = state.pruned().plus(p.pruned(), maxPruned);
+    storeVersion = store.save(new ManagerState(state.term() + 1, p.config(), ttl, margin, nextPruned).encode(),
+        version);
     term = state.term() + 1;
-    config = next;
+    config = p.config();
+    promisedTtl = ttl;
+    promisedMargin = margin;
+    pruned = nextPruned;
     return config;
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
+  }
+
+  /**
+   * The longest lease plus margin a pod may hold from any term so far, as taken by
+   * {@link #recover}: how long a starting manager waits for a pod that does not renew.
+   */
+  long promisedLimitNanos() {
+    return promisedTtl.plus(promisedMargin).toNanos();
+  }
+
+  /** Every lease of earlier terms has ended: later saves record this manager's own lease. Loop only. */
+  void keepOwnPromise() {
+    loop.checkOnLoop();
+    promisedTtl = ownTtl;
+    promisedMargin = ownMargin;
+  }
+
+  /** Whether {@code pod}'s tombstone was pruned: it may not register again. Loop only. */
+  boolean wasPruned(PodId pod) {
+    loop.checkOnLoop();
+    return pruned.contains(pod);
+  }
+
+  /** The most active pods a config may list beside its tombstones. */
+  int maxActivePods() {
+    return ClusterConfig.MAX_PODS - maxTombstones;
   }
 
   /** The installed config. Loop only. */
@@ -116,8 +199,11 @@ final class Journal {
       }
       ClusterConfig before = config;
       ClusterConfig next;
+      PrunedPods nextPruned;
       try {
-        next = change.apply(before);
+        Rounds.Pruned p = Rounds.pruneTombstones(change.apply(before), maxTombstones);
+        next = p.config();
+        nextPruned = pruned.plus(p.pruned(), maxPruned);
       } catch (RuntimeException e) {
         log.error("shard manager: a config change failed: {}", e.toString());
         result.completeExceptionally(e);
@@ -127,12 +213,13 @@ final class Journal {
         result.complete(before);
         return CompletableFuture.completedFuture(null);
       }
-      byte[] data = new ManagerState(term, next).encode();
+      byte[] data = new ManagerState(term, next, promisedTtl, promisedMargin, nextPruned).encode();
       long expected = storeVersion;
       return CompletableFuture.supplyAsync(() -> store.save(data, expected), io)
           .handleAsync((version, err) -> {
             if (err == null) {
               storeVersion = version;
+              pruned = nextPruned;
               install(next);
               result.complete(next);
             } else {
@@ -169,7 +256,9 @@ final class Journal {
       }
       if (s.isPresent() && Arrays.equals(s.get().data(), attempted)) {
         storeVersion = s.get().version();
-        install(ManagerState.decode(attempted).config());
+        ManagerState landed = ManagerState.decode(attempted);
+        pruned = landed.pruned();
+        install(landed.config());
       } else {
         storeVersion = s.map(AssignmentStore.Stored::version).orElse(0L);
       }

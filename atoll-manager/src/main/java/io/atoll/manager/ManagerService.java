@@ -1,5 +1,6 @@
 package io.atoll.manager;
 
+import io.atoll.core.ClusterId;
 import io.atoll.core.Pod;
 import io.atoll.core.PodId;
 import io.atoll.transport.grpc.Wire;
@@ -40,7 +41,7 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
   @Override
   public void register(RegisterRequest request, StreamObserver<RegisterResponse> out) {
     Pod pod = parse(() -> Wire.pod(request.getPod()), out);
-    if (pod == null) {
+    if (pod == null || !sameCluster(request.getClusterId(), pod.id(), out)) {
       return;
     }
     answer(manager.register(pod), c -> RegisterResponse.newBuilder()
@@ -48,7 +49,34 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
         .setLeaseTtlMillis(manager.leaseTtlMillis())
         .setNumberOfShards(manager.numberOfShards())
         .setManagerTerm(manager.term())
+        .setClusterId(manager.clusterId().toString())
         .build(), out);
+  }
+
+  /**
+   * Whether a pod that says it belongs to {@code claimed} (empty: to no cluster yet) may talk to
+   * this manager; if not, it is answered FAILED_PRECONDITION (or INVALID_ARGUMENT for a malformed
+   * id), and nothing changes.
+   */
+  private boolean sameCluster(String claimed, PodId pod, StreamObserver<?> out) {
+    ClusterId id = parse(() -> {
+      try {
+        return ClusterId.parse(claimed);
+      } catch (IllegalArgumentException e) {
+        throw Wire.invalid(e.getMessage());
+      }
+    }, out);
+    if (id == null) {
+      return false;
+    }
+    ClusterId mine = manager.clusterId();
+    if (!id.isNone() && !mine.isNone() && !id.equals(mine)) {
+      out.onError(Status.FAILED_PRECONDITION.withDescription("pod " + pod + " belongs to cluster " + id
+          + ", but this shard manager serves cluster " + mine + " (expected: the same; is the pod pointed at"
+          + " the right manager?)").asRuntimeException());
+      return false;
+    }
+    return true;
   }
 
   @Override
@@ -63,7 +91,7 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
   @Override
   public void renewLease(RenewLeaseRequest request, StreamObserver<RenewLeaseResponse> out) {
     PodId pod = parse(() -> Wire.podId(request.getPod()), out);
-    if (pod == null) {
+    if (pod == null || !sameCluster(request.getClusterId(), pod, out)) {
       return;
     }
     answer(manager.renew(pod), renewed -> RenewLeaseResponse.newBuilder()

@@ -11,7 +11,8 @@ import java.util.Objects;
  * @param numberOfShards how many shards the cluster has; fixed for the life of a store
  * @param leaseTtl how long a renewal keeps a pod's lease; pods renew every third of it
  * @param leaseMargin extra time the manager waits after a lease has run out before it moves a
- *     silent pod's shards, covering clock-rate differences and scheduling delays
+ *     silent pod's shards, covering clock-rate differences and scheduling delays; at least a
+ *     twentieth of the lease and at least {@link #MIN_MARGIN_MILLIS} ms
  * @param pingTimeout how long a pod may take to answer the pings of a rebalance
  * @param terminationTimeout how long a pod may take to stop the entities of an unassigned shard
  * @param rebalanceInterval how often a periodic rebalance runs
@@ -31,6 +32,9 @@ public record ManagerSettings(
     RebalanceLimits limits,
     AllocationStrategy strategy) {
 
+  /** The smallest lease margin, in milliseconds (it is also at least a twentieth of the lease). */
+  public static final long MIN_MARGIN_MILLIS = 50;
+
   /** The most shards a cluster may have. */
   public static final int MAX_SHARDS = 1 << 16;
 
@@ -41,11 +45,15 @@ public record ManagerSettings(
     }
     positive("lease-ttl", leaseTtl);
     Objects.requireNonNull(leaseMargin, "leaseMargin");
-    if (leaseMargin.isNegative()) {
-      throw new IllegalArgumentException("lease-margin: " + leaseMargin + " (expected: >= 0)");
-    }
     if (leaseTtl.toMillis() < 300) {
       throw new IllegalArgumentException("lease-ttl: " + leaseTtl.toMillis() + " ms (expected: >= 300 ms)");
+    }
+    // The margin is what covers clocks that run at different rates and a pod's scheduling delays:
+    // with none, a pod whose clock runs a little slow still serves after the manager moved its shards.
+    long minMargin = Math.max(MIN_MARGIN_MILLIS, leaseTtl.toMillis() / 20);
+    if (leaseMargin.toMillis() < minMargin) {
+      throw new IllegalArgumentException("lease-margin: " + leaseMargin.toMillis() + " ms (expected: >= " + minMargin
+          + " ms, a twentieth of the lease and at least " + MIN_MARGIN_MILLIS + " ms)");
     }
     positive("ping-timeout", pingTimeout);
     positive("termination-timeout", terminationTimeout);

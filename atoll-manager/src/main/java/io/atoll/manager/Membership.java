@@ -52,11 +52,14 @@ final class Membership {
     this.rebalance = rebalance;
   }
 
-  /** Grants every pod of the installed config a lease from now (a start). */
-  void grantAll() {
+  /**
+   * Counts every pod of the installed config as renewed now, waiting {@code limitNanos} for each
+   * (a start: the longest lease and margin any earlier term may have granted, if longer than ours).
+   */
+  void grantAll(long limitNanos) {
     long now = ticker.nanoTime();
     for (Pod p : journal.config().activePods()) {
-      leases.grant(p.id(), now);
+      leases.grant(p.id(), now, limitNanos);
     }
   }
 
@@ -64,13 +67,19 @@ final class Membership {
   CompletableFuture<ClusterConfig> register(Pod pod) {
     loop.checkOnLoop();
     Optional<PodEntry> existing = journal.config().pod(pod.id());
-    if (existing.isPresent() && existing.get().status() == PodStatus.GONE) {
+    if ((existing.isPresent() && existing.get().status() == PodStatus.GONE)
+        || (existing.isEmpty() && journal.wasPruned(pod.id()))) {
       return CompletableFuture.failedFuture(new IllegalStateException("pod " + pod.id()
           + " was declared gone; a pod that left restarts as a new incarnation"));
     }
     if (leases.isDying(pod.id())) {
       return CompletableFuture.failedFuture(new IllegalStateException("pod " + pod.id()
           + " is being declared gone; a pod that left restarts as a new incarnation"));
+    }
+    if (existing.isEmpty() && journal.config().activePods().size() >= journal.maxActivePods()) {
+      return CompletableFuture.failedFuture(new IllegalStateException("pod " + pod.id() + ": the cluster has "
+          + journal.config().activePods().size() + " pods (expected: at most "
+          + journal.maxActivePods() + ")"));
     }
     leases.grant(pod.id(), ticker.nanoTime()); // its lease starts now, before the save
     if (existing.isPresent()) {
@@ -141,10 +150,19 @@ final class Membership {
     }
   }
 
-  /** Declares dead every active pod whose lease ran out more than the margin ago. */
+  /**
+   * Declares dead every active pod whose lease ran out more than the margin ago; after a pause of
+   * the manager, first gives every pod a fresh lease (see {@link Leases}).
+   */
   void findDeadPods() {
     loop.checkOnLoop();
-    for (Leases.Expired e : leases.expired(journal.config().activePods(), ticker.nanoTime())) {
+    Leases.Check check = leases.check(journal.config().activePods(), ticker.nanoTime());
+    if (check.stalledNanos() > 0) {
+      log.warn("shard manager: {} ms passed between two lease checks (the process was paused, its loop starved,"
+          + " or its clock jumped); every pod gets a fresh lease before any is declared dead",
+          TimeUnit.NANOSECONDS.toMillis(check.stalledNanos()));
+    }
+    for (Leases.Expired e : check.dead()) {
       markGone(e.pod(), "is dead: no lease renewal for " + TimeUnit.NANOSECONDS.toMillis(e.silentNanos()) + " ms");
     }
   }

@@ -1,6 +1,7 @@
 package io.atoll.manager;
 
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.ClusterId;
 import io.atoll.core.Pod;
 import io.atoll.core.PodAddress;
 import io.atoll.core.PodId;
@@ -74,6 +75,8 @@ public final class ShardManager implements AutoCloseable {
   private final Runnable onClose;
   private volatile Server server;
   private volatile PodAddress address;
+  private final RandomGenerator random;
+  private volatile ClusterId clusterId = ClusterId.NONE;
   @GuardedBy("loop")
   private boolean closed;
 
@@ -96,10 +99,12 @@ public final class ShardManager implements AutoCloseable {
     this.loop = loop;
     this.blocking = blocking;
     this.onClose = onClose;
+    this.random = random;
     this.watchers = new Watchers(loop);
-    this.journal = new Journal(store, io, loop, settings.numberOfShards(), watchers::publish, this::depose);
-    this.membership = new Membership(journal, new Leases(settings.leaseTtl(), settings.leaseMargin()), health, loop,
-        blocking, ticker, this::requestRebalance);
+    this.journal = new Journal(store, io, loop, settings.numberOfShards(), watchers::publish, this::depose,
+        settings.leaseTtl(), settings.leaseMargin(), Journal.MAX_TOMBSTONES, Journal.MAX_PRUNED);
+    this.membership = new Membership(journal, new Leases(settings.leaseTtl(), settings.leaseMargin(),
+        stallThreshold(settings)), health, loop, blocking, ticker, this::requestRebalance);
     this.rebalancer = new Rebalancer(settings, journal, pods, loop, random, membership::suspect);
   }
 
@@ -165,18 +170,54 @@ public final class ShardManager implements AutoCloseable {
 
   /** Loads the store and takes the next term. Loop only. */
   void recover() {
-    ClusterConfig c = journal.recover(Rounds::reassert);
-    log.info("shard manager term {} resumes at epoch {}: {} pods, {} of {} shards assigned", journal.term(),
-        c.epoch(), c.activePods().size(), c.size() - c.unownedCount(), c.size());
+    // A cluster gets its id at its manager's first start (or the first start of a version that
+    // knows ids), kept in the state from then on.
+    ClusterConfig c = journal.recover(s -> Rounds.reassert(s.clusterId().isNone()
+        ? s.withClusterId(ClusterId.random(random)) : s));
+    clusterId = c.clusterId();
+    pods.clusterId(clusterId);
+    log.info("shard manager of cluster {}, term {}, resumes at epoch {}: {} pods, {} of {} shards assigned",
+        clusterId, journal.term(), c.epoch(), c.activePods().size(), c.size() - c.unownedCount(), c.size());
   }
 
-  /** Grants every known pod a lease from now and starts the timers. Loop only. */
+  /** The cluster this manager serves; {@link ClusterId#NONE} before it has read its store. */
+  public ClusterId clusterId() {
+    return clusterId;
+  }
+
+  /** How often the manager looks for dead pods: an eighth of the lease, within 50..500 ms. */
+  static Duration deadPodTick(ManagerSettings settings) {
+    return Duration.ofMillis(Math.max(50, Math.min(500, settings.leaseTtl().toMillis() / 8)));
+  }
+
+  /**
+   * A gap between two looks for dead pods beyond this is a pause of the manager itself: one tick,
+   * plus a quarter of the lease (at least another tick). A pause shorter than that cannot make a
+   * pod that renews every third of a lease look dead.
+   */
+  static Duration stallThreshold(ManagerSettings settings) {
+    Duration tick = deadPodTick(settings);
+    Duration quarter = settings.leaseTtl().dividedBy(4);
+    return tick.plus(quarter.compareTo(tick) > 0 ? quarter : tick);
+  }
+
+  /**
+   * Counts every known pod as renewed now, for the longest lease any term promised, and starts
+   * the timers. Loop only.
+   */
   void startServing() {
     loop.checkOnLoop();
     ClusterConfig c = journal.config();
-    membership.grantAll();
-    long tick = Math.max(50, Math.min(500, settings.leaseTtl().toMillis() / 8));
-    every(Duration.ofMillis(tick), membership::findDeadPods);
+    long inherited = journal.promisedLimitNanos();
+    long own = settings.leaseTtl().plus(settings.leaseMargin()).toNanos();
+    membership.grantAll(Math.max(inherited, own));
+    if (inherited > own) {
+      // By then every lease an earlier term granted has ended (a pod that renewed since holds ours).
+      loop.schedule(journal::keepOwnPromise, Duration.ofNanos(inherited));
+    } else {
+      journal.keepOwnPromise();
+    }
+    every(deadPodTick(settings), membership::findDeadPods);
     every(settings.rebalanceInterval(), () -> rebalancer.request("periodic"));
     if (!c.activePods().isEmpty()) {
       // Give the pods of the previous term a renewal period to show they are alive, then finish

@@ -18,7 +18,7 @@ class LeasesTest {
   static final Pod B = new Pod(new PodId(new PodAddress("127.0.0.1", 7002), 1), PodVersion.of("1"));
   static final long MS = 1_000_000L;
 
-  final Leases leases = new Leases(Duration.ofMillis(100), Duration.ofMillis(20));
+  final Leases leases = new Leases(Duration.ofMillis(100), Duration.ofMillis(20), Duration.ofSeconds(1));
   final ClusterConfig config = Rounds.join(Rounds.join(ClusterConfig.empty(1), A), B);
 
   @Test
@@ -63,5 +63,59 @@ class LeasesTest {
     leases.grant(A.id(), 0);
     leases.gone(A.id());
     assertThat(leases.expired(List.of(A), 500 * MS)).as("granted afresh when seen again").isEmpty();
+  }
+
+  @Test
+  void aJumpOfEightSecondsWithRenewalsRightAfterDeclaresNobodyDead() {
+    // A 1 s lease, 200 ms margin, checks every 125 ms; a gap over 375 ms is a pause of the manager.
+    Leases l = new Leases(Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofMillis(375));
+    l.grant(A.id(), 0);
+    l.grant(B.id(), 0);
+    for (long t = 125; t <= 500; t += 125) {
+      assertThat(l.expired(List.of(A, B), t * MS)).isEmpty();
+    }
+    Leases.Check resumed = l.check(List.of(A, B), 8_500 * MS); // SIGSTOP for 8 s, then SIGCONT
+    assertThat(resumed.dead()).as("the pause is not charged to the pods").isEmpty();
+    assertThat(resumed.stalledNanos()).isEqualTo(8_000 * MS);
+    assertThat(l.renew(A.id(), config, 8_510 * MS)).as("the renewals queued during the pause").isTrue();
+    assertThat(l.renew(B.id(), config, 8_511 * MS)).isTrue();
+    for (long t = 8_625; t <= 9_700; t += 125) {
+      assertThat(l.expired(List.of(A, B), t * MS)).isEmpty();
+    }
+  }
+
+  @Test
+  void afterAPauseASilentPodIsDeadOneLeaseAfterTheResume() {
+    Leases l = new Leases(Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofMillis(375));
+    l.grant(A.id(), 0);
+    l.grant(B.id(), 0);
+    assertThat(l.expired(List.of(A, B), 100 * MS)).isEmpty();
+    assertThat(l.expired(List.of(A, B), 8_000 * MS)).isEmpty();
+    for (long t = 8_100; t <= 9_200; t += 100) {
+      l.renew(A.id(), config, t * MS);
+      assertThat(l.expired(List.of(A, B), t * MS)).isEmpty();
+    }
+    assertThat(l.expired(List.of(A, B), 9_201 * MS)).extracting(Leases.Expired::pod).containsExactly(B.id());
+  }
+
+  @Test
+  void aRenewalUnderAShorterLeaseNeverShortensAnInheritedWait() {
+    Leases l = new Leases(Duration.ofMillis(100), Duration.ofMillis(20), Duration.ofSeconds(10));
+    l.grant(A.id(), 0, 3_000 * MS); // a start that inherited a 3 s lease (and margin) from the last term
+    assertThat(l.renew(A.id(), config, 50 * MS)).isTrue(); // the pod now renews under 100 ms...
+    for (long t = 500; t <= 3_000; t += 500) {
+      assertThat(l.expired(List.of(A), t * MS)).as("...but may still hold the old lease at %d ms", t).isEmpty();
+    }
+    assertThat(l.expired(List.of(A), 3_001 * MS)).hasSize(1);
+  }
+
+  @Test
+  void grantsOfPodsNoLongerActiveAreForgotten() {
+    leases.grant(A.id(), 0);
+    leases.grant(B.id(), 0);
+    leases.dying(B.id());
+    assertThat(leases.expired(List.of(A), 10 * MS)).isEmpty();
+    assertThat(leases.size()).isEqualTo(1);
+    assertThat(leases.isDying(B.id())).isFalse();
   }
 }

@@ -27,11 +27,11 @@ class ManagerSettingsTest {
   @Test
   void withersChangeOnlyTheirOwnValues() {
     AllocationStrategy s = AllocationStrategy.leastShard();
-    ManagerSettings m = d.withNumberOfShards(7).withLease(Duration.ofSeconds(1), Duration.ZERO)
+    ManagerSettings m = d.withNumberOfShards(7).withLease(Duration.ofSeconds(1), Duration.ofMillis(50))
         .withTimeouts(Duration.ofMillis(5), Duration.ofMillis(6))
         .withRebalanceIntervals(Duration.ofMillis(7), Duration.ofMillis(8))
         .withAllocation(RebalanceLimits.UNLIMITED, s);
-    assertThat(m).isEqualTo(new ManagerSettings(7, Duration.ofSeconds(1), Duration.ZERO, Duration.ofMillis(5),
+    assertThat(m).isEqualTo(new ManagerSettings(7, Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(5),
         Duration.ofMillis(6), Duration.ofMillis(7), Duration.ofMillis(8), RebalanceLimits.UNLIMITED, s));
   }
 
@@ -44,13 +44,19 @@ class ManagerSettingsTest {
   }
 
   @Test
-  void theLeaseIsAtLeast300MillisAndTheMarginNotNegative() {
-    assertThat(d.withLease(Duration.ofMillis(300), Duration.ZERO).leaseTtl()).isEqualTo(Duration.ofMillis(300));
-    assertThatThrownBy(() -> d.withLease(Duration.ofMillis(299), Duration.ZERO))
+  void theLeaseIsAtLeast300MillisAndTheMarginAtLeastATwentiethOfIt() {
+    Duration m = Duration.ofMillis(50);
+    assertThat(d.withLease(Duration.ofMillis(300), m).leaseTtl()).isEqualTo(Duration.ofMillis(300));
+    assertThatThrownBy(() -> d.withLease(Duration.ofMillis(299), m))
         .hasMessage("lease-ttl: 299 ms (expected: >= 300 ms)");
-    assertThatThrownBy(() -> d.withLease(Duration.ZERO, Duration.ZERO)).hasMessageStartingWith("lease-ttl: PT0S");
+    assertThatThrownBy(() -> d.withLease(Duration.ZERO, m)).hasMessageStartingWith("lease-ttl: PT0S");
     assertThatThrownBy(() -> d.withLease(Duration.ofSeconds(1), Duration.ofMillis(-1)))
-        .hasMessage("lease-margin: PT-0.001S (expected: >= 0)");
+        .hasMessage("lease-margin: -1 ms (expected: >= 50 ms, a twentieth of the lease and at least 50 ms)");
+    assertThatThrownBy(() -> d.withLease(Duration.ofSeconds(1), Duration.ZERO))
+        .hasMessageStartingWith("lease-margin: 0 ms (expected: >= 50 ms");
+    assertThatThrownBy(() -> d.withLease(Duration.ofSeconds(10), Duration.ofMillis(499)))
+        .hasMessageStartingWith("lease-margin: 499 ms (expected: >= 500 ms");
+    assertThat(d.withLease(Duration.ofSeconds(10), Duration.ofMillis(500)).leaseMargin()).isEqualTo(Duration.ofMillis(500));
     assertThatThrownBy(() -> d.withLease(Duration.ofSeconds(1), null)).isInstanceOf(NullPointerException.class);
   }
 

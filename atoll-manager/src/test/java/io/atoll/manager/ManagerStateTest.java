@@ -10,7 +10,10 @@ import io.atoll.core.PodId;
 import io.atoll.core.PodVersion;
 import io.atoll.core.spi.StoreException;
 import io.atoll.manager.round.Rounds;
+import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ManagerStateTest {
@@ -19,12 +22,42 @@ class ManagerStateTest {
   void roundTripsTermAndConfig() {
     ClusterConfig c = Rounds.join(ClusterConfig.empty(3),
         new Pod(new PodId(new PodAddress("127.0.0.1", 7001), 2), PodVersion.of("1.2")));
-    ManagerState s = new ManagerState(Long.MAX_VALUE - 1, c);
+    ManagerState s = new ManagerState(Long.MAX_VALUE - 1, c, Duration.ofSeconds(30), Duration.ofMillis(1500),
+        PrunedPods.NONE.plus(List.of(new PodId(new PodAddress("h", 1), 5)), 10));
     byte[] bytes = s.encode();
     assertThat(bytes[0]).isEqualTo((byte) 'A');
     assertThat(bytes[1]).isEqualTo((byte) 'M');
-    assertThat(bytes[2]).isEqualTo((byte) 1);
-    assertThat(ManagerState.decode(bytes)).isEqualTo(s);
+    assertThat(bytes[2]).isEqualTo((byte) 2);
+    ManagerState back = ManagerState.decode(bytes);
+    assertThat(back).isEqualTo(s);
+    assertThat(back.pruned().contains(new PodId(new PodAddress("h", 1), 5))).isTrue();
+    assertThat(back.pruned().contains(new PodId(new PodAddress("h", 1), 6))).isFalse();
+  }
+
+  @Test
+  void readsTheFirstFormatWithNoLeaseKnownAndNothingPruned() {
+    ClusterConfig c = ClusterConfig.empty(3);
+    byte[] c1 = c.encode();
+    byte[] v1 = ByteBuffer.allocate(11 + c1.length).put((byte) 'A').put((byte) 'M').put((byte) 1).putLong(7).put(c1)
+        .array();
+    assertThat(ManagerState.decode(v1)).isEqualTo(new ManagerState(7, c));
+    assertThat(ManagerState.decode(v1).leaseTtl()).isZero();
+  }
+
+  @Test
+  void refusesDamagedLeaseAndPrunedParts() {
+    byte[] ok = new ManagerState(1, ClusterConfig.empty(1), Duration.ofSeconds(1), Duration.ZERO, PrunedPods.NONE)
+        .encode();
+    byte[] negative = ok.clone();
+    ByteBuffer.wrap(negative).putLong(11, -5);
+    assertThatThrownBy(() -> ManagerState.decode(negative)).isInstanceOf(StoreException.class)
+        .hasMessageContaining("lease -5 + 0 ms (expected: >= 0)");
+    byte[] count = ok.clone();
+    ByteBuffer.wrap(count).putInt(27, 1000);
+    assertThatThrownBy(() -> ManagerState.decode(count)).isInstanceOf(StoreException.class)
+        .hasMessageContaining("1000 pruned pods");
+    assertThatThrownBy(() -> ManagerState.decode(Arrays.copyOf(ok, 20))).isInstanceOf(StoreException.class)
+        .hasMessageContaining("truncated");
   }
 
   @Test
@@ -45,10 +78,10 @@ class ManagerStateTest {
   void refusesAnotherFormatAndADamagedConfig() {
     byte[] ok = new ManagerState(1, ClusterConfig.empty(1)).encode();
     byte[] format = ok.clone();
-    format[2] = 2;
+    format[2] = 3;
     assertThatThrownBy(() -> ManagerState.decode(format)).isInstanceOf(StoreException.class)
-        .hasMessageContaining("format 2 (expected: 1)");
-    assertThatThrownBy(() -> ManagerState.decode(Arrays.copyOf(ok, 11))).isInstanceOf(StoreException.class)
+        .hasMessageContaining("format 3 (expected: 1 or 2)");
+    assertThatThrownBy(() -> ManagerState.decode(Arrays.copyOf(ok, 31))).isInstanceOf(StoreException.class)
         .hasMessageStartingWith("manager state: ");
   }
 }

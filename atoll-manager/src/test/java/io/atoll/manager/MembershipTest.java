@@ -30,7 +30,7 @@ class MembershipTest {
       c -> {}, e -> {});
   final List<String> rebalances = new ArrayList<>();
   volatile PodHealth.Verdict verdict = PodHealth.Verdict.UNKNOWN;
-  final Membership membership = new Membership(journal, new Leases(TTL, Duration.ofMillis(200)), p -> verdict, loop,
+  final Membership membership = new Membership(journal, new Leases(TTL, Duration.ofMillis(200), Duration.ofHours(1)), p -> verdict, loop,
       vt.executor(0, () -> true), vt, rebalances::add);
 
   <T> T onLoop(Supplier<T> s) {
@@ -95,7 +95,7 @@ class MembershipTest {
   void aStartGrantsEveryKnownPodALeaseFromThatMoment() {
     joinA();
     vt.advance(Duration.ofSeconds(5));
-    loop.runAsLoop(membership::grantAll);
+    loop.runAsLoop(() -> membership.grantAll(TTL.plus(Duration.ofMillis(200)).toNanos()));
     vt.advance(Duration.ofMillis(1100));
     loop.runAsLoop(membership::findDeadPods);
     vt.advance(Duration.ofMillis(10));
@@ -127,7 +127,7 @@ class MembershipTest {
 
   @Test
   void aHealthSourceThatThrowsCountsAsUnknown() {
-    Membership m = new Membership(journal, new Leases(TTL, Duration.ZERO), p -> {
+    Membership m = new Membership(journal, new Leases(TTL, Duration.ZERO, Duration.ofHours(1)), p -> {
       throw new IllegalStateException("health source down");
     }, loop, vt.executor(0, () -> true), vt, rebalances::add);
     onLoop(() -> journal.recover(UnaryOperator.identity()));

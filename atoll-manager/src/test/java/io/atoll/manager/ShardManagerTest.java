@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.ClusterId;
 import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
 import io.atoll.core.Ticker;
@@ -53,7 +54,7 @@ class ShardManagerTest {
 
   static ManagerSettings settings(int shards) {
     return ManagerSettings.defaults().withNumberOfShards(shards)
-        .withLease(Duration.ofSeconds(30), Duration.ofSeconds(1))
+        .withLease(Duration.ofSeconds(30), Duration.ofSeconds(2))
         .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(1))
         .withRebalanceIntervals(Duration.ofMinutes(10), Duration.ofMillis(200))
         .withAllocation(RebalanceLimits.UNLIMITED, AllocationStrategy.versionAware());
@@ -195,6 +196,61 @@ class ShardManagerTest {
     assertInvalid(() -> stub.notifyUnhealthyPod(NotifyUnhealthyPodRequest.getDefaultInstance()), "pod");
     assertThat(manager.config().pods()).isEmpty();
     assertThat(store.version()).isEqualTo(1);
+  }
+
+  @Test
+  void aRegisterWithFieldsTheConfigCannotCarryIsRefusedAndNothingIsSaved() {
+    start(2);
+    PodRef ok = PodRef.newBuilder().setHost("127.0.0.1").setPort(7000).setIncarnation(1).build();
+    // 65 accented letters: 65 characters but 130 bytes of UTF-8, over the decoder's 128.
+    assertInvalid(() -> stub.register(RegisterRequest.newBuilder().setPod(PodInfo.newBuilder().setPod(ok)
+        .setVersion("\u00e9".repeat(65))).build()), "130 bytes of UTF-8");
+    assertInvalid(() -> stub.register(RegisterRequest.newBuilder().setPod(PodInfo.newBuilder()
+        .setPod(ok.toBuilder().setHost("h".repeat(256))).setVersion("1")).build()), "host: 256 bytes of UTF-8");
+    assertInvalid(() -> stub.register(RegisterRequest.newBuilder().setPod(PodInfo.newBuilder()
+        .setPod(ok.toBuilder().setHost("\u00e9".repeat(200))).setVersion("1")).build()), "host: 400 bytes");
+    assertInvalid(() -> stub.register(RegisterRequest.newBuilder().setPod(PodInfo.newBuilder()
+        .setPod(ok.toBuilder().setPort(70000)).setVersion("1")).build()), "port: 70000");
+    assertInvalid(() -> stub.register(RegisterRequest.newBuilder().setPod(PodInfo.newBuilder()
+        .setPod(ok).setVersion("  ")).build()), "version: blank");
+    assertThat(manager.config().pods()).isEmpty();
+    assertThat(store.version()).as("nothing saved after the start").isEqualTo(1);
+    // The manager still works, and what it saved it can restart from.
+    assertThat(stub.register(RegisterRequest.newBuilder().setPod(PodInfo.newBuilder().setPod(ok)
+        .setVersion("\u00e9".repeat(64))).build()).getConfig()).isNotNull();
+    manager.close();
+    manager = null;
+    start(2);
+    assertThat(manager.config().pods()).hasSize(1);
+  }
+
+  @Test
+  void aClusterGetsAnIdAtItsFirstStartKeepsItAndRefusesPodsOfAnotherCluster() {
+    start(2);
+    ClusterId id = manager.clusterId();
+    assertThat(id.isNone()).isFalse();
+    assertThat(manager.config().clusterId()).isEqualTo(id);
+    FakePodServer a = pod();
+    RegisterResponse r = register(a);
+    assertThat(r.getClusterId()).isEqualTo(id.toString());
+    assertThat(Wire.config(r.getConfig()).clusterId()).isEqualTo(id);
+    FakePodServer b = pod();
+    String other = new ClusterId(7, 7).toString();
+    assertThatThrownBy(() -> stub.register(RegisterRequest.newBuilder().setPod(Wire.info(b.pod))
+        .setClusterId(other).build())).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+          assertThat(e.getStatus().getDescription()).contains("belongs to cluster " + other)
+              .contains("serves cluster " + id);
+        });
+    assertThatThrownBy(() -> stub.renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(a.pod.id()))
+        .setClusterId(other).build())).isInstanceOf(StatusRuntimeException.class);
+    assertInvalid(() -> stub.register(RegisterRequest.newBuilder().setPod(Wire.info(b.pod)).setClusterId("zz")
+        .build()), "cluster id: 'zz'");
+    assertThat(manager.config().pod(b.pod.id())).isEmpty();
+    manager.close();
+    manager = null;
+    start(2);
+    assertThat(manager.clusterId()).as("kept across restarts").isEqualTo(id);
   }
 
   private static void assertInvalid(Runnable call, String field) {

@@ -21,6 +21,8 @@ final class SimPod {
   boolean stopping;
   boolean registered;
   long leaseUntil = Long.MIN_VALUE;
+  /** The lease length the manager granted last (the runtime renews every third of it). */
+  long ttlNanos = Simulation.TTL.toNanos();
   long termSeen;
   ClusterConfig view;
   private final boolean[] active;

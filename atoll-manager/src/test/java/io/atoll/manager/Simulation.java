@@ -35,12 +35,20 @@ final class Simulation {
 
   static final Duration TTL = Duration.ofMillis(1000);
   static final Duration MARGIN = Duration.ofMillis(200);
+  /** The leases a restarted manager may be set to, when a history changes leases. */
+  static final List<Duration> LEASES = List.of(Duration.ofMillis(400), TTL, Duration.ofMillis(2500));
+  static final Duration LONGEST = Duration.ofMillis(2500);
 
   final long seed;
   final Random rnd;
   final VirtualTime vt = new VirtualTime();
   final MemoryStore store = new MemoryStore();
   final ManagerSettings settings;
+  /** Whether each manager start draws its lease from {@link #LEASES} (else always {@link #TTL}). */
+  boolean leaseChanges;
+  /** Whether the manager is sometimes paused (its process stopped) for up to three leases. */
+  boolean pauses;
+  ManagerSettings running;
   final boolean truthfulHealth;
   final Map<PodId, SimPod> pods = new HashMap<>();
   final List<String> log = new ArrayList<>();
@@ -60,7 +68,10 @@ final class Simulation {
     int shards = 1 + r.nextInt(r.nextBoolean() ? 12 : 60);
     RebalanceLimits limits = r.nextBoolean() ? RebalanceLimits.DEFAULT : new RebalanceLimits(1 + r.nextInt(4), 0.5);
     AllocationStrategy strategy = r.nextBoolean() ? AllocationStrategy.versionAware() : AllocationStrategy.leastShard();
-    return new Simulation(seed, settings(shards, limits, strategy), r.nextBoolean(), r.nextDouble() * 0.3);
+    Simulation sim = new Simulation(seed, settings(shards, limits, strategy), r.nextBoolean(), r.nextDouble() * 0.3);
+    sim.leaseChanges = r.nextBoolean();
+    sim.pauses = r.nextBoolean();
+    return sim;
   }
 
   /** The simulation's timings (a 1 s lease) with these shards and allocation. */
@@ -114,6 +125,11 @@ final class Simulation {
   }
 
   void startManager() {
+    startManager(leaseChanges ? LEASES.get(rnd.nextInt(LEASES.size())) : TTL);
+  }
+
+  void startManager(Duration ttl) {
+    ManagerSettings settings = this.settings.withLease(ttl, MARGIN);
     VirtualTime.SimLoop l = vt.newLoop();
     PodHealth health = truthfulHealth
         ? p -> pods.containsKey(p.id()) && !pods.get(p.id()).alive ? PodHealth.Verdict.GONE : PodHealth.Verdict.UNKNOWN
@@ -128,11 +144,20 @@ final class Simulation {
       });
       manager = m;
       loop = l;
+      running = settings;
       managerStarts++;
-      note("manager started, term " + m.term());
+      note("manager started, term " + m.term() + ", lease " + ttl.toMillis() + " ms");
     } catch (StoreException e) {
       l.shutdown();
       note("manager start failed: " + e.getMessage());
+    }
+  }
+
+  /** The manager's process stops for {@code d}: its loop runs nothing meanwhile, its clock goes on. */
+  void pauseManager(Duration d) {
+    if (managerUp()) {
+      loop.pause(d);
+      note("manager paused for " + d.toMillis() + " ms");
     }
   }
 
@@ -182,10 +207,12 @@ final class Simulation {
     if (up && p.reachable()) {
       VirtualTime.SimLoop l = loop;
       if (!p.registered) {
+        long ttl = Duration.ofMillis(m.leaseTtlMillis()).toNanos();
         vt.at(latency(), l::alive, () -> m.register(p.pod).whenComplete((c, e) -> reply(p, () -> {
           if (e == null) {
             p.registered = true;
-            p.leaseUntil = Math.max(p.leaseUntil, sent + TTL.toNanos());
+            p.ttlNanos = ttl;
+            p.leaseUntil = Math.max(p.leaseUntil, sent + ttl);
             p.termSeen = Math.max(p.termSeen, m.term());
             p.onView(c);
           } else if (String.valueOf(e.getMessage()).contains("gone")) {
@@ -193,12 +220,14 @@ final class Simulation {
           }
         })));
       } else {
+        long ttl = Duration.ofMillis(m.leaseTtlMillis()).toNanos();
         vt.at(latency(), l::alive, () -> m.renew(p.id()).whenComplete((ok, e) -> reply(p, () -> {
           if (e != null) {
             return;
           }
           if (ok) {
-            p.leaseUntil = Math.max(p.leaseUntil, sent + TTL.toNanos());
+            p.ttlNanos = ttl;
+            p.leaseUntil = Math.max(p.leaseUntil, sent + ttl);
             p.termSeen = Math.max(p.termSeen, m.term());
             lastAnyRenewal = now();
           } else {
@@ -212,11 +241,12 @@ final class Simulation {
         })));
       }
     } else if (!up && !p.partitioned && p.registered && sent < p.leaseUntil
-        && sent - lastAnyRenewal > TTL.toNanos() / 3) {
-      // The manager is down (a connect is refused) and no peer renewed lately: ride it out.
-      p.leaseUntil = Math.max(p.leaseUntil, sent + TTL.toNanos());
+        && sent - lastAnyRenewal > p.ttlNanos / 3) {
+      // The manager is down (a connect is refused) and no peer renewed lately: ride it out, with
+      // the lease length last granted (as the runtime does).
+      p.leaseUntil = Math.max(p.leaseUntil, sent + p.ttlNanos);
     }
-    vt.at(TTL.toNanos() / 3 - rnd.nextInt(20_000_000), () -> p.alive, () -> tick(p));
+    vt.at(p.ttlNanos / 3 - rnd.nextInt(20_000_000), () -> p.alive, () -> tick(p));
   }
 
   /** A reply reaches the pod after the network's latency, if it still can. */
@@ -356,6 +386,8 @@ final class Simulation {
       note("new pods run version " + joinVersion);
     } else if (e < 58 && managerUp()) {
       manager.rebalance();
+    } else if (e < 61 && pauses && managerUp()) {
+      pauseManager(Duration.ofMillis(100 + rnd.nextInt((int) running.leaseTtl().toMillis() * 3)));
     } else if (e < 75 && alive.size() > 1) {
       gossip(alive.get(rnd.nextInt(alive.size())), alive.get(rnd.nextInt(alive.size())));
     }
@@ -397,7 +429,7 @@ final class Simulation {
     if (alive().isEmpty()) {
       join(joinVersion);
     }
-    vt.advance(TTL.plus(MARGIN).multipliedBy(3).plus(settings.rebalanceInterval().multipliedBy(2)));
+    vt.advance(LONGEST.plus(MARGIN).multipliedBy(3).plus(settings.rebalanceInterval().multipliedBy(2)));
     ClusterConfig c = installed();
     long now = now();
     Set<PodId> running = new HashSet<>();

@@ -81,17 +81,31 @@ final class VirtualTime implements Ticker {
   final class SimLoop implements Loop {
     private boolean alive = true;
     private boolean running;
+    private long pausedUntil = Long.MIN_VALUE;
 
     @Override
     public void execute(Runnable task) {
-      at(0, () -> alive, () -> runAsLoop(task));
+      at(0, () -> alive, () -> runWhenAwake(task, () -> alive));
     }
 
     @Override
     public Cancellable schedule(Runnable task, Duration delay) {
       boolean[] cancelled = {false};
-      at(delay.toNanos(), () -> alive && !cancelled[0], () -> runAsLoop(task));
+      at(delay.toNanos(), () -> alive && !cancelled[0], () -> runWhenAwake(task, () -> alive && !cancelled[0]));
       return () -> cancelled[0] = true;
+    }
+
+    /** The loop's process is stopped for {@code d} (SIGSTOP): its tasks wait, in order; the clock goes on. */
+    void pause(Duration d) {
+      pausedUntil = Math.max(pausedUntil, now + d.toNanos());
+    }
+
+    private void runWhenAwake(Runnable task, BooleanSupplier stillAlive) {
+      if (now < pausedUntil) {
+        at(pausedUntil - now, stillAlive, () -> runWhenAwake(task, stillAlive));
+      } else {
+        runAsLoop(task);
+      }
     }
 
     /** Runs {@code task} now, as a task of this loop (for the test's own reads and starts). */

@@ -32,7 +32,11 @@ final class ManagerCommand implements Callable<Integer> {
   @Option(names = "--port", defaultValue = "7070", description = "Port to listen on, 0 for any (default: ${DEFAULT-VALUE}).")
   int port;
 
-  @Option(names = "--data-dir", defaultValue = "data/manager", description = "Where the state lives (default: ${DEFAULT-VALUE}).")
+  // Absolute by default: a relative default would put the cluster's state wherever the manager
+  // happened to be started, and a restart from another directory would start an empty cluster.
+  @Option(names = "--data-dir", defaultValue = "${sys:user.home}/.atoll/manager",
+      description = "Where the state lives; a relative path is taken from the current directory"
+          + " (default: ${DEFAULT-VALUE}).")
   Path dataDir;
 
   @Option(names = "--shards", defaultValue = "300", description = "Number of shards; fixed for a data directory (default: ${DEFAULT-VALUE}).")
@@ -91,7 +95,8 @@ final class ManagerCommand implements Callable<Integer> {
     }
     ShardManager manager;
     try {
-      manager = ShardManager.start(settings, FileAssignmentStore.open(dataDir), PodHealth.LEASE_ONLY, host, port,
+      manager = ShardManager.start(settings, FileAssignmentStore.open(dataDir.toAbsolutePath()), PodHealth.LEASE_ONLY,
+          host, port,
           Ticker.SYSTEM, new java.security.SecureRandom());
     } catch (RuntimeException e) {
       System.err.println("atoll manager: cannot start: " + e.getMessage());

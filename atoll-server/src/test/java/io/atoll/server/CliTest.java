@@ -62,6 +62,21 @@ class CliTest {
   }
 
   @Test
+  void aLeaseMarginOfZeroIsRefused() {
+    int code = Main.run(new String[] {"manager", "--lease-margin", "0s", "--data-dir", dir.toString()}, Map.of());
+    assertThat(code).isEqualTo(2);
+    assertThat(errText()).contains("lease-margin: 0 ms (expected: >= 500 ms");
+  }
+
+  @Test
+  void theDefaultDataDirIsAbsolute() {
+    ManagerCommand m = new ManagerCommand();
+    new CommandLine(m).registerConverter(Duration.class, new Durations()).parseArgs();
+    assertThat(m.dataDir.isAbsolute()).as(m.dataDir.toString()).isTrue();
+    assertThat(m.dataDir).isEqualTo(Path.of(System.getProperty("user.home"), ".atoll", "manager"));
+  }
+
+  @Test
   void anOutOfRangeSettingStopsTheStartWithTheExpectedRange() {
     int code = Main.run(new String[] {"manager", "--shards", "0", "--data-dir", dir.toString()}, Map.of());
     assertThat(code).isEqualTo(2);

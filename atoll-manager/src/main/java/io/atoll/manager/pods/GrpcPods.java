@@ -1,6 +1,7 @@
 package io.atoll.manager.pods;
 
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.ClusterId;
 import io.atoll.core.PodAddress;
 import io.atoll.core.PodId;
 import io.atoll.transport.grpc.Wire;
@@ -27,11 +28,17 @@ public final class GrpcPods implements Pods {
   private volatile boolean closed;
   /** The last config pushed and its encoding, so a push to many pods encodes once. */
   private volatile Encoded lastPushed;
+  private volatile ClusterId clusterId = ClusterId.NONE;
 
   private record Encoded(ClusterConfig config, ConfigBytes bytes) {}
 
   /** With no channels yet; they are opened on first use. */
   public GrpcPods() {}
+
+  @Override
+  public void clusterId(ClusterId id) {
+    this.clusterId = id;
+  }
 
   private PodServiceGrpc.PodServiceStub stub(PodId pod, Duration deadline) {
     if (closed) {
@@ -71,6 +78,7 @@ public final class GrpcPods implements Pods {
           .setNewEpoch(newEpoch)
           .setTerminationTimeoutMillis(termination.toMillis())
           .setManagerTerm(term)
+          .setClusterId(clusterId.toString())
           .build(), into(f));
     } catch (RuntimeException e) {
       f.completeExceptionally(e);

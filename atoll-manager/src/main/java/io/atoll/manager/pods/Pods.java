@@ -37,6 +37,12 @@ public interface Pods extends AutoCloseable {
   CompletableFuture<Set<Integer>> unassign(PodId pod, List<Integer> shards, long newEpoch, Duration termination,
       long term, Duration deadline);
 
+  /**
+   * The cluster the manager serves, set once it is known (after the store is read); requests to
+   * pods carry it so that a pod of another cluster at a reused address refuses them.
+   */
+  default void clusterId(io.atoll.core.ClusterId id) {}
+
   /** Pushes a config to a pod, best effort: a pod that misses it learns it by watch or gossip. */
   void push(PodId pod, ClusterConfig config, Duration deadline);
 

@@ -10,6 +10,7 @@ import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.Move;
 import io.atoll.core.allocation.RebalanceLimits;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -219,5 +220,60 @@ public final class Rounds {
       return config;
     }
     return config.toBuilder().pod(new PodEntry(cur.get().pod(), PodStatus.GONE, config.epoch() + 1)).build();
+  }
+
+  /**
+   * A config with its oldest tombstones pruned, and the pods whose tombstones went.
+   *
+   * @param config the config after pruning
+   * @param pruned the pods no longer listed, oldest first
+   */
+  public record Pruned(ClusterConfig config, List<PodId> pruned) {}
+
+  /**
+   * Keeps at most {@code keep} tombstones (GONE entries): the oldest beyond that are removed,
+   * oldest epoch first. Never removed: a tombstone some claim still names (as owner or peer),
+   * and one whose epoch is the config's epoch, so that pruning never lowers {@link
+   * ClusterConfig#epoch()} (pods compare configs by it, and the next epoch is counted from it).
+   */
+  public static Pruned pruneTombstones(ClusterConfig config, int keep) {
+    List<PodEntry> gone = new ArrayList<>();
+    for (PodEntry e : config.pods()) {
+      if (e.status() == PodStatus.GONE) {
+        gone.add(e);
+      }
+    }
+    if (gone.size() <= keep) {
+      return new Pruned(config, List.of());
+    }
+    Set<PodId> named = new HashSet<>();
+    for (int pos = 0; pos < config.size(); pos++) {
+      Claim c = config.claim(pos);
+      if (c.owner() != null) {
+        named.add(c.owner());
+      }
+      if (c.peer() != null) {
+        named.add(c.peer());
+      }
+    }
+    long top = config.epoch();
+    List<PodEntry> candidates = new ArrayList<>();
+    for (PodEntry e : gone) {
+      if (!named.contains(e.id()) && e.epoch() < top) {
+        candidates.add(e);
+      }
+    }
+    candidates.sort(Comparator.comparingLong(PodEntry::epoch).thenComparing(PodEntry::id));
+    int remove = Math.min(candidates.size(), gone.size() - keep);
+    if (remove == 0) {
+      return new Pruned(config, List.of());
+    }
+    ClusterConfig.Builder b = config.toBuilder();
+    List<PodId> pruned = new ArrayList<>(remove);
+    for (int i = 0; i < remove; i++) {
+      b.removePod(candidates.get(i).id());
+      pruned.add(candidates.get(i).id());
+    }
+    return new Pruned(b.build(), List.copyOf(pruned));
   }
 }

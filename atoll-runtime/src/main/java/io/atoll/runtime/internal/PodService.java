@@ -1,6 +1,8 @@
 package io.atoll.runtime.internal;
 
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.ClusterId;
+import io.atoll.core.ClusterMismatchException;
 import io.atoll.core.Pod;
 import io.atoll.runtime.internal.cluster.Lease;
 import io.atoll.runtime.internal.cluster.ManagerLink;
@@ -56,8 +58,26 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
     return new InboundStream(ctx.settings(), ctx.ticker(), view, host, (ServerCallStreamObserver<ReplyBatch>) out);
   }
 
+  /**
+   * Whether a caller of cluster {@code claimed} (empty: an old caller that sends none) may act on
+   * this pod; if not, it is answered FAILED_PRECONDITION.
+   */
+  private boolean sameCluster(String claimed, String what, StreamObserver<?> out) {
+    ClusterId mine = view.clusterId();
+    if (claimed.isEmpty() || claimed.equals(mine.toString())) {
+      return true;
+    }
+    out.onError(Status.FAILED_PRECONDITION.withDescription(what + " from cluster " + claimed + " refused: pod "
+        + view.self() + " belongs to cluster " + (mine.isNone() ? "none" : mine) + " (expected: the same)")
+        .asRuntimeException());
+    return false;
+  }
+
   @Override
   public void unassign(UnassignRequest request, StreamObserver<UnassignResponse> out) {
+    if (!sameCluster(request.getClusterId(), "unassign", out)) {
+      return;
+    }
     List<Integer> shards = new ArrayList<>(request.getShardsCount());
     int n = view.numberOfShards();
     for (int s : request.getShardsList()) {
@@ -98,6 +118,8 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
       out.onCompleted();
     } catch (StatusRuntimeException e) {
       out.onError(e);
+    } catch (ClusterMismatchException e) {
+      out.onError(Status.FAILED_PRECONDITION.withDescription("config refused: " + e.getMessage()).asRuntimeException());
     }
   }
 
@@ -112,12 +134,16 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
         .setConfigEpoch(view.config().epoch())
         .setServing(lease.valid() && !closing.getAsBoolean())
         .setLeaseRenewedMillisAgo(lease.renewedMillisAgo())
+        .setClusterId(view.clusterId().toString())
         .build());
     out.onCompleted();
   }
 
   @Override
   public void gossip(GossipRequest request, StreamObserver<GossipResponse> out) {
+    if (!sameCluster(request.getClusterId(), "gossip", out)) {
+      return;
+    }
     try {
       if (request.hasConfig()) {
         view.onConfig(Wire.config(request.getConfig()));
@@ -131,6 +157,8 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
       out.onCompleted();
     } catch (StatusRuntimeException e) {
       out.onError(e);
+    } catch (ClusterMismatchException e) {
+      out.onError(Status.FAILED_PRECONDITION.withDescription("gossip refused: " + e.getMessage()).asRuntimeException());
     }
   }
 }

@@ -85,7 +85,7 @@ public final class DemoRun {
     try {
       ManagedProcess manager = processes.start(AtollProcesses.atoll("manager", List.of("manager", "--port", "0",
           "--data-dir", o.dir().resolve("manager").toString(), "--shards", Integer.toString(o.shards()),
-          "--lease", o.lease().toMillis() + "ms", "--lease-margin", "1s", "--rebalance-interval", "10s",
+          "--lease", o.lease().toMillis() + "ms", "--lease-margin", Math.max(1000, o.lease().toMillis() / 10) + "ms", "--rebalance-interval", "10s",
           "--rebalance-retry", "2s", "--termination-timeout", "2s", "--ping-timeout", "1s")));
       PodAddress managerAddress = manager.awaitAddress(Duration.ofSeconds(60));
       say("shard manager up on " + managerAddress + " (lease " + o.lease().toMillis() + " ms)");

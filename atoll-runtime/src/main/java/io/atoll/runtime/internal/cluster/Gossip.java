@@ -92,7 +92,8 @@ public final class Gossip {
     if (send) {
       lastSentEpoch.put(peer, v.epoch());
     }
-    GossipRequest.Builder req = GossipRequest.newBuilder().setFrom(Wire.ref(view.self())).setEpoch(v.epoch());
+    GossipRequest.Builder req = GossipRequest.newBuilder().setFrom(Wire.ref(view.self())).setEpoch(v.epoch())
+        .setClusterId(v.clusterId().toString());
     if (send) {
       req.setConfig(Wire.bytes(v));
     }

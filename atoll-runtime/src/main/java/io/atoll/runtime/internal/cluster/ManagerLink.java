@@ -177,14 +177,17 @@ public final class ManagerLink {
         PodId me = view.self();
         try {
           RegisterResponse r = blocking(5000).register(RegisterRequest.newBuilder()
-              .setPod(Wire.info(new Pod(me, settings.version()))).build());
+              .setPod(Wire.info(new Pod(me, settings.version())))
+              .setClusterId(view.clusterId().toString()).build());
           if (r.getNumberOfShards() != view.numberOfShards()) {
             throw new IllegalStateException("the shard manager at " + address + " has " + r.getNumberOfShards()
                 + " shards (expected: " + view.numberOfShards() + ")");
           }
+          ClusterConfig config = Wire.config(r.getConfig());
+          view.checkCluster(config, true); // never a lease from a manager of another cluster
           seeTerm(r.getManagerTerm());
           lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
-          view.onConfig(Wire.config(r.getConfig()));
+          view.onManagerConfig(config);
           log.info("pod {} registered with the shard manager at {} (term {}, lease {} ms)", me, address,
               r.getManagerTerm(), r.getLeaseTtlMillis());
           startRenewals();
@@ -222,7 +225,8 @@ public final class ManagerLink {
       // No waitForReady: a refused connection must fail the renewal at once, not at its deadline.
       ShardManagerServiceGrpc.newStub(Wire.reconnecting(channel)).withDeadlineAfter(deadline, TimeUnit.MILLISECONDS)
           .renewLease(
-          RenewLeaseRequest.newBuilder().setPod(Wire.ref(me)).build(), new StreamObserver<>() {
+          RenewLeaseRequest.newBuilder().setPod(Wire.ref(me)).setClusterId(view.clusterId().toString()).build(),
+          new StreamObserver<>() {
             @Override
             public void onNext(RenewLeaseResponse r) {
               seeTerm(r.getManagerTerm());
@@ -268,7 +272,7 @@ public final class ManagerLink {
             public void onNext(ConfigBytes b) {
               watchBackoffNanos = 0;
               try {
-                view.onConfig(Wire.config(b));
+                view.onManagerConfig(Wire.config(b));
               } catch (RuntimeException e) {
                 log.warn("pod {}: ignored a config from the manager: {}", view.self(), e.getMessage());
               }

@@ -1,6 +1,8 @@
 package io.atoll.runtime.internal.cluster;
 
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.ClusterId;
+import io.atoll.core.ClusterMismatchException;
 import io.atoll.core.Pod;
 import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
@@ -101,14 +103,49 @@ public final class View {
     return config.pod(pod).map(e -> e.status() == PodStatus.ACTIVE).orElse(false);
   }
 
-  /** Merges a config into the view and acts on it; a config of another size is ignored. */
+  /** The cluster this pod belongs to: its view's ({@link ClusterId#NONE} while it has none). */
+  public ClusterId clusterId() {
+    return config.clusterId();
+  }
+
+  /**
+   * Checks that {@code incoming} belongs to this pod's cluster. Only a config from the manager
+   * may give a cluster id to a view that has none (the manager's first start with ids).
+   *
+   * @throws ClusterMismatchException if it belongs to another cluster
+   */
+  public void checkCluster(ClusterConfig incoming, boolean fromManager) {
+    ClusterId mine = config.clusterId();
+    if (!incoming.clusterId().equals(mine) && !(fromManager && mine.isNone())) {
+      log.warn("pod {}: refused a config of cluster {} (this pod belongs to cluster {})", self,
+          incoming.clusterId().isNone() ? "none" : incoming.clusterId(), mine.isNone() ? "none" : mine);
+      throw new ClusterMismatchException(mine, incoming.clusterId());
+    }
+  }
+
+  /**
+   * Merges a config from a peer (push, gossip, hint) into the view and acts on it; a config of
+   * another size is ignored.
+   *
+   * @throws ClusterMismatchException if it belongs to another cluster: nothing is merged
+   */
   public void onConfig(ClusterConfig incoming) {
+    onConfig(incoming, false);
+  }
+
+  /** As {@link #onConfig}, for a config from the manager, which may give the view its cluster id. */
+  public void onManagerConfig(ClusterConfig incoming) {
+    onConfig(incoming, true);
+  }
+
+  private void onConfig(ClusterConfig incoming, boolean fromManager) {
     if (incoming.size() != numberOfShards) {
       log.warn("pod {}: ignored a config of {} shards (expected: {})", self, incoming.size(), numberOfShards);
       return;
     }
     boolean declaredGone;
     synchronized (guard) {
+      checkCluster(incoming, fromManager);
       ClusterConfig merged = config.merge(incoming);
       if (merged == config) {
         return;

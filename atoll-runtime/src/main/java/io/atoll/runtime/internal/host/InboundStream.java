@@ -104,6 +104,12 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
 
   @Override
   public void onNext(DeliverBatch batch) {
+    String sender = batch.getClusterId();
+    if (!sender.isEmpty() && !sender.equals(view.clusterId().toString())) {
+      // A pod of another cluster (a reused address): none of its envelopes is handled here.
+      closeForeign(sender);
+      return;
+    }
     long now = ticker.nanoTime();
     long delay = transit.delay(batch.getSenderClockNanos(), now);
     for (int i = 0, n = batch.getEnvelopesCount(); i < n; i++) {
@@ -289,6 +295,26 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
       replies.clear();
     } else {
       resumeIfUnder();
+    }
+  }
+
+  /** Ends the stream with FAILED_PRECONDITION: the sender belongs to another cluster. */
+  private void closeForeign(String sender) {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    while (!draining.compareAndSet(false, true)) {
+      Thread.onSpinWait(); // a drain in progress sees closed and lets go: one writer at a time
+    }
+    try {
+      out.onError(io.grpc.Status.FAILED_PRECONDITION.withDescription("envelopes from cluster " + sender
+          + " refused: pod " + view.self() + " belongs to cluster " + view.clusterId()
+          + " (expected: the same)").asRuntimeException());
+    } catch (RuntimeException e) {
+      // already closed
+    } finally {
+      draining.set(false);
     }
   }
 

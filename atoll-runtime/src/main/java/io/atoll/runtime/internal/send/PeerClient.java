@@ -12,6 +12,8 @@ import io.atoll.runtime.internal.util.PodContext;
 import io.atoll.runtime.internal.util.Scheduler;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.DeliverBatch;
+import io.atoll.core.ClusterId;
+import java.util.function.Supplier;
 import io.atoll.transport.grpc.proto.Envelope;
 import io.atoll.transport.grpc.proto.PodServiceGrpc;
 import io.atoll.transport.grpc.proto.Reply;
@@ -62,6 +64,7 @@ final class PeerClient {
   }
 
   private final Callback callback;
+  private final Supplier<ClusterId> cluster;
   private final Ticker ticker;
   private final Scheduler scheduler;
   private final int maxMessageBytes;
@@ -80,7 +83,8 @@ final class PeerClient {
   private volatile boolean closed;
   private volatile boolean retiring;
 
-  PeerClient(PodContext ctx, PodId peer, Callback callback) {
+  PeerClient(PodContext ctx, PodId peer, Supplier<ClusterId> cluster, Callback callback) {
+    this.cluster = cluster;
     this.callback = callback;
     this.ticker = ctx.ticker();
     this.scheduler = ctx.scheduler();
@@ -153,7 +157,7 @@ final class PeerClient {
         Envelope e = envelope(p, s);
         if (e != null) {
           if (b == null) {
-            b = DeliverBatch.newBuilder();
+            b = DeliverBatch.newBuilder().setClusterId(cluster.get().toString());
           }
           b.addEnvelopes(e);
           n++;

@@ -1,5 +1,6 @@
 package io.atoll.runtime.internal.send;
 
+import io.atoll.core.ClusterId;
 import io.atoll.core.PodId;
 import io.atoll.core.Ticker;
 import io.atoll.runtime.internal.cluster.PeerChannels;
@@ -10,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * This pod's clients of other pods, one per pod id, made on first use; their channels also carry
@@ -24,11 +26,13 @@ public final class PeerClients implements PeerChannels {
   private final Ticker ticker;
   private final Scheduler scheduler;
   private final PeerClient.Callback callback;
+  private final Supplier<ClusterId> cluster;
   private final Map<PodId, PeerClient> clients = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
-  PeerClients(PodContext ctx, PeerClient.Callback callback) {
+  PeerClients(PodContext ctx, Supplier<ClusterId> cluster, PeerClient.Callback callback) {
     this.ctx = ctx;
+    this.cluster = cluster;
     this.ticker = ctx.ticker();
     this.scheduler = ctx.scheduler();
     this.callback = callback;
@@ -38,7 +42,7 @@ public final class PeerClients implements PeerChannels {
   PeerClient client(PodId peer) {
     PeerClient c = clients.get(peer);
     if (c == null) {
-      c = clients.computeIfAbsent(peer, p -> new PeerClient(ctx, p, callback));
+      c = clients.computeIfAbsent(peer, p -> new PeerClient(ctx, p, cluster, callback));
     }
     return c;
   }

@@ -82,7 +82,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
     this.host = host;
     this.callback = callback;
     this.timeouts = new Timeouts(settings.maxInFlight());
-    this.clients = new PeerClients(ctx, this);
+    this.clients = new PeerClients(ctx, view::clusterId, this);
     for (TypeRuntime t : hosted) {
       types.put(t.name, t);
     }
