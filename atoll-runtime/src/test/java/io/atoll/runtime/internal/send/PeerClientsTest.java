@@ -2,6 +2,7 @@ package io.atoll.runtime.internal.send;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.atoll.core.ClusterId;
 import io.atoll.core.PodAddress;
 import io.atoll.core.PodId;
 import io.atoll.core.Ticker;
@@ -18,7 +19,7 @@ class PeerClientsTest {
 
   @Test
   void clientsOfPodsNoLongerInTheConfigAreRetired() {
-    PeerClients clients = new PeerClients(TestSettings.context(Ticker.SYSTEM), new PeerClient.Callback() {
+    PeerClients clients = new PeerClients(TestSettings.context(Ticker.SYSTEM), () -> ClusterId.NONE, new PeerClient.Callback() {
       @Override
       public void resolved(Pending p, boolean retry) {}
 
