@@ -74,6 +74,7 @@ public final class ShardManager implements AutoCloseable {
   private final Runnable onClose;
   private volatile Server server;
   private volatile PodAddress address;
+  private volatile String holder = "shard manager";
   @GuardedBy("loop")
   private boolean closed;
 
@@ -128,6 +129,7 @@ public final class ShardManager implements AutoCloseable {
           }
           blocking.shutdown();
         });
+    m.holder = host + ":" + port;
     try {
       m.onLoop(m::recover);
       m.server = Wire.startServer(host, port, List.<BindableService>of(new ManagerService(m)));
@@ -165,7 +167,7 @@ public final class ShardManager implements AutoCloseable {
 
   /** Loads the store and takes the next term. Loop only. */
   void recover() {
-    ClusterConfig c = journal.recover(Rounds::reassert);
+    ClusterConfig c = journal.recover(holder, settings.leaseTtl(), Rounds::reassert);
     log.info("shard manager term {} resumes at epoch {}: {} pods, {} of {} shards assigned", journal.term(),
         c.epoch(), c.activePods().size(), c.size() - c.unownedCount(), c.size());
   }
@@ -177,6 +179,7 @@ public final class ShardManager implements AutoCloseable {
     membership.grantAll();
     long tick = Math.max(50, Math.min(500, settings.leaseTtl().toMillis() / 8));
     every(Duration.ofMillis(tick), membership::findDeadPods);
+    every(settings.leaseTtl().dividedBy(3), journal::renewLease);
     every(settings.rebalanceInterval(), () -> rebalancer.request("periodic"));
     if (!c.activePods().isEmpty()) {
       // Give the pods of the previous term a renewal period to show they are alive, then finish
