@@ -68,6 +68,38 @@ public final class ServerProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * A {@code redis-server} on a free loopback port with its data (AOF, fsync on every write, so a
+   * restart keeps every acknowledged write) in {@code dir}.
+   */
+  public static ServerProcess redis(Path dir) throws IOException {
+    String binary = binary("redis-server", "redis-server");
+    int port = freePort();
+    Files.createDirectories(dir);
+    return start(List.of(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1", "--dir", dir.toString(),
+        "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--daemonize", "no",
+        "--protected-mode", "yes"), dir.resolve("redis.log"), port);
+  }
+
+  /**
+   * A single-member {@code etcd} on free loopback ports (client and peer) with its data in
+   * {@code dir}; {@link #port()} is the client port.
+   */
+  public static ServerProcess etcd(Path dir) throws IOException {
+    String binary = binary("etcd", "etcd-server");
+    int client = freePort();
+    int peer = freePort();
+    String clientUrl = "http://127.0.0.1:" + client;
+    String peerUrl = "http://127.0.0.1:" + peer;
+    Files.createDirectories(dir);
+    return start(List.of(binary, "--name", "atoll", "--data-dir", dir.resolve("data").toString(),
+        "--listen-client-urls", clientUrl, "--advertise-client-urls", clientUrl,
+        "--listen-peer-urls", peerUrl, "--initial-advertise-peer-urls", peerUrl,
+        "--initial-cluster", "atoll=" + peerUrl, "--initial-cluster-state", "new",
+        // a short election timeout makes etcd's smallest lease 1 s instead of 2 s
+        "--heartbeat-interval", "50", "--election-timeout", "500"), dir.resolve("etcd.log"), client);
+  }
+
   /** Starts {@code command}, logging to {@code log}, and waits until {@code port} accepts. */
   public static ServerProcess start(List<String> command, Path log, int port) {
     ServerProcess p = new ServerProcess(List.copyOf(command), log, port);
