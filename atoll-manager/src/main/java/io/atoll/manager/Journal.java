@@ -2,6 +2,7 @@ package io.atoll.manager;
 
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.spi.AssignmentStore;
+import io.atoll.core.spi.LeadershipTakenException;
 import io.atoll.core.spi.StaleTermException;
 import io.atoll.core.spi.StoreConflictException;
 import io.atoll.core.spi.StoreException;
@@ -84,14 +85,13 @@ final class Journal {
    * {@link #recover(UnaryOperator)} leading as {@code holder} with a lease of {@code leaseTtl},
    * which {@link #renewLease} must renew.
    *
-   * @throws StoreException also if another manager holds a live lease
+   * @throws LeadershipTakenException if another manager holds a live lease
    */
   ClusterConfig recover(String holder, Duration leaseTtl, UnaryOperator<ClusterConfig> startOfTerm) {
     loop.checkOnLoop();
     checkShards(store.load()); // a store of another size takes no term
-    AssignmentStore.Lease l = store.tryAcquire(holder, leaseTtl).orElseThrow(() -> new StoreException(store
-        + ": another manager leads (" + store.leader().map(x -> x.holder() + ", term " + x.term()).orElse("its lease")
-        + "); start this one when that one is stopped, or give it another store"));
+    AssignmentStore.Lease l = store.tryAcquire(holder, leaseTtl)
+        .orElseThrow(() -> new LeadershipTakenException(store.toString(), store.leader()));
     try {
       Optional<AssignmentStore.Stored> stored = store.load(); // under the lease: nobody else writes now
       ManagerState state = checkShards(stored);
