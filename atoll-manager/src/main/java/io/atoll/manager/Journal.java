@@ -103,7 +103,11 @@ final class Journal {
       config = next;
       return config;
     } catch (RuntimeException e) {
-      store.release(l);
+      try {
+        store.release(l); // a standby need not wait for the lease to lapse
+      } catch (RuntimeException r) {
+        e.addSuppressed(r);
+      }
       throw e;
     }
   }
