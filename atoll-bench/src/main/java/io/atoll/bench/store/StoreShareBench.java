@@ -138,6 +138,11 @@ public final class StoreShareBench {
     return a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
   }
 
+  /**
+   * Runs the measurement and prints its medians.
+   *
+   * @param args {@code --store SPEC [--runs N] [--shards N]}
+   */
   public static void main(String[] args) throws Exception {
     String spec = null;
     int runs = 7;

@@ -41,6 +41,7 @@ public abstract class AssignmentStoreContract {
   /** The handle each test starts with; closed after it. */
   protected AssignmentStore store;
   private final List<AssignmentStore> others = new ArrayList<>();
+  private final List<AssignmentStore.Watch> watches = new ArrayList<>();
 
   /** Opens a store over fresh, empty storage (a new directory, key prefix, ...). */
   protected abstract AssignmentStore openFresh() throws Exception;
@@ -54,9 +55,12 @@ public abstract class AssignmentStoreContract {
    */
   protected abstract void restartServer() throws Exception;
 
-  /** A short lease time to live that this store honours (its granularity, at least). */
+  /**
+   * A short lease time to live that this store honours (its granularity, at least): 1 s, so that a
+   * holder renewing every quarter of it survives a stall of the test JVM of most of a second.
+   */
   protected Duration shortTtl() {
-    return Duration.ofMillis(500);
+    return Duration.ofSeconds(1);
   }
 
   /** How long a lease of {@link #shortTtl()} may take to lapse once it is not renewed. */
@@ -71,6 +75,9 @@ public abstract class AssignmentStoreContract {
 
   @AfterEach
   void closeStores() {
+    for (AssignmentStore.Watch w : watches) {
+      w.close();
+    }
     for (AssignmentStore s : others) {
       s.close();
     }
@@ -84,6 +91,14 @@ public abstract class AssignmentStoreContract {
     AssignmentStore s = openAnother(store);
     others.add(s);
     return s;
+  }
+
+  /** A watch on {@code s}, closed after the test. */
+  private AssignmentStore.Watch watch(AssignmentStore s, long afterVersion,
+      java.util.function.Consumer<AssignmentStore.Stored> onChange) {
+    AssignmentStore.Watch w = s.watch(afterVersion, onChange);
+    watches.add(w);
+    return w;
   }
 
   private static byte[] bytes(String s) {
@@ -317,12 +332,11 @@ public abstract class AssignmentStoreContract {
   void aWatchDeliversNewerStatesInVersionOrderEndingWithTheLatest() throws Exception {
     AssignmentStore other = another();
     List<AssignmentStore.Stored> seen = new CopyOnWriteArrayList<>();
-    try (AssignmentStore.Watch w = other.watch(0, seen::add)) {
-      for (int v = 0; v < 50; v++) {
-        store.save(bytes("v" + (v + 1)), 0, v);
-      }
-      await().atMost(Duration.ofSeconds(10)).until(() -> !seen.isEmpty() && seen.getLast().version() == 50);
+    watch(other, 0, seen::add);
+    for (int v = 0; v < 50; v++) {
+      store.save(bytes("v" + (v + 1)), 0, v);
     }
+    await().atMost(Duration.ofSeconds(10)).until(() -> !seen.isEmpty() && seen.getLast().version() == 50);
     List<Long> versions = seen.stream().map(AssignmentStore.Stored::version).toList();
     assertThat(versions).isSorted().doesNotHaveDuplicates();
     assertThat(seen.getLast().data()).isEqualTo(bytes("v50"));
@@ -337,14 +351,13 @@ public abstract class AssignmentStoreContract {
     store.save(bytes("v2"), 0, 1);
     List<AssignmentStore.Stored> behind = new CopyOnWriteArrayList<>();
     List<AssignmentStore.Stored> current = new CopyOnWriteArrayList<>();
-    try (AssignmentStore.Watch a = store.watch(1, behind::add);
-        AssignmentStore.Watch b = store.watch(2, current::add)) {
-      await().atMost(Duration.ofSeconds(10)).until(() -> !behind.isEmpty());
-      assertThat(behind.getFirst().version()).isEqualTo(2);
-      store.save(bytes("v3"), 0, 2);
-      await().atMost(Duration.ofSeconds(10)).until(() -> !current.isEmpty());
-      assertThat(current).extracting(AssignmentStore.Stored::version).containsExactly(3L);
-    }
+    watch(store, 1, behind::add);
+    watch(store, 2, current::add);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !behind.isEmpty());
+    assertThat(behind.getFirst().version()).isEqualTo(2);
+    store.save(bytes("v3"), 0, 2);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !current.isEmpty());
+    assertThat(current).extracting(AssignmentStore.Stored::version).containsExactly(3L);
   }
 
   @Test
@@ -357,9 +370,8 @@ public abstract class AssignmentStoreContract {
     store.save(bytes("v2"), 0, 1);
     // A second watch sees v2; the closed one must not have by then.
     List<AssignmentStore.Stored> probe = new CopyOnWriteArrayList<>();
-    try (AssignmentStore.Watch p = store.watch(1, probe::add)) {
-      await().atMost(Duration.ofSeconds(10)).until(() -> !probe.isEmpty());
-    }
+    watch(store, 1, probe::add);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !probe.isEmpty());
     assertThat(seen).extracting(AssignmentStore.Stored::version).containsExactly(1L);
   }
 
@@ -371,18 +383,17 @@ public abstract class AssignmentStoreContract {
     AssignmentStore.Lease lease = store.tryAcquire("m1", Duration.ofSeconds(60)).orElseThrow();
     store.save(bytes("before"), lease.term(), 0);
     List<AssignmentStore.Stored> seen = new CopyOnWriteArrayList<>();
-    try (AssignmentStore.Watch w = another().watch(1, seen::add)) {
-      restartServer();
-      AssignmentStore.Stored s = await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-          .ignoreExceptionsInstanceOf(StoreException.class)
-          .until(() -> store.load().orElseThrow(), x -> true);
-      assertThat(s.version()).isEqualTo(1);
-      assertThat(s.data()).isEqualTo(bytes("before"));
-      assertThat(await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(StoreException.class)
-          .until(() -> store.renew(lease), x -> true)).isTrue();
-      assertThat(store.save(bytes("after"), lease.term(), 1)).isEqualTo(2);
-      await().atMost(Duration.ofSeconds(30)).until(() -> !seen.isEmpty() && seen.getLast().version() == 2);
-    }
+    watch(another(), 1, seen::add);
+    restartServer();
+    AssignmentStore.Stored s = await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+        .ignoreExceptionsInstanceOf(StoreException.class)
+        .until(() -> store.load().orElseThrow(), x -> true);
+    assertThat(s.version()).isEqualTo(1);
+    assertThat(s.data()).isEqualTo(bytes("before"));
+    assertThat(await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(StoreException.class)
+        .until(() -> store.renew(lease), x -> true)).isTrue();
+    assertThat(store.save(bytes("after"), lease.term(), 1)).isEqualTo(2);
+    await().atMost(Duration.ofSeconds(30)).until(() -> !seen.isEmpty() && seen.getLast().version() == 2);
     assertThat(seen.getLast().data()).isEqualTo(bytes("after"));
   }
 }

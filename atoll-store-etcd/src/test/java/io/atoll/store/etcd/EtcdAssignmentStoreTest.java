@@ -7,7 +7,6 @@ import io.atoll.core.spi.AssignmentStoreContract;
 import io.atoll.core.spi.ServerProcess;
 import io.atoll.core.spi.StoreException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -51,12 +50,6 @@ class EtcdAssignmentStoreTest extends AssignmentStoreContract {
   @Override
   protected void restartServer() {
     server.restart();
-  }
-
-  /** etcd's leases count whole seconds. */
-  @Override
-  protected Duration shortTtl() {
-    return Duration.ofSeconds(1);
   }
 
   @Test
