@@ -316,8 +316,13 @@ public final class FileAssignmentStore implements AssignmentStore {
   private <T> T underWriteLock(IoBody<T> body) {
     writers.lock();
     try (FileChannel ch = FileChannel.open(dir.resolve(WRITE_LOCK), StandardOpenOption.CREATE,
-        StandardOpenOption.WRITE); FileLock l = ch.lock()) {
-      return body.run();
+        StandardOpenOption.WRITE)) {
+      FileLock l = ch.lock();
+      try {
+        return body.run();
+      } finally {
+        l.release();
+      }
     } catch (IOException e) {
       throw new StoreException("file store " + dir + ": " + e.getMessage(), e);
     } finally {
