@@ -3,6 +3,8 @@ package io.atoll.manager;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.PodId;
 import io.atoll.core.spi.AssignmentStore;
+import io.atoll.core.spi.LeadershipTakenException;
+import io.atoll.core.spi.StaleTermException;
 import io.atoll.core.spi.StoreConflictException;
 import io.atoll.core.spi.StoreException;
 import io.atoll.manager.round.Rounds;
@@ -26,9 +28,11 @@ import org.slf4j.LoggerFactory;
  * A manager that dies at any point resumes from the store and can never have given one shard to
  * two pods: a pod starts serving a shard only when it sees a saved claim naming it.
  *
- * <p><b>Terms.</b> {@link #recover} saves the stored state with term + 1 (compare-and-set on the
- * store's version), so a deposed manager's next save is refused: {@code onDeposed} is told once,
- * and every later transition fails.
+ * <p><b>Terms.</b> {@link #recover} takes the store's leadership lease, whose grant carries a term
+ * greater than every earlier one, and saves the stored state under it (compare-and-set on the
+ * store's version and term). A manager whose lease another one took is refused at its next save
+ * ({@link StaleTermException}), and one whose renewal ({@link #renewLease}) finds the lease lost
+ * stops at once: either way {@code onDeposed} is told once, and every later transition fails.
  *
  * <p><b>The lease it promised.</b> Every save also records the longest lease (and margin) a pod
  * may hold from a renewal granted under this state. A start takes the longer of the stored and
@@ -67,6 +71,7 @@ final class Journal {
   private Duration promisedTtl = Duration.ZERO;
   private Duration promisedMargin = Duration.ZERO;
   private PrunedPods pruned = PrunedPods.NONE;
+  private AssignmentStore.Lease lease;
   private volatile long term;
   private long storeVersion;
   private CompletableFuture<?> transitions = CompletableFuture.completedFuture(null);
@@ -113,32 +118,84 @@ final class Journal {
    *     shards, or another manager wrote to it meanwhile
    */
   ClusterConfig recover(UnaryOperator<ClusterConfig> startOfTerm) {
+    return recover("shard manager", Duration.ofSeconds(10), startOfTerm);
+  }
+
+  /**
+   * {@link #recover(UnaryOperator)} leading as {@code holder} with a lease of {@code leaseTtl},
+   * which {@link #renewLease} must renew.
+   *
+   * @throws LeadershipTakenException if another manager holds a live lease
+   */
+  ClusterConfig recover(String holder, Duration leaseTtl, UnaryOperator<ClusterConfig> startOfTerm) {
     loop.checkOnLoop();
-    Optional<AssignmentStore.Stored> stored = store.load();
+    checkShards(store.load()); // a store of another size takes no term
+    AssignmentStore.Lease l = store.tryAcquire(holder, leaseTtl)
+        .orElseThrow(() -> new LeadershipTakenException(store.toString(), store.leader()));
+    try {
+      Optional<AssignmentStore.Stored> stored = store.load(); // under the lease: nobody else writes now
+      ManagerState state = checkShards(stored);
+      long version = stored.map(AssignmentStore.Stored::version).orElse(0L);
+      Duration ttl = max(state.leaseTtl(), ownTtl);
+      Duration margin = max(state.leaseMargin(), ownMargin);
+      if (ttl.compareTo(ownTtl) > 0 || margin.compareTo(ownMargin) > 0) {
+        log.warn("shard manager: the previous term granted leases of {} ms (+ {} ms margin), longer than this"
+            + " manager's {} ms (+ {} ms); it waits that long for pods that do not renew", ttl.toMillis(),
+            margin.toMillis(), ownTtl.toMillis(), ownMargin.toMillis());
+      }
+      Rounds.Pruned p = Rounds.pruneTombstones(startOfTerm.apply(state.config()), maxTombstones);
+      PrunedPods nextPruned = state.pruned().plus(p.pruned(), maxPruned);
+      storeVersion = store.save(new ManagerState(l.term(), p.config(), ttl, margin, nextPruned).encode(), l.term(),
+          version);
+      lease = l;
+      term = l.term();
+      config = p.config();
+      promisedTtl = ttl;
+      promisedMargin = margin;
+      pruned = nextPruned;
+      return config;
+    } catch (RuntimeException e) {
+      try {
+        store.release(l); // a standby need not wait for the lease to lapse
+      } catch (RuntimeException r) {
+        e.addSuppressed(r);
+      }
+      throw e;
+    }
+  }
+
+  private ManagerState checkShards(Optional<AssignmentStore.Stored> stored) {
     ManagerState state = stored.map(s -> ManagerState.decode(s.data()))
         .orElseGet(() -> new ManagerState(0, ClusterConfig.empty(numberOfShards)));
     if (state.config().size() != numberOfShards) {
       throw new StoreException(store + " holds " + state.config().size() + " shards but the manager is set to "
           + numberOfShards + " (expected: the same; the number of shards cannot change for a store)");
     }
-    long version = stored.map(AssignmentStore.Stored::version).orElse(0L);
-    Duration ttl = max(state.leaseTtl(), ownTtl);
-    Duration margin = max(state.leaseMargin(), ownMargin);
-    if (ttl.compareTo(ownTtl) > 0 || margin.compareTo(ownMargin) > 0) {
-      log.warn("shard manager: the previous term granted leases of {} ms (+ {} ms margin), longer than this"
-          + " manager's {} ms (+ {} ms); it waits that long for pods that do not renew", ttl.toMillis(),
-          margin.toMillis(), ownTtl.toMillis(), ownMargin.toMillis());
+    return state;
+  }
+
+  /**
+   * Renews the leadership lease off the loop; if the lease is lost (another manager was granted a
+   * term), the manager is deposed at once. A store that cannot be reached is only logged: saves
+   * under the term stay fenced by the store, and the next renewal tries again. Loop only.
+   */
+  void renewLease() {
+    loop.checkOnLoop();
+    AssignmentStore.Lease l = lease;
+    if (closed || l == null) {
+      return;
     }
-    Rounds.Pruned p = Rounds.pruneTombstones(startOfTerm.apply(state.config()), maxTombstones);
-    PrunedPods nextPruned = state.pruned().plus(p.pruned(), maxPruned);
-    storeVersion = store.save(new ManagerState(state.term() + 1, p.config(), ttl, margin, nextPruned).encode(),
-        version);
-    term = state.term() + 1;
-    config = p.config();
-    promisedTtl = ttl;
-    promisedMargin = margin;
-    pruned = nextPruned;
-    return config;
+    CompletableFuture.supplyAsync(() -> store.renew(l) ? -1L
+        : store.leader().map(AssignmentStore.Leader::term).orElse(l.term() + 1), io)
+        .whenCompleteAsync((newerTerm, err) -> {
+          if (err != null) {
+            Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+            log.warn("shard manager term {}: renewing the lease failed: {}", term, cause.toString());
+          } else if (newerTerm >= 0) {
+            log.error("shard manager term {} is deposed: its lease was lost (term {} was granted)", term, newerTerm);
+            depose(new StaleTermException(store.toString(), term, newerTerm));
+          }
+        }, loop);
   }
 
   private static Duration max(Duration a, Duration b) {
@@ -215,7 +272,8 @@ final class Journal {
       }
       byte[] data = new ManagerState(term, next, promisedTtl, promisedMargin, nextPruned).encode();
       long expected = storeVersion;
-      return CompletableFuture.supplyAsync(() -> store.save(data, expected), io)
+      long writer = term;
+      return CompletableFuture.supplyAsync(() -> store.save(data, writer, expected), io)
           .handleAsync((version, err) -> {
             if (err == null) {
               storeVersion = version;

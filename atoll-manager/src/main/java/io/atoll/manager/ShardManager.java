@@ -77,6 +77,7 @@ public final class ShardManager implements AutoCloseable {
   private volatile PodAddress address;
   private final RandomGenerator random;
   private volatile ClusterId clusterId = ClusterId.NONE;
+  private volatile String holder = "shard manager";
   @GuardedBy("loop")
   private boolean closed;
 
@@ -133,6 +134,7 @@ public final class ShardManager implements AutoCloseable {
           }
           blocking.shutdown();
         });
+    m.holder = host + ":" + port;
     try {
       m.onLoop(m::recover);
       m.server = Wire.startServer(host, port, List.<BindableService>of(new ManagerService(m)));
@@ -172,7 +174,7 @@ public final class ShardManager implements AutoCloseable {
   void recover() {
     // A cluster gets its id at its manager's first start (or the first start of a version that
     // knows ids), kept in the state from then on.
-    ClusterConfig c = journal.recover(s -> Rounds.reassert(s.clusterId().isNone()
+    ClusterConfig c = journal.recover(holder, settings.leaseTtl(), s -> Rounds.reassert(s.clusterId().isNone()
         ? s.withClusterId(ClusterId.random(random)) : s));
     clusterId = c.clusterId();
     pods.clusterId(clusterId);
@@ -218,6 +220,7 @@ public final class ShardManager implements AutoCloseable {
       journal.keepOwnPromise();
     }
     every(deadPodTick(settings), membership::findDeadPods);
+    every(settings.leaseTtl().dividedBy(3), journal::renewLease);
     every(settings.rebalanceInterval(), () -> rebalancer.request("periodic"));
     if (!c.activePods().isEmpty()) {
       // Give the pods of the previous term a renewal period to show they are alive, then finish

@@ -1,7 +1,9 @@
 package io.atoll.manager;
 
 import io.atoll.core.spi.AssignmentStore;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /** {@link MemoryStore} for tests where the manager's threads use it. */
 final class MemoryStoreThreadSafe implements AssignmentStore {
@@ -14,8 +16,42 @@ final class MemoryStoreThreadSafe implements AssignmentStore {
   }
 
   @Override
-  public synchronized long save(byte[] data, long expectedVersion) {
-    return store.save(data, expectedVersion);
+  public synchronized long save(byte[] data, long term, long expectedVersion) {
+    return store.save(data, term, expectedVersion);
+  }
+
+  @Override
+  public synchronized Watch watch(long afterVersion, Consumer<Stored> onChange) {
+    Watch w = store.watch(afterVersion, onChange);
+    return () -> {
+      synchronized (this) {
+        w.close();
+      }
+    };
+  }
+
+  @Override
+  public synchronized Optional<Lease> tryAcquire(String holder, Duration ttl) {
+    return store.tryAcquire(holder, ttl);
+  }
+
+  @Override
+  public synchronized boolean renew(Lease lease) {
+    return store.renew(lease);
+  }
+
+  @Override
+  public synchronized void release(Lease lease) {
+    store.release(lease);
+  }
+
+  @Override
+  public synchronized Optional<Leader> leader() {
+    return store.leader();
+  }
+
+  synchronized long takeOver() {
+    return store.takeOver();
   }
 
   synchronized long version() {
@@ -31,5 +67,7 @@ final class MemoryStoreThreadSafe implements AssignmentStore {
   }
 
   @Override
-  public void close() {}
+  public synchronized void close() {
+    store.close();
+  }
 }

@@ -12,6 +12,7 @@ import io.atoll.core.Ticker;
 import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.RebalanceLimits;
 import io.atoll.core.spi.PodHealth;
+import io.atoll.core.spi.StaleTermException;
 import io.atoll.core.spi.StoreConflictException;
 import io.atoll.core.spi.StoreException;
 import io.atoll.transport.grpc.Wire;
@@ -363,6 +364,18 @@ class ShardManagerTest {
     assertThat(manager.rebalance()).failsWithin(Duration.ofSeconds(5));
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThatThrownBy(() -> stub.withDeadlineAfter(2,
         TimeUnit.SECONDS).rebalance(RebalanceRequest.getDefaultInstance())).isInstanceOf(StatusRuntimeException.class));
+  }
+
+  @Test
+  void aManagerWhoseLeaseWasTakenStopsAtItsNextRenewalWithoutWriting() {
+    manager = ShardManager.start(settings(2).withLease(Duration.ofMillis(600), Duration.ofMillis(100)), store,
+        "127.0.0.1", 0);
+    long before = store.version();
+    long newer = store.takeOver();
+    await().atMost(Duration.ofSeconds(10)).until(() -> manager.stopped().isDone());
+    assertThatThrownBy(() -> manager.stopped().join()).hasCauseInstanceOf(StaleTermException.class)
+        .hasMessageContaining("the current term " + newer);
+    assertThat(store.version()).isEqualTo(before);
   }
 
   @Test

@@ -2,11 +2,11 @@ package io.atoll.server;
 
 import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.RebalanceLimits;
+import io.atoll.core.spi.LeadershipTakenException;
 import io.atoll.core.spi.PodHealth;
 import io.atoll.core.Ticker;
 import io.atoll.manager.ManagerSettings;
 import io.atoll.manager.ShardManager;
-import io.atoll.store.file.FileAssignmentStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
 
 /** {@code atoll manager}: runs the shard manager until stopped. */
 @Command(name = "manager", mixinStandardHelpOptions = true,
-    description = "Runs the shard manager, with its state in a data directory.")
+    description = "Runs the shard manager, with its state in a data directory, etcd or Redis.")
 final class ManagerCommand implements Callable<Integer> {
 
   /** Allocation strategies by name. */
@@ -38,6 +38,16 @@ final class ManagerCommand implements Callable<Integer> {
       description = "Where the state lives; a relative path is taken from the current directory"
           + " (default: ${DEFAULT-VALUE}).")
   Path dataDir;
+
+  @Option(names = "--store", defaultValue = "file", description = "Where the state lives: file (the data directory),"
+      + " file:<dir>, etcd://host:port[,host:port][/prefix], redis://[user:password@]host:port[/db];"
+      + " etcds:// and rediss:// for TLS (default: ${DEFAULT-VALUE}).")
+  String store;
+
+  @Option(names = "--standby", defaultValue = "true", negatable = true, fallbackValue = "true",
+      description = "While another manager leads the store, wait and take over when its lease lapses;"
+      + " --no-standby exits instead (default: ${DEFAULT-VALUE}).")
+  boolean standby;
 
   @Option(names = "--shards", defaultValue = "300", description = "Number of shards; fixed for a data directory (default: ${DEFAULT-VALUE}).")
   int shards;
@@ -93,17 +103,39 @@ final class ManagerCommand implements Callable<Integer> {
       System.err.println("atoll manager: " + e.getMessage());
       return 2;
     }
-    ShardManager manager;
+    StoreSpec storeSpec;
     try {
-      manager = ShardManager.start(settings, FileAssignmentStore.open(dataDir.toAbsolutePath()), PodHealth.LEASE_ONLY,
-          host, port,
-          Ticker.SYSTEM, new java.security.SecureRandom());
-    } catch (RuntimeException e) {
-      System.err.println("atoll manager: cannot start: " + e.getMessage());
-      return 1;
+      storeSpec = StoreSpec.parse(store, dataDir.toAbsolutePath());
+    } catch (IllegalArgumentException e) {
+      System.err.println("atoll manager: " + e.getMessage());
+      return 2;
+    }
+    ShardManager manager;
+    boolean told = false;
+    while (true) {
+      try {
+        manager = ShardManager.start(settings, storeSpec.open(), PodHealth.LEASE_ONLY, host, port,
+            Ticker.SYSTEM, new java.security.SecureRandom());
+        break;
+      } catch (LeadershipTakenException e) {
+        if (!standby) {
+          System.err.println("atoll manager: cannot start: " + e.getMessage());
+          return 1;
+        }
+        if (!told) {
+          System.out.println("atoll manager standing by: " + e.getMessage());
+          System.out.flush();
+          told = true;
+        }
+        // A retry, not a synchronization: the leader's lease lapses only if it stops renewing.
+        Thread.sleep(Math.max(50, lease.toMillis() / 10));
+      } catch (RuntimeException e) {
+        System.err.println("atoll manager: cannot start: " + e.getMessage());
+        return 1;
+      }
     }
     System.out.println("atoll manager listening on " + manager.address() + " (term " + manager.term() + ", "
-        + shards + " shards, data dir " + dataDir.toAbsolutePath() + ")");
+        + shards + " shards, " + storeSpec.describe() + ")");
     System.out.flush();
     Runtime.getRuntime().addShutdownHook(new Thread(manager::close, "atoll-manager-stop"));
     try {

@@ -77,6 +77,40 @@ class CliTest {
   }
 
   @Test
+  void aMalformedStoreStopsTheStartWithTheExpectedForms() {
+    assertThat(Main.run(new String[] {"manager", "--store", "zookeeper://h:1"}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("--store: 'zookeeper://h:1'").contains("etcd://host:port").contains("redis://");
+    assertThat(Main.run(new String[] {"manager", "--store", "etcd://h:port"}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("etcd store: port 'port'");
+    assertThat(Main.run(new String[] {"manager", "--store", "redis://h:1?colour=red"}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("unknown parameter 'colour'");
+    assertThat(Main.run(new String[] {"manager", "--store", "file:"}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("names no directory");
+  }
+
+  @Test
+  void aStoreThatDoesNotAnswerStopsTheStartNamingIt() throws Exception {
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    int code = Main.run(new String[] {"manager", "--port", "0", "--store",
+        "redis://127.0.0.1:" + port + "?timeout=1s"}, Map.of());
+    assertThat(code).isEqualTo(1);
+    assertThat(errText()).contains("cannot start").contains("redis store redis://127.0.0.1:" + port)
+        .contains("cannot connect");
+  }
+
+  @Test
+  void storeSpecsReadEveryForm() {
+    assertThat(StoreSpec.parse("file", dir)).isEqualTo(new StoreSpec("file", "file", dir));
+    assertThat(StoreSpec.parse("file:/var/atoll", dir).dir()).isEqualTo(Path.of("/var/atoll"));
+    assertThat(StoreSpec.parse("etcd://127.0.0.1:2379", dir).kind()).isEqualTo("etcd");
+    assertThat(StoreSpec.parse("etcds://a:1,b:2/p", dir).describe()).isEqualTo("etcds://a:1,b:2/p");
+    assertThat(StoreSpec.parse("rediss://u:pw@h:6380", dir).describe()).isEqualTo("rediss://u@h:6380/0 (prefix atoll)");
+  }
+
+  @Test
   void anOutOfRangeSettingStopsTheStartWithTheExpectedRange() {
     int code = Main.run(new String[] {"manager", "--shards", "0", "--data-dir", dir.toString()}, Map.of());
     assertThat(code).isEqualTo(2);

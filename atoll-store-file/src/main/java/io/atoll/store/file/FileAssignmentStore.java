@@ -1,6 +1,7 @@
 package io.atoll.store.file;
 
 import io.atoll.core.spi.AssignmentStore;
+import io.atoll.core.spi.StaleTermException;
 import io.atoll.core.spi.StoreConflictException;
 import io.atoll.core.spi.StoreException;
 import java.io.IOException;
@@ -8,41 +9,78 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
 /**
- * The embedded default {@link AssignmentStore}: one file in a data directory, replaced atomically.
+ * The embedded default {@link AssignmentStore}: files in a data directory, each replaced
+ * atomically, for managers on one machine.
  *
- * <p>A save writes {@code state.tmp}, forces it to disk, renames it over {@code state} (an atomic
- * replace on POSIX file systems) and forces the directory, so after a crash at any point the
- * directory holds either the old or the new state, never a mix. A save returns only once the
- * directory is forced: if it cannot be, the save fails (its outcome ambiguous) rather than report a
- * write that a crash could undo. The file carries its version and
- * a CRC32C; a damaged file is reported, never half-read.
+ * <p><b>State.</b> A save writes {@code state.tmp}, forces it to disk, renames it over
+ * {@code state} (an atomic replace on POSIX file systems) and forces the directory, so after a
+ * crash at any point the directory holds either the old or the new state, never a mix. A save
+ * returns only once the directory is forced: if it cannot be, the save fails (its outcome
+ * ambiguous) rather than report a write that a crash could undo. The file carries its version,
+ * its writer's term and a CRC32C; a damaged file is reported, never half-read.
  *
  * <pre>
- * magic "ATLS", format 1 (1 byte), version (8 bytes), length (4 bytes), data, CRC32C of all before (4 bytes)
+ * magic "ATLS", format 2 (1 byte), version (8 bytes), term (8 bytes), length (4 bytes), data,
+ *   CRC32C of all before (4 bytes)          (format 1, still read, has no term: term 0)
  * </pre>
  *
- * <p>One process at a time: opening takes an exclusive lock on {@code lock} in the directory for
- * the life of the store, so a second manager on the same directory fails at start with a clear
- * error instead of overwriting the first one's state. Thread-safe.
+ * <p><b>Writers.</b> Every change (a save, a grant of a term) happens under an exclusive lock of
+ * {@code write.lock} — an OS lock between processes and a per-directory lock between handles of
+ * one JVM — and re-reads the stored version and the granted term ({@code term}, checksummed)
+ * under it. So any number of handles and processes may open the directory; only the
+ * compare-and-set decides.
+ *
+ * <p><b>Leadership.</b> The lease is an OS lock on {@code leader.lock}, held by the leading handle
+ * and released when its lease lapses (its own timer, {@code ttl} after the last grant or renewal),
+ * when it is released or closed, and by the OS when its process dies — {@code kill -9} of a
+ * leader frees the lease at once. A frozen (stopped) leader keeps it until it runs again: this
+ * store is for one machine. {@code leader} names the holder.
+ *
+ * <p><b>Watch.</b> Each watch polls the state file's header every {@code pollInterval} (50 ms
+ * unless opened otherwise) and reads the state when its version grew.
+ *
+ * <p>Thread-safe.
  */
 public final class FileAssignmentStore implements AssignmentStore {
 
   static final String STATE = "state";
   static final String TEMP = "state.tmp";
-  static final String LOCK = "lock";
+  static final String TERM = "term";
+  static final String TERM_TEMP = "term.tmp";
+  static final String LEADER = "leader";
+  static final String LEADER_TEMP = "leader.tmp";
+  static final String LEADER_LOCK = "leader.lock";
+  static final String WRITE_LOCK = "write.lock";
   private static final byte[] MAGIC = {'A', 'T', 'L', 'S'};
-  private static final byte FORMAT = 1;
-  private static final int HEADER = 4 + 1 + 8 + 4;
+  private static final byte[] TERM_MAGIC = {'A', 'T', 'L', 'T'};
+  private static final byte FORMAT_1 = 1;
+  private static final byte FORMAT = 2;
+  private static final int HEADER_1 = 4 + 1 + 8 + 4;
+  private static final int HEADER = 4 + 1 + 8 + 8 + 4;
+  private static final int TERM_FILE = 4 + 8 + 4;
+  private static final System.Logger log = System.getLogger(FileAssignmentStore.class.getName());
+
+  /** OS file locks are per process: handles of one JVM on one directory take this first. */
+  private static final ConcurrentHashMap<Path, ReentrantLock> WRITERS = new ConcurrentHashMap<>();
 
   /** Forces a directory's entries (a rename into it) to disk. */
   @FunctionalInterface
@@ -57,63 +95,72 @@ public final class FileAssignmentStore implements AssignmentStore {
     void sync(Path dir) throws IOException;
   }
 
-  private final Path dir;
-  private final FileChannel lockChannel;
-  private final FileLock lock;
-  private final DirectorySync directorySync;
-  private long version; // guarded by this
-  private boolean closed; // guarded by this
+  @FunctionalInterface
+  private interface IoBody<T> {
+    T run() throws IOException;
+  }
 
-  private FileAssignmentStore(Path dir, FileChannel lockChannel, FileLock lock, DirectorySync directorySync,
-      long version) {
+  private final Path dir;
+  private final DirectorySync directorySync;
+  private final Duration pollInterval;
+  private final ReentrantLock writers;
+  private final ScheduledExecutorService timer;
+  private final ScheduledExecutorService watcher;
+  private FileChannel leaderChannel; // guarded by this
+  private FileLock leaderLock; // guarded by this
+  private Lease held; // guarded by this
+  private ScheduledFuture<?> lapse; // guarded by this
+  private volatile boolean closed;
+
+  private FileAssignmentStore(Path dir, DirectorySync directorySync, Duration pollInterval) {
     this.dir = dir;
-    this.lockChannel = lockChannel;
-    this.lock = lock;
     this.directorySync = directorySync;
-    this.version = version;
+    this.pollInterval = pollInterval;
+    this.writers = WRITERS.computeIfAbsent(dir, d -> new ReentrantLock());
+    this.timer = Executors.newSingleThreadScheduledExecutor(
+        Thread.ofPlatform().name("atoll-file-store-lease").daemon().factory());
+    this.watcher = Executors.newSingleThreadScheduledExecutor(
+        Thread.ofPlatform().name("atoll-file-store-watch").daemon().factory());
   }
 
   /**
-   * Opens the store in {@code dir}, creating the directory if needed, and locks it.
+   * Opens the store in {@code dir}, creating the directory if needed.
    *
-   * @throws StoreException if the directory cannot be created or locked (another process holds
-   *     it), or if it holds a damaged state file
+   * @throws StoreException if the directory cannot be created or holds a damaged state file
    */
   public static FileAssignmentStore open(Path dir) {
-    return open(dir, DirectorySync.FSYNC);
+    return open(dir, DirectorySync.FSYNC, Duration.ofMillis(50));
+  }
+
+  /** {@link #open(Path)} with the directory sync and the watch's poll interval given. */
+  static FileAssignmentStore open(Path dir, DirectorySync directorySync, Duration pollInterval) {
+    Path abs = dir.toAbsolutePath().normalize();
+    try {
+      Files.createDirectories(abs);
+      Path real = abs.toRealPath();
+      FileAssignmentStore s = new FileAssignmentStore(real, directorySync, pollInterval);
+      try {
+        s.underWriteLock(() -> {
+          Files.deleteIfExists(real.resolve(TEMP)); // a save that crashed before its rename
+          return read(real);
+        });
+      } catch (RuntimeException e) {
+        s.close();
+        throw e;
+      }
+      return s;
+    } catch (IOException e) {
+      throw new StoreException("file store " + abs + ": cannot open: " + e.getMessage(), e);
+    }
   }
 
   /** {@link #open(Path)} with the directory sync given, for tests that make it fail. */
   static FileAssignmentStore open(Path dir, DirectorySync directorySync) {
-    Path abs = dir.toAbsolutePath();
-    FileChannel ch = null;
-    try {
-      Files.createDirectories(abs);
-      ch = FileChannel.open(abs.resolve(LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-      FileLock l;
-      try {
-        l = ch.tryLock();
-      } catch (OverlappingFileLockException e) {
-        l = null;
-      }
-      if (l == null) {
-        throw new StoreException("file store " + abs + ": in use by another process (it holds "
-            + abs.resolve(LOCK) + "); stop it or choose another data directory");
-      }
-      Files.deleteIfExists(abs.resolve(TEMP)); // a save that crashed before its rename
-      long v = read(abs).map(Stored::version).orElse(0L);
-      return new FileAssignmentStore(abs, ch, l, directorySync, v);
-    } catch (IOException e) {
-      closeQuietly(ch);
-      throw new StoreException("file store " + abs + ": cannot open: " + e.getMessage(), e);
-    } catch (RuntimeException e) {
-      closeQuietly(ch);
-      throw e;
-    }
+    return open(dir, directorySync, Duration.ofMillis(50));
   }
 
   /**
-   * Reads the state in {@code dir} without locking it, for tools and tests that inspect a store
+   * Reads the state in {@code dir} without any lock, for tools and tests that inspect a store
    * another process holds. The result is a complete state (the file is only ever replaced whole).
    *
    * @throws StoreException if the state file is damaged or unreadable
@@ -132,8 +179,8 @@ public final class FileAssignmentStore implements AssignmentStore {
   }
 
   private static Stored decode(Path file, byte[] all) {
-    if (all.length < HEADER + 4) {
-      throw damaged(file, "length " + all.length + " (expected: >= " + (HEADER + 4) + ")");
+    if (all.length < HEADER_1 + 4) {
+      throw damaged(file, "length " + all.length + " (expected: >= " + (HEADER_1 + 4) + ")");
     }
     ByteBuffer b = ByteBuffer.wrap(all);
     for (byte m : MAGIC) {
@@ -142,26 +189,34 @@ public final class FileAssignmentStore implements AssignmentStore {
       }
     }
     byte format = b.get();
-    if (format != FORMAT) {
-      throw damaged(file, "format " + format + " (expected: " + FORMAT + ")");
+    if (format != FORMAT && format != FORMAT_1) {
+      throw damaged(file, "format " + format + " (expected: " + FORMAT_1 + " or " + FORMAT + ")");
+    }
+    int header = format == FORMAT ? HEADER : HEADER_1;
+    if (all.length < header + 4) {
+      throw damaged(file, "length " + all.length + " (expected: >= " + (header + 4) + ")");
     }
     long version = b.getLong();
+    long term = format == FORMAT ? b.getLong() : 0;
     int length = b.getInt();
-    if (length < 0 || length != all.length - HEADER - 4) {
-      throw damaged(file, "data length " + length + " (expected: " + (all.length - HEADER - 4) + ")");
+    if (length < 0 || length != all.length - header - 4) {
+      throw damaged(file, "data length " + length + " (expected: " + (all.length - header - 4) + ")");
     }
     CRC32C crc = new CRC32C();
-    crc.update(all, 0, HEADER + length);
-    int stored = ByteBuffer.wrap(all, HEADER + length, 4).getInt();
+    crc.update(all, 0, header + length);
+    int stored = ByteBuffer.wrap(all, header + length, 4).getInt();
     if ((int) crc.getValue() != stored) {
       throw damaged(file, "checksum mismatch");
     }
     if (version < 1) {
       throw damaged(file, "version " + version + " (expected: >= 1)");
     }
+    if (term < 0) {
+      throw damaged(file, "term " + term + " (expected: >= 0)");
+    }
     byte[] data = new byte[length];
-    System.arraycopy(all, HEADER, data, 0, length);
-    return new Stored(version, data);
+    System.arraycopy(all, header, data, 0, length);
+    return new Stored(version, term, data);
   }
 
   private static StoreException damaged(Path file, String what) {
@@ -169,59 +224,353 @@ public final class FileAssignmentStore implements AssignmentStore {
         + "; restore it from a backup or remove it to start empty");
   }
 
-  @Override
-  public synchronized Optional<Stored> load() {
-    checkOpen();
-    Optional<Stored> s = read(dir);
-    // After a save whose outcome was ambiguous (an error after the rename), the file is the truth.
-    version = s.map(Stored::version).orElse(0L);
-    return s;
+  /** The stored version, from the state file's header alone (0 when there is none). */
+  private long storedVersion() throws IOException {
+    Path file = dir.resolve(STATE);
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      ByteBuffer b = ByteBuffer.allocate(4 + 1 + 8);
+      while (b.hasRemaining() && ch.read(b) >= 0) {
+        // reads the header
+      }
+      if (b.hasRemaining()) {
+        throw damaged(file, "length " + b.position() + " (expected: >= " + HEADER_1 + ")");
+      }
+      return b.getLong(5);
+    } catch (NoSuchFileException e) {
+      return 0;
+    }
+  }
+
+  /** The last term granted (0 when none ever was). */
+  private long grantedTerm() throws IOException {
+    Path file = dir.resolve(TERM);
+    byte[] all;
+    try {
+      all = Files.readAllBytes(file);
+    } catch (NoSuchFileException e) {
+      return 0;
+    }
+    ByteBuffer b = ByteBuffer.wrap(all);
+    CRC32C crc = new CRC32C();
+    crc.update(all, 0, Math.max(0, Math.min(all.length, TERM_FILE - 4)));
+    if (all.length != TERM_FILE || b.getInt() != ByteBuffer.wrap(TERM_MAGIC).getInt()
+        || b.getInt(TERM_FILE - 4) != (int) crc.getValue()) {
+      throw new StoreException("file store " + file + ": damaged term file (expected: " + TERM_FILE
+          + " bytes, magic 'ATLT', a valid checksum); restore it from a backup");
+    }
+    return b.getLong(4);
+  }
+
+  private void writeTerm(long term) throws IOException {
+    ByteBuffer b = ByteBuffer.allocate(TERM_FILE).put(TERM_MAGIC).putLong(term);
+    CRC32C crc = new CRC32C();
+    crc.update(b.array(), 0, TERM_FILE - 4);
+    b.putInt((int) crc.getValue());
+    replace(b.array(), TERM_TEMP, TERM, "term " + term);
+  }
+
+  private void writeLeader(String holder, long term) throws IOException {
+    replace((term + "\n" + holder).getBytes(StandardCharsets.UTF_8), LEADER_TEMP, LEADER, "leader");
+  }
+
+  private Optional<Leader> readLeader(long granted) throws IOException {
+    try {
+      String s = Files.readString(dir.resolve(LEADER), StandardCharsets.UTF_8);
+      int nl = s.indexOf('\n');
+      if (nl > 0 && Long.parseLong(s.substring(0, nl)) == granted) {
+        return Optional.of(new Leader(s.substring(nl + 1), granted));
+      }
+      return Optional.empty();
+    } catch (NoSuchFileException | NumberFormatException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Writes {@code bytes} to {@code temp}, forces it, renames it over {@code target}, forces the directory. */
+  private void replace(byte[] bytes, String temp, String target, String what) throws IOException {
+    Path tmp = dir.resolve(temp);
+    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING)) {
+      ByteBuffer buf = ByteBuffer.wrap(bytes);
+      while (buf.hasRemaining()) {
+        ch.write(buf);
+      }
+      ch.force(true);
+    }
+    try {
+      Files.move(tmp, dir.resolve(target), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      throw new StoreException("file store " + dir + ": the file system cannot replace files atomically", e);
+    }
+    try {
+      directorySync.sync(dir); // makes the rename itself durable
+    } catch (IOException e) {
+      // The rename is visible but may not survive a crash: the outcome is ambiguous.
+      throw new StoreException("file store " + dir + ": " + what + " is not durable: the directory"
+          + " could not be synced after the rename: " + e.getMessage()
+          + " (the file may hold the old or the new value; load() tells)", e);
+    }
+  }
+
+  /** Runs {@code body} holding this directory's write lock, in this JVM and between processes. */
+  private <T> T underWriteLock(IoBody<T> body) {
+    writers.lock();
+    try (FileChannel ch = FileChannel.open(dir.resolve(WRITE_LOCK), StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE)) {
+      FileLock l = ch.lock();
+      try {
+        return body.run();
+      } finally {
+        l.release();
+      }
+    } catch (IOException e) {
+      throw new StoreException("file store " + dir + ": " + e.getMessage(), e);
+    } finally {
+      writers.unlock();
+    }
   }
 
   @Override
-  public synchronized long save(byte[] data, long expectedVersion) {
+  public Optional<Stored> load() {
+    checkOpen();
+    return read(dir);
+  }
+
+  @Override
+  public long save(byte[] data, long term, long expectedVersion) {
     checkOpen();
     if (data.length > MAX_BYTES) {
       throw new IllegalArgumentException("state: " + data.length + " bytes (expected: <= " + MAX_BYTES + ")");
     }
-    if (expectedVersion != version) {
-      throw new StoreConflictException("file store " + dir, expectedVersion, version);
-    }
-    long next = version + 1;
-    ByteBuffer buf = ByteBuffer.allocate(HEADER + data.length + 4);
-    buf.put(MAGIC).put(FORMAT).putLong(next).putInt(data.length).put(data);
-    CRC32C crc = new CRC32C();
-    crc.update(buf.array(), 0, HEADER + data.length);
-    buf.putInt((int) crc.getValue());
-    buf.flip();
-    Path tmp = dir.resolve(TEMP);
+    return underWriteLock(() -> {
+      long granted = grantedTerm();
+      if (term < granted) {
+        throw new StaleTermException("file store " + dir, term, granted);
+      }
+      if (term > granted) {
+        throw new StoreException("file store " + dir + ": term " + term + " was never granted (expected: "
+            + granted + ", the last one granted)");
+      }
+      long version = storedVersion();
+      if (expectedVersion != version) {
+        throw new StoreConflictException("file store " + dir, expectedVersion, version);
+      }
+      long next = version + 1;
+      ByteBuffer buf = ByteBuffer.allocate(HEADER + data.length + 4);
+      buf.put(MAGIC).put(FORMAT).putLong(next).putLong(term).putInt(data.length).put(data);
+      CRC32C crc = new CRC32C();
+      crc.update(buf.array(), 0, HEADER + data.length);
+      buf.putInt((int) crc.getValue());
+      replace(buf.array(), TEMP, STATE, "version " + next);
+      return next;
+    });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Leadership
+
+  /** Locks {@code leader.lock} without waiting; null if another handle or process holds it. */
+  private FileLock tryLockLeader(FileChannel ch) throws IOException {
     try {
-      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-          StandardOpenOption.TRUNCATE_EXISTING)) {
-        while (buf.hasRemaining()) {
-          ch.write(buf);
-        }
-        ch.force(true);
-      }
-      try {
-        Files.move(tmp, dir.resolve(STATE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        throw new StoreException("file store " + dir + ": the file system cannot replace files atomically", e);
-      }
-      try {
-        directorySync.sync(dir); // makes the rename itself durable
-      } catch (IOException e) {
-        // The rename is visible but may not survive a crash: the outcome is ambiguous (the file
-        // may hold either state), and load() takes the file as the truth again.
-        throw new StoreException("file store " + dir + ": version " + next + " is not durable: the directory"
-            + " could not be synced after the rename: " + e.getMessage()
-            + " (the state file may hold the old or the new state; load() tells)", e);
-      }
-    } catch (IOException e) {
-      throw new StoreException("file store " + dir + ": cannot write version " + next + ": " + e.getMessage(), e);
+      return ch.tryLock();
+    } catch (OverlappingFileLockException e) {
+      return null; // another handle in this JVM
     }
-    version = next;
-    return next;
+  }
+
+  private FileChannel openLeaderChannel() throws IOException {
+    return FileChannel.open(dir.resolve(LEADER_LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+  }
+
+  @Override
+  public synchronized Optional<Lease> tryAcquire(String holder, Duration ttl) {
+    checkOpen();
+    AssignmentStore.checkLeaseArguments(holder, ttl);
+    if (held != null) {
+      return Optional.empty();
+    }
+    try {
+      FileChannel ch = openLeaderChannel();
+      FileLock l = tryLockLeader(ch);
+      if (l == null) {
+        ch.close();
+        return Optional.empty();
+      }
+      long term;
+      try {
+        term = underWriteLock(() -> {
+          long next = grantedTerm() + 1;
+          writeTerm(next);
+          writeLeader(holder, next);
+          return next;
+        });
+      } catch (RuntimeException e) {
+        ch.close(); // releases the lock
+        throw e;
+      }
+      hold(ch, l, new Lease(holder, term, ttl));
+      return Optional.of(held);
+    } catch (IOException e) {
+      throw new StoreException("file store " + dir + ": cannot take the leadership: " + e.getMessage(), e);
+    }
+  }
+
+  private void hold(FileChannel ch, FileLock l, Lease lease) {
+    leaderChannel = ch;
+    leaderLock = l;
+    held = lease;
+    scheduleLapse(lease);
+  }
+
+  private void scheduleLapse(Lease lease) {
+    if (lapse != null) {
+      lapse.cancel(false);
+    }
+    lapse = timer.schedule(() -> lapse(lease), lease.ttl().toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  private synchronized void lapse(Lease lease) {
+    if (lease.equals(held)) {
+      dropLock();
+    }
+  }
+
+  private void dropLock() {
+    held = null;
+    if (lapse != null) {
+      lapse.cancel(false);
+      lapse = null;
+    }
+    try {
+      leaderChannel.close(); // releases the lock
+    } catch (IOException e) {
+      // the lock goes with the channel anyway
+    }
+    leaderChannel = null;
+    leaderLock = null;
+  }
+
+  @Override
+  public synchronized boolean renew(Lease lease) {
+    checkOpen();
+    if (held != null) {
+      if (held.equals(lease) && leaderLock.isValid()) {
+        scheduleLapse(lease);
+        return true;
+      }
+      return false;
+    }
+    // Lapsed here (or held by a handle that is gone): take it again if no later term was granted.
+    try {
+      FileChannel ch = openLeaderChannel();
+      FileLock l = tryLockLeader(ch);
+      if (l == null) {
+        ch.close();
+        return false;
+      }
+      boolean current;
+      try {
+        current = underWriteLock(() -> {
+          if (grantedTerm() != lease.term()) {
+            return false;
+          }
+          writeLeader(lease.holder(), lease.term());
+          return true;
+        });
+      } catch (RuntimeException e) {
+        ch.close();
+        throw e;
+      }
+      if (!current) {
+        ch.close();
+        return false;
+      }
+      hold(ch, l, lease);
+      return true;
+    } catch (IOException e) {
+      throw new StoreException("file store " + dir + ": cannot renew the lease: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public synchronized void release(Lease lease) {
+    if (lease.equals(held)) {
+      dropLock();
+    }
+  }
+
+  @Override
+  public synchronized Optional<Leader> leader() {
+    checkOpen();
+    if (held != null) {
+      return Optional.of(new Leader(held.holder(), held.term()));
+    }
+    try (FileChannel ch = openLeaderChannel()) {
+      FileLock probe = tryLockLeader(ch);
+      if (probe != null) {
+        probe.release();
+        return Optional.empty(); // nobody holds it
+      }
+      return underWriteLock(() -> readLeader(grantedTerm()));
+    } catch (IOException e) {
+      throw new StoreException("file store " + dir + ": cannot read the leader: " + e.getMessage(), e);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Watch
+
+  @Override
+  public Watch watch(long afterVersion, Consumer<Stored> onChange) {
+    checkOpen();
+    FileWatch w = new FileWatch(afterVersion, onChange);
+    w.future = watcher.scheduleWithFixedDelay(w::poll, 0, pollInterval.toNanos(), TimeUnit.NANOSECONDS);
+    return w;
+  }
+
+  private final class FileWatch implements Watch {
+    private final Consumer<Stored> onChange;
+    private final ReentrantLock delivering = new ReentrantLock();
+    private long last;
+    private boolean stopped; // guarded by delivering
+    private volatile ScheduledFuture<?> future;
+
+    FileWatch(long afterVersion, Consumer<Stored> onChange) {
+      this.last = afterVersion;
+      this.onChange = onChange;
+    }
+
+    void poll() {
+      delivering.lock();
+      try {
+        if (stopped || closed || storedVersion() <= last) {
+          return;
+        }
+        Optional<Stored> s = read(dir);
+        if (s.isPresent() && s.get().version() > last) {
+          last = s.get().version();
+          onChange.accept(s.get());
+        }
+      } catch (IOException | RuntimeException e) {
+        log.log(System.Logger.Level.WARNING, "file store " + dir + ": watch: " + e);
+      } finally {
+        delivering.unlock();
+      }
+    }
+
+    @Override
+    public void close() {
+      delivering.lock();
+      try {
+        stopped = true;
+      } finally {
+        delivering.unlock();
+      }
+      ScheduledFuture<?> f = future;
+      if (f != null) {
+        f.cancel(false);
+      }
+    }
   }
 
   private void checkOpen() {
@@ -241,22 +590,11 @@ public final class FileAssignmentStore implements AssignmentStore {
       return;
     }
     closed = true;
-    try {
-      lock.release();
-    } catch (IOException e) {
-      // The lock goes with the channel anyway.
+    if (held != null) {
+      dropLock();
     }
-    closeQuietly(lockChannel);
-  }
-
-  private static void closeQuietly(FileChannel ch) {
-    if (ch != null) {
-      try {
-        ch.close();
-      } catch (IOException e) {
-        // nothing left to release
-      }
-    }
+    timer.shutdownNow();
+    watcher.shutdownNow();
   }
 
   @Override

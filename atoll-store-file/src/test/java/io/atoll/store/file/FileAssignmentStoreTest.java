@@ -26,22 +26,55 @@ class FileAssignmentStoreTest extends AssignmentStoreContract {
   }
 
   @Override
-  protected AssignmentStore reopen(AssignmentStore s) {
+  protected AssignmentStore openAnother(AssignmentStore s) {
+    return FileAssignmentStore.open(((FileAssignmentStore) s).directory());
+  }
+
+  /** No server: the files are the store. */
+  @Override
+  protected void restartServer() {}
+
+  private AssignmentStore reopen(AssignmentStore s) {
     s.close();
     return FileAssignmentStore.open(dir.resolve("data"));
   }
 
   @Test
-  void aSecondOpenOfTheSameDirectoryIsRefusedWithTheLockNamed() {
-    assertThatThrownBy(() -> FileAssignmentStore.open(dir.resolve("data")))
-        .isInstanceOf(StoreException.class)
-        .hasMessageContaining("in use by another process")
-        .hasMessageContaining("lock");
+  void aClosedHandleReleasesItsLeaseAtOnce() throws Exception {
+    AssignmentStore other = another();
+    store.tryAcquire("m1", java.time.Duration.ofMinutes(5)).orElseThrow();
+    assertThat(other.tryAcquire("m2", java.time.Duration.ofMinutes(5))).isEmpty();
+    store.close();
+    store = null;
+    assertThat(other.tryAcquire("m2", java.time.Duration.ofMinutes(5))).isPresent();
+  }
+
+  @Test
+  void aStateFileOfFormat1IsReadWithTermZero() throws Exception {
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(4 + 1 + 8 + 4 + 2 + 4);
+    b.put(new byte[] {'A', 'T', 'L', 'S'}).put((byte) 1).putLong(3).putInt(2).put(new byte[] {7, 8});
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(b.array(), 0, b.position());
+    b.putInt((int) crc.getValue());
+    Files.write(dir.resolve("data").resolve(FileAssignmentStore.STATE), b.array());
+    AssignmentStore.Stored s = store.load().orElseThrow();
+    assertThat(s.version()).isEqualTo(3);
+    assertThat(s.term()).isZero();
+    assertThat(s.data()).containsExactly(7, 8);
+    assertThat(store.save(new byte[] {9}, 0, 3)).isEqualTo(4);
+  }
+
+  @Test
+  void aDamagedTermFileIsReported() throws Exception {
+    store.tryAcquire("m1", java.time.Duration.ofMinutes(5)).orElseThrow();
+    Files.write(dir.resolve("data").resolve(FileAssignmentStore.TERM), new byte[] {1, 2, 3});
+    assertThatThrownBy(() -> store.save(new byte[0], 1, 0)).isInstanceOf(StoreException.class)
+        .hasMessageContaining("damaged term file");
   }
 
   @Test
   void aSaveInterruptedBeforeItsRenameLeavesTheOldState() throws Exception {
-    store.save("old".getBytes(StandardCharsets.UTF_8), 0);
+    store.save("old".getBytes(StandardCharsets.UTF_8), 0, 0);
     // A crash after writing the temporary file but before the rename leaves it behind.
     Files.write(dir.resolve("data").resolve(FileAssignmentStore.TEMP), new byte[] {1, 2, 3});
     store = reopen(store);
@@ -51,7 +84,7 @@ class FileAssignmentStoreTest extends AssignmentStoreContract {
 
   @Test
   void aDamagedStateFileIsReportedNotHalfRead() throws Exception {
-    store.save("good state".getBytes(StandardCharsets.UTF_8), 0);
+    store.save("good state".getBytes(StandardCharsets.UTF_8), 0, 0);
     store.close();
     Path state = dir.resolve("data").resolve(FileAssignmentStore.STATE);
     byte[] all = Files.readAllBytes(state);
@@ -66,7 +99,7 @@ class FileAssignmentStoreTest extends AssignmentStoreContract {
 
   @Test
   void aTruncatedStateFileIsReported() throws Exception {
-    store.save("good state".getBytes(StandardCharsets.UTF_8), 0);
+    store.save("good state".getBytes(StandardCharsets.UTF_8), 0, 0);
     store.close();
     store = null;
     Path state = dir.resolve("data").resolve(FileAssignmentStore.STATE);
@@ -79,7 +112,7 @@ class FileAssignmentStoreTest extends AssignmentStoreContract {
 
   @Test
   void readingWithoutTheLockSeesTheLastSave() {
-    store.save("v1".getBytes(StandardCharsets.UTF_8), 0);
+    store.save("v1".getBytes(StandardCharsets.UTF_8), 0, 0);
     assertThat(FileAssignmentStore.read(dir.resolve("data")).orElseThrow().version()).isEqualTo(1);
   }
 
@@ -91,7 +124,7 @@ class FileAssignmentStoreTest extends AssignmentStoreContract {
     store = FileAssignmentStore.open(dir.resolve("other"), d -> {
       throw new IOException("injected: EIO");
     });
-    assertThatThrownBy(() -> store.save("v1".getBytes(StandardCharsets.UTF_8), 0))
+    assertThatThrownBy(() -> store.save("v1".getBytes(StandardCharsets.UTF_8), 0, 0))
         .isInstanceOf(StoreException.class)
         .hasMessageContaining("version 1 is not durable")
         .hasMessageContaining("injected: EIO")
@@ -107,8 +140,8 @@ class FileAssignmentStoreTest extends AssignmentStoreContract {
     List<Long> versionsSeenAtSync = new ArrayList<>();
     store = FileAssignmentStore.open(other,
         d -> versionsSeenAtSync.add(FileAssignmentStore.read(d).orElseThrow().version()));
-    store.save("v1".getBytes(StandardCharsets.UTF_8), 0);
-    store.save("v2".getBytes(StandardCharsets.UTF_8), 1);
+    store.save("v1".getBytes(StandardCharsets.UTF_8), 0, 0);
+    store.save("v2".getBytes(StandardCharsets.UTF_8), 0, 1);
     assertThat(versionsSeenAtSync).containsExactly(1L, 2L);
   }
 }

@@ -1,0 +1,106 @@
+package io.atoll.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.atoll.core.PodAddress;
+import io.atoll.core.spi.AssignmentStore;
+import io.atoll.core.spi.ServerProcess;
+import io.atoll.manager.ManagerState;
+import io.atoll.runtime.Sharding;
+import io.atoll.server.demo.Account;
+import io.atoll.server.demo.AtollProcesses;
+import io.atoll.testkit.process.ManagedProcess;
+import io.atoll.testkit.process.ProcessCluster;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two {@code atoll manager} processes on one store, for each store: one leads, the other stands
+ * by; after {@code kill -9} of the leader the standby leads within 2 × the lease, under a greater
+ * term, from the state the leader saved.
+ */
+class StandbyManagerIT {
+
+  private static final Duration LEASE = Duration.ofSeconds(3);
+
+  @TempDir
+  Path dir;
+
+  private ManagedProcess manager(ProcessCluster processes, String name, String store) {
+    return processes.start(AtollProcesses.atoll(name, List.of("manager", "--port", "0", "--store", store,
+        "--data-dir", dir.resolve("manager").toString(), "--shards", "30", "--lease", LEASE.toSeconds() + "s",
+        "--lease-margin", "1s", "--rebalance-interval", "2s", "--rebalance-retry", "500ms")));
+  }
+
+  private static ManagerState state(AssignmentStore store) {
+    return ManagerState.decode(store.load().orElseThrow().data());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"file", "redis", "etcd"})
+  void killingTheLeaderHandsTheStoreToTheStandbyWithinTwoLeases(String kind) throws Exception {
+    List<AutoCloseable> closing = new ArrayList<>();
+    ProcessCluster processes = new ProcessCluster(dir, Duration.ZERO);
+    Sharding pod = null;
+    try {
+      String spec = switch (kind) {
+        case "redis" -> {
+          ServerProcess s = ServerProcess.redis(dir.resolve("redis"));
+          closing.add(s);
+          yield "redis://127.0.0.1:" + s.port();
+        }
+        case "etcd" -> {
+          ServerProcess s = ServerProcess.etcd(dir.resolve("etcd"));
+          closing.add(s);
+          yield "etcd://127.0.0.1:" + s.port();
+        }
+        default -> "file";
+      };
+      AssignmentStore store = StoreSpec.parse(spec, dir.resolve("manager")).open();
+      closing.add(store);
+
+      ManagedProcess leader = manager(processes, "manager-a", spec);
+      PodAddress address = leader.awaitAddress(Duration.ofSeconds(60));
+      ManagedProcess standby = manager(processes, "manager-b", spec);
+      standby.awaitLog(Pattern.compile("standing by: .*another manager leads"), Duration.ofSeconds(60));
+      assertThat(standby.addressIfUp()).isEmpty();
+
+      pod = Sharding.builder().manager(address.toString()).register(Account.TYPE, Account.factory(null)).start();
+      Sharding p = pod;
+      Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> p.servedShards().size() == 30);
+      ManagerState before = state(store);
+      assertThat(store.leader().orElseThrow().term()).isEqualTo(before.term());
+
+      long killed = System.nanoTime();
+      leader.kill();
+      PodAddress next = standby.awaitAddress(LEASE.multipliedBy(2).plusSeconds(5));
+      Duration takeover = Duration.ofNanos(System.nanoTime() - killed);
+      assertThat(takeover).as("kill -9 of the leader to the standby's start").isLessThan(LEASE.multipliedBy(2));
+      assertThat(next).isNotEqualTo(address);
+
+      ManagerState after = state(store);
+      assertThat(after.term()).isGreaterThan(before.term());
+      assertThat(after.config().isActive(pod.podId())).isTrue();
+      for (int shard = 0; shard < 30; shard++) {
+        assertThat(after.config().owner(shard)).as("shard %d", shard).isEqualTo(pod.podId());
+      }
+      assertThat(store.leader().orElseThrow().term()).isEqualTo(after.term());
+      System.out.println("standby took over (" + kind + ") in " + takeover.toMillis() + " ms");
+    } finally {
+      if (pod != null) {
+        Thread.ofVirtual().start(pod::close);
+      }
+      processes.close();
+      for (AutoCloseable c : closing.reversed()) {
+        c.close();
+      }
+    }
+  }
+}
