@@ -129,6 +129,7 @@ public final class Sharding implements AutoCloseable {
     private ShardHasher hasher = ShardHasher.DEFAULT;
     private Ticker ticker = Ticker.SYSTEM;
     private ShardingObserver observer = ShardingObserver.NONE;
+    private PodAddress advertise;
     private final Map<EntityType<?>, EntityFactory<?>> types = new LinkedHashMap<>();
 
     private Builder() {}
@@ -160,6 +161,16 @@ public final class Sharding implements AutoCloseable {
         throw new IllegalArgumentException("port: " + p + " (expected: 0..65535)");
       }
       this.port = p;
+      return this;
+    }
+
+    /**
+     * The address announced to the manager and the other pods when it is not where this pod listens:
+     * behind a proxy or NAT, or a fault-injecting relay in tests. Default: {@link #host} and the
+     * bound port.
+     */
+    public Builder advertise(PodAddress address) {
+      this.advertise = Objects.requireNonNull(address, "address");
       return this;
     }
 
@@ -284,7 +295,7 @@ public final class Sharding implements AutoCloseable {
       }
       PodSettings s = new PodSettings(manager, host, port, version, askTimeout, sendTimeout, bufferSize, maxInFlight,
           maxMessageBytes, terminationTimeout, gossipInterval, startTimeout, clientOnly, keepServingWhileManagerDown,
-          hasher, ticker, observer);
+          hasher, ticker, observer, advertise);
       PodRuntime rt = new PodRuntime(s, types);
       Sharding sharding = new Sharding(rt);
       try {

@@ -1,5 +1,6 @@
 package io.atoll.server;
 
+import io.atoll.core.PodAddress;
 import io.atoll.runtime.Sharding;
 import io.atoll.server.demo.Account;
 import io.atoll.server.demo.AccountDb;
@@ -26,6 +27,10 @@ final class PodCommand implements Callable<Integer> {
 
   @Option(names = "--port", defaultValue = "0", description = "Port to listen on, 0 for any (default: ${DEFAULT-VALUE}).")
   int port;
+
+  @Option(names = "--advertise", description = "The address announced to the manager and the other pods, host:port,"
+      + " when it is not where this pod listens (a proxy, NAT, a relay); default: --host and the bound port.")
+  String advertise;
 
   @Option(names = "--version", defaultValue = "1.0", description = "Version of this pod's code (default: ${DEFAULT-VALUE}).")
   String version;
@@ -56,7 +61,11 @@ final class PodCommand implements Callable<Integer> {
     }
     Sharding pod;
     try {
-      pod = Sharding.builder()
+      Sharding.Builder b = Sharding.builder();
+      if (advertise != null) {
+        b.advertise(PodAddress.parse(advertise));
+      }
+      pod = b
           .manager(manager)
           .host(host)
           .port(port)

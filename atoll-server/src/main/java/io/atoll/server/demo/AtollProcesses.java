@@ -1,6 +1,9 @@
 package io.atoll.server.demo;
 
 import io.atoll.testkit.process.ProcessSpec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -20,5 +23,27 @@ public final class AtollProcesses {
         .classpath(System.getProperty("atoll.child.classpath", System.getProperty("java.class.path")))
         .args(args)
         .build();
+  }
+
+  /**
+   * A shard manager as the demo and the chaos run start it: on {@code port} (0 for any), its state
+   * in {@code dataDir}, with a one-second lease margin and short retry and ping times.
+   */
+  public static ProcessSpec manager(String name, int port, Path dataDir, int shards, Duration lease) {
+    return atoll(name, List.of("manager", "--port", Integer.toString(port), "--data-dir", dataDir.toString(),
+        "--shards", Integer.toString(shards), "--lease", lease.toMillis() + "ms", "--lease-margin", "1s",
+        "--rebalance-interval", "10s", "--rebalance-retry", "2s", "--termination-timeout", "2s",
+        "--ping-timeout", "1s"));
+  }
+
+  /**
+   * A pod of the demo service reaching the manager at {@code manager} and the accounts database at
+   * {@code dbUrl}, with more arguments {@code extra} (port, advertised address, version).
+   */
+  public static ProcessSpec pod(String name, String manager, String dbUrl, List<String> extra) {
+    List<String> args = new ArrayList<>(List.of("pod", "--manager", manager, "--db", dbUrl,
+        "--termination-timeout", "2s"));
+    args.addAll(extra);
+    return atoll(name, args);
   }
 }

@@ -28,6 +28,8 @@ import java.time.Duration;
  * @param hasher entity id to shard
  * @param ticker the clock
  * @param observer hears shard and entity events
+ * @param advertise the address announced to the manager and peers, or null for {@code host} and the
+ *     bound port
  */
 public record PodSettings(
     PodAddress manager,
@@ -46,4 +48,5 @@ public record PodSettings(
     boolean keepServingWhileManagerDown,
     ShardHasher hasher,
     Ticker ticker,
-    ShardingObserver observer) {}
+    ShardingObserver observer,
+    PodAddress advertise) {}
