@@ -48,6 +48,11 @@ final class PodCommand implements Callable<Integer> {
   @Option(names = "--send-timeout", defaultValue = "10s", description = "Default: ${DEFAULT-VALUE}.")
   Duration sendTimeout;
 
+  @Option(names = "--max-queued", defaultValue = "2000", description = "Most messages waiting for their entities in"
+      + " this pod; more are refused at once as overloaded instead of timing out (default: ${DEFAULT-VALUE}: each of"
+      + " the demo's messages is a database transaction).")
+  int maxQueued;
+
   @Override
   public Integer call() throws Exception {
     AccountDb accounts = null;
@@ -72,6 +77,7 @@ final class PodCommand implements Callable<Integer> {
           .version(version)
           .terminationTimeout(terminationTimeout)
           .sendTimeout(sendTimeout)
+          .maxQueued(maxQueued)
           .askTimeout(sendTimeout)
           .register(Account.TYPE, Account.factory(accounts))
           .start();

@@ -11,7 +11,9 @@ import java.util.List;
  * testkit's process harness: same JDK as found by {@link io.atoll.testkit.process.JavaBinary},
  * a small heap, the class path of this process (or of the packaged jar, which tests name with the
  * property {@code atoll.child.classpath}). Each such process announces its address with a line
- * "... listening on HOST:PORT".
+ * "... listening on HOST:PORT". More JVM options for every such process (a profiler, say) come from
+ * the property {@code atoll.child.jvm-options}, separated by spaces, e.g.
+ * {@code ATOLL_JAVA_OPTS='-Datoll.child.jvm-options=-XX:StartFlightRecording:filename=/tmp/%p.jfr'}.
  */
 public final class AtollProcesses {
 
@@ -21,8 +23,14 @@ public final class AtollProcesses {
   public static ProcessSpec atoll(String name, List<String> args) {
     return ProcessSpec.builder(name, "io.atoll.server.Main")
         .classpath(System.getProperty("atoll.child.classpath", System.getProperty("java.class.path")))
+        .jvmOptions(childOptions())
         .args(args)
         .build();
+  }
+
+  private static List<String> childOptions() {
+    String options = System.getProperty("atoll.child.jvm-options", "").trim();
+    return options.isEmpty() ? List.of() : List.of(options.split("\\s+"));
   }
 
   /**

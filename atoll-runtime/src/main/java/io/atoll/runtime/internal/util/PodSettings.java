@@ -28,6 +28,7 @@ import java.time.Duration;
  * @param hasher entity id to shard
  * @param ticker the clock
  * @param observer hears shard and entity events
+ * @param maxQueued most messages waiting in this pod's mailboxes; more are refused as overloaded
  * @param advertise the address announced to the manager and peers, or null for {@code host} and the
  *     bound port
  */
@@ -49,4 +50,5 @@ public record PodSettings(
     ShardHasher hasher,
     Ticker ticker,
     ShardingObserver observer,
+    int maxQueued,
     PodAddress advertise) {}

@@ -27,6 +27,13 @@ class EntityInstanceTest {
     final List<EntityInstance> started = new ArrayList<>();
     final List<String> events = new ArrayList<>();
 
+    int queued;
+
+    @Override
+    public void queued(int delta) {
+      queued += delta;
+    }
+
     @Override
     public long now() {
       return now;
