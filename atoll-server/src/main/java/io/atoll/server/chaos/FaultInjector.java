@@ -116,8 +116,19 @@ final class FaultInjector {
     relay.release();
   }
 
+  /** A random pod among those that own shards (a pod that just joined may own none yet). */
   private ChaosCluster.Pod victim() {
-    List<ChaosCluster.Pod> pods = cluster.pods();
+    ClusterConfig config = view.get();
+    java.util.Set<io.atoll.core.PodAddress> owners = new java.util.HashSet<>();
+    config.ownedCounts().forEach((id, n) -> {
+      if (n > 0) {
+        owners.add(id.address());
+      }
+    });
+    List<ChaosCluster.Pod> pods = cluster.pods().stream().filter(p -> owners.contains(p.address())).toList();
+    if (pods.isEmpty()) {
+      pods = cluster.pods();
+    }
     return pods.get(random.nextInt(pods.size()));
   }
 
