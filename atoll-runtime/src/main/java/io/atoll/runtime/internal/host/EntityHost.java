@@ -110,11 +110,6 @@ public final class EntityHost implements InstanceHost {
     queued.addAndGet(delta);
   }
 
-  /** Messages waiting in this pod's mailboxes now. */
-  public int queued() {
-    return queued.get();
-  }
-
   @Override
   public long now() {
     return ctx.ticker().nanoTime();
