@@ -14,6 +14,12 @@ public final class DeliveryException extends RuntimeException {
     BUFFER_FULL,
     /** Too many messages of this pod are in flight; nothing was sent. */
     TOO_MANY_IN_FLIGHT,
+    /**
+     * The owning pod has as many messages waiting for their entities as it allows ({@code
+     * maxQueued}): it refused this one at once, unhandled, rather than let it wait past its timeout.
+     * Send less, or add pods.
+     */
+    OVERLOADED,
     /** The encoded message is larger than the limit; nothing was sent. */
     MESSAGE_TOO_LARGE,
     /** The message (or an answer) could not be encoded or decoded. */

@@ -129,6 +129,8 @@ public final class Sharding implements AutoCloseable {
     private ShardHasher hasher = ShardHasher.DEFAULT;
     private Ticker ticker = Ticker.SYSTEM;
     private ShardingObserver observer = ShardingObserver.NONE;
+    private PodAddress advertise;
+    private int maxQueued = 10_000;
     private final Map<EntityType<?>, EntityFactory<?>> types = new LinkedHashMap<>();
 
     private Builder() {}
@@ -160,6 +162,16 @@ public final class Sharding implements AutoCloseable {
         throw new IllegalArgumentException("port: " + p + " (expected: 0..65535)");
       }
       this.port = p;
+      return this;
+    }
+
+    /**
+     * The address announced to the manager and the other pods when it is not where this pod listens:
+     * behind a proxy or NAT, or a fault-injecting relay in tests. Default: {@link #host} and the
+     * bound port.
+     */
+    public Builder advertise(PodAddress address) {
+      this.advertise = Objects.requireNonNull(address, "address");
       return this;
     }
 
@@ -197,6 +209,17 @@ public final class Sharding implements AutoCloseable {
     /** Most messages waiting per shard while its owner is unknown or moving. Default 10,000. */
     public Builder bufferSize(int n) {
       this.bufferSize = atLeast("buffer size", n, 1);
+      return this;
+    }
+
+    /**
+     * Most messages waiting in this pod's mailboxes for their entities, from this pod and others.
+     * Beyond it a message is refused at once with {@link DeliveryException.Reason#OVERLOADED}
+     * instead of waiting until its sender times out: back-pressure. Set it to about what the pod's
+     * entities handle in a few seconds. Default 10,000.
+     */
+    public Builder maxQueued(int n) {
+      this.maxQueued = atLeast("max queued", n, 1);
       return this;
     }
 
@@ -284,7 +307,7 @@ public final class Sharding implements AutoCloseable {
       }
       PodSettings s = new PodSettings(manager, host, port, version, askTimeout, sendTimeout, bufferSize, maxInFlight,
           maxMessageBytes, terminationTimeout, gossipInterval, startTimeout, clientOnly, keepServingWhileManagerDown,
-          hasher, ticker, observer);
+          hasher, ticker, observer, maxQueued, advertise);
       PodRuntime rt = new PodRuntime(s, types);
       Sharding sharding = new Sharding(rt);
       try {

@@ -8,7 +8,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code atoll} command: {@code manager}, {@code pod}, {@code status}, {@code demo} and {@code kv}.
+ * The {@code atoll} command: {@code manager}, {@code pod}, {@code status}, {@code demo}, {@code chaos} and {@code kv}.
  *
  * <p>Every option can also come from the environment ({@code ATOLL_<OPTION>}) or from a
  * properties file ({@code --config FILE} or {@code ATOLL_CONFIG}); a flag wins over the
@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
 @Command(name = "atoll", mixinStandardHelpOptions = true, version = "atoll 0.1.0-SNAPSHOT",
     description = "Cluster sharding for the JVM.",
     subcommands = {ManagerCommand.class, PodCommand.class, StatusCommand.class, RebalanceCommand.class,
-        DemoCommand.class, KvCommand.class})
+        DemoCommand.class, ChaosCommand.class, KvCommand.class})
 public final class Main implements Callable<Integer> {
 
   /** Runs the command line and exits with its code. */

@@ -1,5 +1,6 @@
 package io.atoll.server;
 
+import io.atoll.core.PodAddress;
 import io.atoll.runtime.Sharding;
 import io.atoll.server.demo.Account;
 import io.atoll.server.demo.AccountDb;
@@ -27,6 +28,10 @@ final class PodCommand implements Callable<Integer> {
   @Option(names = "--port", defaultValue = "0", description = "Port to listen on, 0 for any (default: ${DEFAULT-VALUE}).")
   int port;
 
+  @Option(names = "--advertise", description = "The address announced to the manager and the other pods, host:port,"
+      + " when it is not where this pod listens (a proxy, NAT, a relay); default: --host and the bound port.")
+  String advertise;
+
   @Option(names = "--version", defaultValue = "1.0", description = "Version of this pod's code (default: ${DEFAULT-VALUE}).")
   String version;
 
@@ -43,6 +48,11 @@ final class PodCommand implements Callable<Integer> {
   @Option(names = "--send-timeout", defaultValue = "10s", description = "Default: ${DEFAULT-VALUE}.")
   Duration sendTimeout;
 
+  @Option(names = "--max-queued", defaultValue = "2000", description = "Most messages waiting for their entities in"
+      + " this pod; more are refused at once as overloaded instead of timing out (default: ${DEFAULT-VALUE}: each of"
+      + " the demo's messages is a database transaction).")
+  int maxQueued;
+
   @Override
   public Integer call() throws Exception {
     AccountDb accounts = null;
@@ -56,13 +66,18 @@ final class PodCommand implements Callable<Integer> {
     }
     Sharding pod;
     try {
-      pod = Sharding.builder()
+      Sharding.Builder b = Sharding.builder();
+      if (advertise != null) {
+        b.advertise(PodAddress.parse(advertise));
+      }
+      pod = b
           .manager(manager)
           .host(host)
           .port(port)
           .version(version)
           .terminationTimeout(terminationTimeout)
           .sendTimeout(sendTimeout)
+          .maxQueued(maxQueued)
           .askTimeout(sendTimeout)
           .register(Account.TYPE, Account.factory(accounts))
           .start();

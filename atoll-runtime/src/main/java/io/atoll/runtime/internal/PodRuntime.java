@@ -101,7 +101,7 @@ public final class PodRuntime {
       // The view is in place before the server starts: requests may arrive at once.
       server = Wire.startServer(settings.host(), settings.port(), List.<BindableService>of(
           new PodService(ctx, view, lease, host, manager, () -> closing)));
-      address = new PodAddress(settings.host(), Wire.port(server));
+      address = settings.advertise() != null ? settings.advertise() : new PodAddress(settings.host(), Wire.port(server));
     }
     view.identify(new PodId(address, random.nextLong()));
     timer.every(CHORE_MILLIS, this::chores);

@@ -20,32 +20,41 @@ public final class Account implements Entity<AccountMsg> {
   private final AccountDb db;
   private final EntityContext ctx;
   private final String pod;
+  private final long activation;
   private long balance;
 
-  private Account(AccountDb db, EntityContext ctx, long balance) {
+  private Account(AccountDb db, EntityContext ctx, AccountDb.Activation a) {
     this.db = db;
     this.ctx = ctx;
     this.pod = ctx.pod().toString();
-    this.balance = balance;
+    this.activation = a.id();
+    this.balance = a.balance();
   }
 
-  /** Activations that load and claim their account in {@code db} (or keep memory only, if null). */
+  /**
+   * Activations that load and claim their account in {@code db} (or keep memory only, if null),
+   * logging their start, their writes and their graceful end in its activation log.
+   */
   public static EntityFactory<AccountMsg> factory(AccountDb db) {
-    return ctx -> new Account(db, ctx,
-        db == null ? 0 : db.activate(ctx.entityId(), ctx.token(), ctx.pod().toString()));
+    return ctx -> new Account(db, ctx, db == null ? new AccountDb.Activation(0, 0)
+        : db.activate(ctx.entityId(), ctx.token(), ctx.pod().toString(), AccountDb.nowMicros()));
   }
 
   @Override
   public void onMessage(AccountMsg msg, EntityContext context) throws Exception {
     switch (msg) {
       case AccountMsg.Deposit d -> {
-        long started = System.currentTimeMillis();
-        if (db == null || db.deposit(ctx.entityId(), d.opId(), d.amount(), ctx.token(), pod, started)) {
+        long started = AccountDb.nowMicros();
+        if (db == null || db.deposit(ctx.entityId(), d.opId(), d.amount(), ctx.token(), pod, activation, started)) {
           balance += d.amount();
         }
       }
       case AccountMsg.Balance b -> b.reply().send(balance);
-      case AccountMsg.Stop s -> { }
+      case AccountMsg.Stop s -> {
+        if (db != null) {
+          db.stopped(activation);
+        }
+      }
     }
   }
 }

@@ -19,6 +19,11 @@ import java.util.concurrent.BlockingQueue;
  * fencing exists for (a process frozen mid-handler); one that started after it would mean two live
  * instances.
  *
+ * <p>The tables are also the run's activation log: every activation (its account, pod, fencing
+ * token, start and, after a graceful stop, end) and every handler that wrote (applied or refused,
+ * with its start and end), all in microseconds of this machine's clock ({@link #nowMicros()}), so
+ * that {@link ActivationLog} can look for two activations of one account live at the same time.
+ *
  * <p>An activation claims its account row by raising the row's epoch to its token's epoch (it
  * refuses to activate if the row already carries a newer one). A deposit updates the row only
  * while the row's epoch is not newer than the token: once a newer activation has claimed the
@@ -55,12 +60,14 @@ public final class AccountDb implements AutoCloseable {
       s.execute("CREATE TABLE IF NOT EXISTS accounts (id VARCHAR(64) PRIMARY KEY, balance BIGINT NOT NULL,"
           + " epoch BIGINT NOT NULL, pod VARCHAR(128))");
       s.execute("CREATE TABLE IF NOT EXISTS ops (op_id BIGINT PRIMARY KEY, account VARCHAR(64) NOT NULL,"
-          + " amount BIGINT NOT NULL, epoch BIGINT NOT NULL, pod VARCHAR(128))");
+          + " amount BIGINT NOT NULL, epoch BIGINT NOT NULL, pod VARCHAR(128), activation BIGINT, started BIGINT,"
+          + " ended BIGINT)");
       s.execute("CREATE TABLE IF NOT EXISTS activations (id BIGINT AUTO_INCREMENT PRIMARY KEY,"
-          + " account VARCHAR(64) NOT NULL, pod VARCHAR(128), shard INT, epoch BIGINT, started BIGINT)");
+          + " account VARCHAR(64) NOT NULL, pod VARCHAR(128), shard INT, epoch BIGINT, started BIGINT, ended BIGINT)");
       s.execute("CREATE TABLE IF NOT EXISTS stale_writes (id BIGINT AUTO_INCREMENT PRIMARY KEY,"
           + " account VARCHAR(64) NOT NULL, pod VARCHAR(128), epoch BIGINT, newer_epoch BIGINT, what VARCHAR(16),"
-          + " started BIGINT, at TIMESTAMP)");
+          + " activation BIGINT, started BIGINT, ended BIGINT, at TIMESTAMP)");
+      s.execute("CREATE INDEX IF NOT EXISTS ops_activation ON ops (activation)");
       s.execute("CREATE TABLE IF NOT EXISTS duplicate_ops (op_id BIGINT, account VARCHAR(64), pod VARCHAR(128))");
     }
   }
@@ -90,13 +97,29 @@ public final class AccountDb implements AutoCloseable {
   }
 
   /**
-   * Starts an activation: claims the account for {@code token} and returns its balance.
+   * A started activation.
+   *
+   * @param id its id in the activation log
+   * @param balance the account's balance
+   */
+  public record Activation(long id, long balance) {}
+
+  /** Microseconds since the epoch by this machine's clock: the activation log's time. */
+  public static long nowMicros() {
+    java.time.Instant now = java.time.Instant.now();
+    return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+  }
+
+  /**
+   * Starts an activation: claims the account for {@code token}, logs the activation as started at
+   * {@code started} (microseconds, taken before the claim) and returns it.
    *
    * @throws StaleTokenException if a newer activation already claimed it (recorded)
    */
-  public long activate(String account, FencingToken token, String pod) throws SQLException, StaleTokenException {
-    long started = System.currentTimeMillis();
+  public Activation activate(String account, FencingToken token, String pod, long started)
+      throws SQLException, StaleTokenException {
     long[] balance = new long[1];
+    long[] id = new long[1];
     long newer = tx(c -> {
       long current;
       try (PreparedStatement q = c.prepareStatement("SELECT balance, epoch FROM accounts WHERE id = ? FOR UPDATE")) {
@@ -129,32 +152,51 @@ public final class AccountDb implements AutoCloseable {
         }
       }
       try (PreparedStatement a = c.prepareStatement(
-          "INSERT INTO activations (account, pod, shard, epoch, started) VALUES (?, ?, ?, ?, ?)")) {
+          "INSERT INTO activations (account, pod, shard, epoch, started) VALUES (?, ?, ?, ?, ?)",
+          Statement.RETURN_GENERATED_KEYS)) {
         a.setString(1, account);
         a.setString(2, pod);
         a.setInt(3, token.shard());
         a.setLong(4, token.epoch());
         a.setLong(5, started);
         a.executeUpdate();
+        try (ResultSet keys = a.getGeneratedKeys()) {
+          keys.next();
+          id[0] = keys.getLong(1);
+        }
       }
       return -1L;
     });
     if (newer >= 0) {
-      recordStale(account, token, pod, newer, "activate", started);
+      recordStale(account, token, pod, newer, "activate", -1, started);
       throw new StaleTokenException("account " + account + " is claimed at epoch " + newer + ", newer than "
           + token.epoch());
     }
-    return balance[0];
+    return new Activation(id[0], balance[0]);
+  }
+
+  /** Logs the end of activation {@code id} (its last handler, the termination message, returned). */
+  public void stopped(long id) throws SQLException, StaleTokenException {
+    long ended = nowMicros();
+    tx(c -> {
+      try (PreparedStatement u = c.prepareStatement("UPDATE activations SET ended = ? WHERE id = ?")) {
+        u.setLong(1, ended);
+        u.setLong(2, id);
+        u.executeUpdate();
+      }
+      return null;
+    });
   }
 
   /**
-   * Applies a deposit under {@code token}; a deposit already applied (same op id) is not applied
-   * again. Returns false for such a duplicate.
+   * Applies a deposit under {@code token} by activation {@code activation}, whose handler started at
+   * {@code started} (microseconds); a deposit already applied (same op id) is not applied again.
+   * Returns false for such a duplicate.
    *
    * @throws StaleTokenException if a newer activation owns the account (recorded)
    */
-  public boolean deposit(String account, long opId, long amount, FencingToken token, String pod, long started)
-      throws SQLException, StaleTokenException {
+  public boolean deposit(String account, long opId, long amount, FencingToken token, String pod, long activation,
+      long started) throws SQLException, StaleTokenException {
     long[] newer = {-1};
     boolean applied;
     try {
@@ -176,18 +218,22 @@ public final class AccountDb implements AutoCloseable {
           }
         }
         try (PreparedStatement i = c.prepareStatement(
-            "INSERT INTO ops (op_id, account, amount, epoch, pod) VALUES (?, ?, ?, ?, ?)")) {
+            "INSERT INTO ops (op_id, account, amount, epoch, pod, activation, started, ended)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
           i.setLong(1, opId);
           i.setString(2, account);
           i.setLong(3, amount);
           i.setLong(4, token.epoch());
           i.setString(5, pod);
+          i.setLong(6, activation);
+          i.setLong(7, started);
+          i.setLong(8, nowMicros()); // the row lock is held: no newer claim can land before this commit
           i.executeUpdate();
         }
         return true;
       });
     } catch (StaleTokenException e) {
-      recordStale(account, token, pod, newer[0], "deposit", started);
+      recordStale(account, token, pod, newer[0], "deposit", activation, started);
       throw e;
     } catch (SQLIntegrityConstraintViolationException e) {
       recordDuplicate(opId, account, pod);
@@ -202,17 +248,21 @@ public final class AccountDb implements AutoCloseable {
     return applied;
   }
 
-  private void recordStale(String account, FencingToken token, String pod, long newer, String what, long started) {
+  private void recordStale(String account, FencingToken token, String pod, long newer, String what, long activation,
+      long started) {
+    long ended = nowMicros();
     try {
       tx(c -> {
         try (PreparedStatement s = c.prepareStatement("INSERT INTO stale_writes (account, pod, epoch, newer_epoch,"
-            + " what, started, at) VALUES (?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
+            + " what, activation, started, ended, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
           s.setString(1, account);
           s.setString(2, pod);
           s.setLong(3, token.epoch());
           s.setLong(4, newer);
           s.setString(5, what);
-          s.setLong(6, started);
+          s.setLong(6, activation);
+          s.setLong(7, started);
+          s.setLong(8, ended);
           s.executeUpdate();
         }
         return null;

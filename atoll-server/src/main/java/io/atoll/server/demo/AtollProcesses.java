@@ -1,6 +1,9 @@
 package io.atoll.server.demo;
 
 import io.atoll.testkit.process.ProcessSpec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -8,7 +11,9 @@ import java.util.List;
  * testkit's process harness: same JDK as found by {@link io.atoll.testkit.process.JavaBinary},
  * a small heap, the class path of this process (or of the packaged jar, which tests name with the
  * property {@code atoll.child.classpath}). Each such process announces its address with a line
- * "... listening on HOST:PORT".
+ * "... listening on HOST:PORT". More JVM options for every such process (a profiler, say) come from
+ * the property {@code atoll.child.jvm-options}, separated by spaces, e.g.
+ * {@code ATOLL_JAVA_OPTS='-Datoll.child.jvm-options=-XX:StartFlightRecording:filename=/tmp/%p.jfr'}.
  */
 public final class AtollProcesses {
 
@@ -18,7 +23,35 @@ public final class AtollProcesses {
   public static ProcessSpec atoll(String name, List<String> args) {
     return ProcessSpec.builder(name, "io.atoll.server.Main")
         .classpath(System.getProperty("atoll.child.classpath", System.getProperty("java.class.path")))
+        .jvmOptions(childOptions())
         .args(args)
         .build();
+  }
+
+  private static List<String> childOptions() {
+    String options = System.getProperty("atoll.child.jvm-options", "").trim();
+    return options.isEmpty() ? List.of() : List.of(options.split("\\s+"));
+  }
+
+  /**
+   * A shard manager as the demo and the chaos run start it: on {@code port} (0 for any), its state
+   * in {@code dataDir}, with a one-second lease margin and short retry and ping times.
+   */
+  public static ProcessSpec manager(String name, int port, Path dataDir, int shards, Duration lease) {
+    return atoll(name, List.of("manager", "--port", Integer.toString(port), "--data-dir", dataDir.toString(),
+        "--shards", Integer.toString(shards), "--lease", lease.toMillis() + "ms", "--lease-margin", Math.max(1000, lease.toMillis() / 10) + "ms",
+        "--rebalance-interval", "10s", "--rebalance-retry", "2s", "--termination-timeout", "2s",
+        "--ping-timeout", "1s"));
+  }
+
+  /**
+   * A pod of the demo service reaching the manager at {@code manager} and the accounts database at
+   * {@code dbUrl}, with more arguments {@code extra} (port, advertised address, version).
+   */
+  public static ProcessSpec pod(String name, String manager, String dbUrl, List<String> extra) {
+    List<String> args = new ArrayList<>(List.of("pod", "--manager", manager, "--db", dbUrl,
+        "--termination-timeout", "2s"));
+    args.addAll(extra);
+    return atoll(name, args);
   }
 }

@@ -2,10 +2,6 @@ package io.atoll.server.demo;
 
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.PodAddress;
-import io.atoll.core.PodEntry;
-import io.atoll.core.PodId;
-import io.atoll.core.PodStatus;
-import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.Sharding;
 import io.atoll.testkit.ClusterChecks;
 import io.atoll.testkit.process.ManagedProcess;
@@ -15,13 +11,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
-import org.h2.tools.Server;
 
 /**
  * The main job: a shard manager and pods of the bank-account service as separate processes on
@@ -50,7 +42,7 @@ public final class DemoRun {
   private final Options o;
   private final PrintStream out;
   private final long start = System.nanoTime();
-  private final Map<PodAddress, String> names = new LinkedHashMap<>();
+  private final PodNames names = new PodNames();
   private volatile boolean interrupted;
 
   public DemoRun(Options options, PrintStream out) {
@@ -70,11 +62,8 @@ public final class DemoRun {
     out.println("atoll demo: a shard manager and " + o.pods() + " pods of a bank-account service, each its own"
         + " process on 127.0.0.1,");
     out.println("            a client depositing into " + o.accounts() + " accounts; logs and data in " + o.dir());
-    System.setProperty("h2.bindAddress", "127.0.0.1");
-    Server db = Server.createTcpServer("-tcpPort", "0", "-ifNotExists", "-baseDir",
-        o.dir().resolve("db").toAbsolutePath().toString()).start();
-    String url = "jdbc:h2:tcp://127.0.0.1:" + db.getPort() + "/accounts";
-    AccountDb.createSchema(url);
+    AccountsDatabase db = AccountsDatabase.start(o.dir().resolve("db"));
+    String url = db.url();
     ProcessCluster processes = new ProcessCluster(o.dir());
     Thread hook = new Thread(() -> {
       interrupted = true;
@@ -83,10 +72,8 @@ public final class DemoRun {
     Runtime.getRuntime().addShutdownHook(hook);
     Sharding client = null;
     try {
-      ManagedProcess manager = processes.start(AtollProcesses.atoll("manager", List.of("manager", "--port", "0",
-          "--data-dir", o.dir().resolve("manager").toString(), "--shards", Integer.toString(o.shards()),
-          "--lease", o.lease().toMillis() + "ms", "--lease-margin", Math.max(1000, o.lease().toMillis() / 10) + "ms", "--rebalance-interval", "10s",
-          "--rebalance-retry", "2s", "--termination-timeout", "2s", "--ping-timeout", "1s")));
+      ManagedProcess manager = processes.start(AtollProcesses.manager("manager", 0, o.dir().resolve("manager"),
+          o.shards(), o.lease()));
       PodAddress managerAddress = manager.awaitAddress(Duration.ofSeconds(60));
       say("shard manager up on " + managerAddress + " (lease " + o.lease().toMillis() + " ms)");
       List<ManagedProcess> pods = new ArrayList<>();
@@ -100,7 +87,7 @@ public final class DemoRun {
           .sendTimeout(Duration.ofSeconds(10)).askTimeout(Duration.ofSeconds(10)).start();
       Sharding c = client;
       ClusterChecks.awaitEveryShardOwned(c, o.pods(), Duration.ofSeconds(30));
-      say(o.pods() + " pods up; " + shardsLine(c.config()));
+      say(o.pods() + " pods up; " + names.shardsLine(c.config()));
       Ledger ledger = new Ledger();
       Load load = new Load(client, ledger, o.accounts(), o.concurrency(), 1, o.rate()).start();
       say("load started: deposits (tell) and balance checks (ask), " + (o.rate() > 0 ? o.rate() + "/s, " : "")
@@ -109,14 +96,15 @@ public final class DemoRun {
       say("load stopping; waiting for what is in flight");
       load.stop(15_000);
       Audit a = Audit.of(ledger, url);
-      report(a, ledger);
-      return a.ok() ? 0 : 1;
+      boolean ok = new RunReport(out).print(a, ledger, ActivationLog.check(url, ActivationLog.Freezes.NONE),
+          o.dir().toString());
+      return ok ? 0 : 1;
     } finally {
       if (client != null) {
         client.close();
       }
       processes.close(); // SIGTERM, then SIGKILL for what still runs after 10 s
-      db.stop();
+      db.close();
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
       } catch (IllegalStateException e) {
@@ -126,8 +114,7 @@ public final class DemoRun {
   }
 
   private static ManagedProcess startPod(ProcessCluster processes, int i, PodAddress manager, String url) {
-    return processes.start(AtollProcesses.atoll("pod-" + i, List.of("pod", "--manager", manager.toString(),
-        "--db", url, "--termination-timeout", "2s")));
+    return processes.start(AtollProcesses.pod("pod-" + i, manager.toString(), url, List.of()));
   }
 
   private void timeline(ProcessCluster processes, Sharding client, Ledger ledger, PodAddress manager, String url,
@@ -146,7 +133,7 @@ public final class DemoRun {
     long lastTick = loadStart;
     long lastAcked = 0;
     long lastEpoch = client.config().epoch();
-    Map<String, Integer> lastShards = shardCounts(client.config());
+    Map<String, Integer> lastShards = names.shardCounts(client.config());
     while (!interrupted) {
       long now = System.nanoTime();
       long t = now - loadStart;
@@ -185,9 +172,9 @@ public final class DemoRun {
         victim.kill();
       }
       ClusterConfig view = client.config();
-      Map<String, Integer> shards = shardCounts(view);
+      Map<String, Integer> shards = names.shardCounts(view);
       if (view.epoch() != lastEpoch && !shards.equals(lastShards)) {
-        say("  rebalance -> epoch " + view.epoch() + ": " + shardsLine(view));
+        say("  rebalance -> epoch " + view.epoch() + ": " + names.shardsLine(view));
         lastShards = shards;
       }
       lastEpoch = view.epoch();
@@ -195,58 +182,11 @@ public final class DemoRun {
         long acked = ledger.ackedCount();
         double rate = (acked - lastAcked) / ((now - lastTick) / 1e9);
         say(String.format("%,8.0f msg/s | acked %,d | unacked %,d | %s", rate, acked, ledger.failedCount(),
-            shardsLine(view)));
+            names.shardsLine(view)));
         lastAcked = acked;
         lastTick = now;
       }
       TimeUnit.MILLISECONDS.sleep(100); // the progress display's pace
     }
-  }
-
-  private Map<String, Integer> shardCounts(ClusterConfig c) {
-    Map<String, Integer> out = new TreeMap<>();
-    Map<PodId, Integer> owned = c.ownedCounts();
-    for (PodEntry e : c.pods()) {
-      if (e.status() == PodStatus.ACTIVE) {
-        out.put(names.getOrDefault(e.id().address(), "new-pod@" + e.id().address().port()),
-            owned.getOrDefault(e.id(), 0));
-      }
-    }
-    return out;
-  }
-
-  private String shardsLine(ClusterConfig c) {
-    StringBuilder b = new StringBuilder("shards");
-    shardCounts(c).forEach((n, k) -> b.append(' ').append(n).append('=').append(k));
-    return b.toString();
-  }
-
-  private void report(Audit a, Ledger ledger) {
-    out.println();
-    out.println("== summary ==");
-    out.printf("deposits sent          %,d%n", a.sent());
-    out.printf("acknowledged           %,d%n", a.acknowledged());
-    StringBuilder why = new StringBuilder();
-    for (Map.Entry<DeliveryException.Reason, LongAdder> e : ledger.failures().entrySet()) {
-      why.append(why.isEmpty() ? " (" : ", ").append(e.getKey().name().toLowerCase(java.util.Locale.ROOT))
-          .append(' ').append(e.getValue().sum());
-    }
-    if (!why.isEmpty()) {
-      why.append(')');
-    }
-    out.printf("unacknowledged         %,d%s: failed or timed out, may or may not be applied%n", a.unacknowledged(),
-        why);
-    out.printf("  of which applied     %,d%n", a.appliedUnacknowledged());
-    out.printf("lost                   %,d   (acknowledged but missing from the database)%n", a.lost());
-    out.printf("duplicate activations  %,d   (an older activation starting work after a newer one started)%n",
-        a.duplicateActivations());
-    out.printf("fenced writes          %,d   (writes refused by the fencing token: from handlers that were%n"
-        + "                             already running when a newer activation started)%n", a.fencedWrites());
-    out.printf("unbalanced accounts    %,d   (balance differs from the sum of its deposits)%n", a.unbalancedAccounts());
-    out.printf("stale balance reads    %,d of %,d%n", a.staleReads(), ledger.reads());
-    out.printf("duplicate deposits     %,d   (a deposit delivered twice, refused by its op id)%n", a.duplicateDeposits());
-    out.printf("activations            %,d%n", a.activations());
-    out.println(a.ok() ? "result: OK, nothing lost, no entity ever live twice"
-        : "result: FAILED (see above; logs in " + o.dir() + ")");
   }
 }

@@ -25,6 +25,17 @@ public final class Load {
   private Thread thread;
 
   private final int rate;
+  private final Acks acks;
+
+  /** Hears each acknowledged deposit, from the threads that complete them. */
+  @FunctionalInterface
+  public interface Acks {
+    /** Nobody listens. */
+    Acks NONE = account -> { };
+
+    /** A deposit to {@code account} was acknowledged. */
+    void acked(String account);
+  }
 
   /** Closed-loop load from {@code client} over {@code accounts} accounts; op ids start at {@code firstOp}. */
   public Load(Sharding client, Ledger ledger, int accounts, int concurrency, long firstOp) {
@@ -33,6 +44,12 @@ public final class Load {
 
   /** Load at {@code rate} messages per second (0: closed loop), at most {@code concurrency} in flight. */
   public Load(Sharding client, Ledger ledger, int accounts, int concurrency, long firstOp, int rate) {
+    this(client, ledger, accounts, concurrency, firstOp, rate, Acks.NONE);
+  }
+
+  /** As above, telling {@code acks} of each acknowledged deposit. */
+  public Load(Sharding client, Ledger ledger, int accounts, int concurrency, long firstOp, int rate, Acks acks) {
+    this.acks = acks;
     this.rate = rate;
     this.client = client;
     this.ledger = ledger;
@@ -87,6 +104,7 @@ public final class Load {
       client.entity(Account.TYPE, account).tell(new AccountMsg.Deposit(op, amount)).whenComplete((v, e) -> {
         if (e == null) {
           ledger.acked(op, account, amount);
+          acks.acked(account);
         } else {
           ledger.failed(e);
         }

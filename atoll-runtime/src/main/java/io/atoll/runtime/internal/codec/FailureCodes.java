@@ -17,6 +17,7 @@ public final class FailureCodes {
       case SHUT_DOWN -> Failure.Code.POD_STOPPING;
       case BAD_REQUEST -> Failure.Code.BAD_REQUEST;
       case TIMEOUT -> Failure.Code.TIMEOUT;
+      case OVERLOADED -> Failure.Code.OVERLOADED;
       default -> Failure.Code.UNKNOWN;
     };
   }
@@ -30,6 +31,7 @@ public final class FailureCodes {
       case POD_STOPPING -> Reason.SHUT_DOWN;
       case BAD_REQUEST -> Reason.BAD_REQUEST;
       case TIMEOUT -> Reason.TIMEOUT;
+      case OVERLOADED -> Reason.OVERLOADED;
       default -> Reason.OUTCOME_UNKNOWN;
     };
   }

@@ -77,6 +77,8 @@ public final class EntityHost implements InstanceHost {
   @GuardedBy("this") // for writes
   private volatile boolean stopping;
   private final AtomicInteger activations = new AtomicInteger();
+  /** Messages waiting in mailboxes (not yet taken by a drain), bounded by {@code maxQueued}. */
+  private final AtomicInteger queued = new AtomicInteger();
 
   /**
    * A host of {@code hostedTypes} for the pod of {@code view}, serving while {@code lease} is valid.
@@ -102,6 +104,11 @@ public final class EntityHost implements InstanceHost {
     for (int s = 1; s <= numberOfShards; s++) {
       shards[s] = new ShardState(s, types.length);
     }
+  }
+
+  @Override
+  public void queued(int delta) {
+    queued.addAndGet(delta);
   }
 
   @Override
@@ -174,6 +181,13 @@ public final class EntityHost implements InstanceHost {
     try {
       if (s.state != ShardState.ACTIVE || stopping || !lease.valid()) {
         return false;
+      }
+      int maxQueued = ctx.settings().maxQueued();
+      if (queued.get() >= maxQueued) {
+        d.failed(new DeliveryException(DeliveryException.Reason.OVERLOADED, "message to " + t.name + "/" + entityId
+            + " refused by pod " + view.self() + ": overloaded, " + maxQueued + " messages already wait for their"
+            + " entities here (maxQueued); send less or add pods"));
+        return true;
       }
       ConcurrentHashMap<String, EntityInstance> map = s.map(t.index);
       for (;;) {

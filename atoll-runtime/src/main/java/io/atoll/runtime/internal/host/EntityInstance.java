@@ -144,18 +144,24 @@ final class EntityInstance implements Runnable, EntityContext {
   /** Empties the mailbox, returning what it held in order. Call holding the monitor. */
   private List<Delivery> takeAll() {
     List<Delivery> all = new ArrayList<>();
+    int messages = 0;
     for (Delivery d = head; d != null; ) {
       Delivery n = d.next();
       d.next(null);
       all.add(d);
+      messages += d instanceof StopMarker ? 0 : 1;
       d = n;
     }
     head = null;
     tail = null;
+    host.queued(-messages);
     return all;
   }
 
   private void append(Delivery d) {
+    if (!(d instanceof StopMarker)) {
+      host.queued(1);
+    }
     if (tail == null) {
       head = d;
     } else {
@@ -291,6 +297,9 @@ final class EntityInstance implements Runnable, EntityContext {
             tail = null;
           }
           d.next(null);
+          if (!(d instanceof StopMarker)) {
+            host.queued(-1);
+          }
         }
       }
       if (d == null) {

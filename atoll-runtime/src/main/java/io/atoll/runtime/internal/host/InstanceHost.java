@@ -9,6 +9,9 @@ interface InstanceHost {
   /** The clock. */
   long now();
 
+  /** Messages entered ({@code delta > 0}) or left ({@code delta < 0}) the instance's mailbox. */
+  void queued(int delta);
+
   /** Runs the instance's drain on a thread of its own. */
   void start(EntityInstance instance);
 

@@ -28,6 +28,9 @@ import java.time.Duration;
  * @param hasher entity id to shard
  * @param ticker the clock
  * @param observer hears shard and entity events
+ * @param maxQueued most messages waiting in this pod's mailboxes; more are refused as overloaded
+ * @param advertise the address announced to the manager and peers, or null for {@code host} and the
+ *     bound port
  */
 public record PodSettings(
     PodAddress manager,
@@ -46,4 +49,6 @@ public record PodSettings(
     boolean keepServingWhileManagerDown,
     ShardHasher hasher,
     Ticker ticker,
-    ShardingObserver observer) {}
+    ShardingObserver observer,
+    int maxQueued,
+    PodAddress advertise) {}

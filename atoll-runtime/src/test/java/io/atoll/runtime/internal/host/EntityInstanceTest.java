@@ -34,6 +34,13 @@ class EntityInstanceTest {
     final List<String> events = Collections.synchronizedList(new ArrayList<>());
     long generation;
 
+    int queued;
+
+    @Override
+    public void queued(int delta) {
+      queued += delta;
+    }
+
     @Override
     public long now() {
       return now;

@@ -1,0 +1,108 @@
+package io.atoll.server;
+
+import io.atoll.server.chaos.ChaosRun;
+import io.atoll.server.chaos.FaultKind;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code atoll chaos}: the promise, measured under injected faults. */
+@Command(name = "chaos", mixinStandardHelpOptions = true,
+    description = {"The demo's service under steady load while faults are injected one at a time, in an order",
+        "drawn from --seed: kill -9 a pod or the manager, freeze either (SIGSTOP) past the lease, drop",
+        "traffic between a pod and the manager or into a pod, restart a pod, a rolling restart to a new",
+        "version. Ends with the demo's audit, a check of the activation log for two activations of one",
+        "account live at once, and per fault kind the count and the longest shard unavailability.",
+        "Exits 1 if anything acknowledged was lost or two activations overlapped."})
+final class ChaosCommand implements Callable<Integer> {
+
+  @Mixin
+  Main.ConfigOption config;
+
+  @Option(names = "--duration", defaultValue = "10m", description = "No fault starts after this (default: ${DEFAULT-VALUE}).")
+  Duration duration;
+
+  @Option(names = "--seed", description = "Seed of the fault order, victims and lengths (default: random, printed).")
+  Long seed;
+
+  @Option(names = "--pods", defaultValue = "4", description = "Pods, 2..8 (default: ${DEFAULT-VALUE}).")
+  int pods;
+
+  @Option(names = "--rate", defaultValue = "600", description = "Messages per second (default: ${DEFAULT-VALUE}).")
+  int rate;
+
+  @Option(names = "--accounts", defaultValue = "1000", description = "Default: ${DEFAULT-VALUE}.")
+  int accounts;
+
+  @Option(names = "--shards", defaultValue = "120", description = "Default: ${DEFAULT-VALUE}.")
+  int shards;
+
+  @Option(names = "--lease", defaultValue = "3s", description = "The pods' lease (default: ${DEFAULT-VALUE}).")
+  Duration lease;
+
+  @Option(names = "--recovery", defaultValue = "2s", description = "Undisturbed load after each fault has"
+      + " recovered (default: ${DEFAULT-VALUE}).")
+  Duration recovery;
+
+  @Option(names = "--faults", split = ",", description = "Only these kinds, e.g. kill-pod,pause-manager (default: all"
+      + " of kill-pod, pause-pod, kill-manager, pause-manager, drop-pod-manager, drop-into-pod, restart-pod,"
+      + " rolling-restart).")
+  List<String> faults;
+
+  @Option(names = "--dir", description = "Where logs and data go (default: a new directory under data/chaos).")
+  Path dir;
+
+  @Override
+  public Integer call() throws Exception {
+    if (pods < 2 || pods > 8) {
+      return usage("--pods " + pods + " (expected: 2..8)");
+    }
+    if (rate < 1 || rate > 100_000 || accounts < 1 || shards < 1 || shards > 100_000) {
+      return usage("--rate " + rate + ", --accounts " + accounts + ", --shards " + shards
+          + " (expected: rate 1..100000, accounts >= 1, shards 1..100000)");
+    }
+    if (duration.isNegative() || duration.isZero() || lease.toMillis() < 500 || recovery.isNegative()) {
+      return usage("--duration " + Durations.format(duration) + ", --lease " + Durations.format(lease) + ", --recovery "
+          + Durations.format(recovery) + " (expected: duration > 0, lease >= 500ms, recovery >= 0)");
+    }
+    List<FaultKind> kinds = new ArrayList<>();
+    for (String f : faults == null ? List.<String>of() : faults) {
+      FaultKind k = Arrays.stream(FaultKind.values()).filter(x -> x.label().equals(f.trim())).findFirst().orElse(null);
+      if (k == null) {
+        return usage("--faults " + f + " (expected: some of " + Arrays.stream(FaultKind.values()).map(FaultKind::label)
+            .toList() + ")");
+      }
+      kinds.add(k);
+    }
+    if (kinds.isEmpty()) {
+      kinds.addAll(List.of(FaultKind.values()));
+    }
+    Path where = dir != null ? dir : Path.of("data", "chaos",
+        LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    if (Files.exists(where)) {
+      try (var entries = Files.list(where)) {
+        if (entries.findAny().isPresent()) {
+          return usage("--dir " + where + " is not empty (expected: a new or empty directory)");
+        }
+      }
+    }
+    long s = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
+    return new ChaosRun(new ChaosRun.Options(duration, s, pods, accounts, rate, Math.max(1_000, rate * 10), shards,
+        lease, recovery, List.copyOf(kinds), where.toAbsolutePath()), System.out).run();
+  }
+
+  private static int usage(String what) {
+    System.err.println("atoll chaos: " + what);
+    return 2;
+  }
+}

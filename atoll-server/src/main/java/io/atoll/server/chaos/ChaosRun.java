@@ -1,0 +1,162 @@
+package io.atoll.server.chaos;
+
+import io.atoll.core.ShardHasher;
+import io.atoll.runtime.Sharding;
+import io.atoll.server.demo.AccountsDatabase;
+import io.atoll.server.demo.ActivationLog;
+import io.atoll.server.demo.Audit;
+import io.atoll.server.demo.Ledger;
+import io.atoll.server.demo.Load;
+import io.atoll.server.demo.PodNames;
+import io.atoll.server.demo.RunReport;
+import io.atoll.testkit.Await;
+import io.atoll.testkit.ClusterChecks;
+import io.atoll.testkit.process.ProcessCluster;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code atoll chaos}: the demo's service (a manager, pods, the accounts database, the load's own
+ * ledger) under steady load while faults are injected one at a time, in an order drawn from a seed,
+ * each followed by recovery. It ends with the demo's audit, the activation log's check for two
+ * activations of one account live at once, and per fault kind the count and the longest time a
+ * shard went without an acknowledged deposit.
+ */
+public final class ChaosRun {
+
+  private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(90);
+
+  /**
+   * What to run.
+   *
+   * @param duration no fault starts after this much load
+   * @param seed the seed of the fault order, the victims and the fault lengths
+   * @param pods pods at all times (between faults)
+   * @param accounts accounts the load spreads over
+   * @param rate deposits and balance checks per second
+   * @param concurrency messages in flight at most
+   * @param shards number of shards
+   * @param lease the pods' lease
+   * @param recovery how long the load runs undisturbed after a fault has recovered
+   * @param kinds the fault kinds to draw from
+   * @param dir where logs, the manager's state and the database go
+   */
+  public record Options(Duration duration, long seed, int pods, int accounts, int rate, int concurrency, int shards,
+      Duration lease, Duration recovery, List<FaultKind> kinds, Path dir) {}
+
+  private final Options o;
+  private final PrintStream out;
+  private final long start = System.nanoTime();
+
+  public ChaosRun(Options options, PrintStream out) {
+    this.o = options;
+    this.out = out;
+  }
+
+  private void say(String what) {
+    out.printf("[%6.1fs] %s%n", (System.nanoTime() - start) / 1e9, what);
+    out.flush();
+  }
+
+  /** Runs; returns 0 if nothing acknowledged was lost and no two activations overlapped, else 1. */
+  public int run() throws Exception {
+    Files.createDirectories(o.dir());
+    out.println("atoll chaos --seed " + o.seed() + ": a shard manager and " + o.pods() + " pods of the bank-account"
+        + " service on 127.0.0.1, " + o.rate() + " msg/s, faults one at a time for " + o.duration().toSeconds()
+        + " s;");
+    out.println("            logs and data in " + o.dir());
+    PodNames names = new PodNames();
+    FreezeLog freezes = new FreezeLog();
+    try (AccountsDatabase db = AccountsDatabase.start(o.dir().resolve("db"));
+        ProcessCluster processes = new ProcessCluster(o.dir(), Duration.ofSeconds(10));
+        ChaosCluster cluster = new ChaosCluster(processes, o.dir(), db.url(), o.shards(), o.lease(), names,
+            freezes)) {
+      Thread hook = new Thread(processes::terminateAll);
+      Runtime.getRuntime().addShutdownHook(hook);
+      try {
+        return run(db, cluster, names, freezes);
+      } finally {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+          // shutting down already
+        }
+      }
+    }
+  }
+
+  private int run(AccountsDatabase db, ChaosCluster cluster, PodNames names, FreezeLog freezes) throws Exception {
+    Random random = new Random(o.seed());
+    io.atoll.core.PodAddress manager = cluster.startManager();
+    say("shard manager up on " + manager + " (lease " + o.lease().toMillis() + " ms)");
+    FaultInjector faults;
+    try (Sharding client = Sharding.builder().manager(manager).clientOnly().sendTimeout(Duration.ofSeconds(10)).askTimeout(Duration.ofSeconds(10)).start()) {
+      faults = new FaultInjector(cluster, random, o.lease(), client::config, this::say);
+      for (int i = 0; i < o.pods(); i++) {
+        cluster.startPod(faults.version());
+      }
+      for (ChaosCluster.Pod p : cluster.pods()) {
+        cluster.awaitUp(p);
+      }
+      ClusterChecks.awaitEveryShardOwned(client, o.pods(), RECOVERY_TIMEOUT);
+      say(o.pods() + " pods up; " + names.shardsLine(client.config()));
+      Ledger ledger = new Ledger();
+      Availability availability = new Availability(ShardHasher.DEFAULT, o.shards());
+      Load load = new Load(client, ledger, o.accounts(), o.concurrency(), 1, o.rate(), availability::acked).start();
+      FaultStats stats = new FaultStats();
+      availability.begin();
+      TimeUnit.MILLISECONDS.sleep(Math.max(3_000, o.recovery().toMillis())); // the baseline's length
+      long baseline = availability.end();
+      stats.baseline(baseline);
+      say("load started: " + o.rate() + " msg/s; baseline (no fault): longest gap between acknowledgements of one"
+          + " shard " + baseline + " ms");
+      FaultPlan plan = new FaultPlan(o.kinds(), random);
+      long loadStart = System.nanoTime();
+      int n = 0;
+      long acked = ledger.ackedCount();
+      long failed = ledger.failedCount();
+      while (System.nanoTime() - loadStart < o.duration().toNanos()) {
+        FaultKind kind = plan.next();
+        say("#" + (++n) + " " + kind.label());
+        availability.begin();
+        faults.inject(kind);
+        long recovery = recover(client);
+        say(recovery >= 0 ? "  recovered in " + recovery + " ms: " + names.shardsLine(client.config())
+            : "  NOT recovered within " + RECOVERY_TIMEOUT.toSeconds() + " s: " + names.shardsLine(client.config()));
+        TimeUnit.MILLISECONDS.sleep(o.recovery().toMillis()); // undisturbed load before the next fault
+        long gap = availability.end();
+        stats.add(kind, gap, recovery);
+        say(String.format("  longest shard gap %,d ms | acked %,d (+%,d) | unacked %,d (+%,d)", gap,
+            ledger.ackedCount(), ledger.ackedCount() - acked, ledger.failedCount(), ledger.failedCount() - failed));
+        acked = ledger.ackedCount();
+        failed = ledger.failedCount();
+      }
+      say("load stopping; waiting for what is in flight");
+      load.stop(15_000);
+      Audit audit = Audit.of(ledger, db.url());
+      ActivationLog.Result log = ActivationLog.check(db.url(), freezes);
+      stats.print(out);
+      boolean ok = new RunReport(out).print(audit, ledger, log, o.dir().toString());
+      out.println("seed " + o.seed() + ", " + stats.total() + " faults" + (stats.unrecovered() > 0
+          ? ", " + stats.unrecovered() + " of them did not recover within " + RECOVERY_TIMEOUT.toSeconds() + " s" : ""));
+      return ok ? 0 : 1;
+    }
+  }
+
+  /** Waits until every shard is owned by one of the pods, all active; returns how long, or -1. */
+  private long recover(Sharding client) {
+    long t0 = System.nanoTime();
+    try {
+      Await.until("every shard owned by " + o.pods() + " active pods", RECOVERY_TIMEOUT,
+          () -> ClusterChecks.everyShardOwnedByALivePod(client.config(), o.pods()));
+      return (System.nanoTime() - t0) / 1_000_000;
+    } catch (Await.ConditionTimeoutException e) {
+      return -1;
+    }
+  }
+}

@@ -1,0 +1,48 @@
+package io.atoll.server.chaos;
+
+import java.io.PrintStream;
+import java.util.EnumMap;
+import java.util.Map;
+
+/** Per fault kind: how many were injected, the longest shard unavailability and recovery. Not thread-safe. */
+final class FaultStats {
+
+  private record Row(int count, long maxUnavailableMillis, long maxRecoveryMillis, int unrecovered) {}
+
+  private final Map<FaultKind, Row> rows = new EnumMap<>(FaultKind.class);
+  private long baselineMillis = -1;
+
+  void baseline(long gapMillis) {
+    baselineMillis = gapMillis;
+  }
+
+  /** One fault: the longest shard gap in its window, how long recovery took, or -1 if it did not recover. */
+  void add(FaultKind kind, long unavailableMillis, long recoveryMillis) {
+    Row r = rows.getOrDefault(kind, new Row(0, 0, 0, 0));
+    rows.put(kind, new Row(r.count() + 1, Math.max(r.maxUnavailableMillis(), unavailableMillis),
+        Math.max(r.maxRecoveryMillis(), recoveryMillis), r.unrecovered() + (recoveryMillis < 0 ? 1 : 0)));
+  }
+
+  int total() {
+    return rows.values().stream().mapToInt(Row::count).sum();
+  }
+
+  int unrecovered() {
+    return rows.values().stream().mapToInt(Row::unrecovered).sum();
+  }
+
+  void print(PrintStream out) {
+    out.println();
+    out.println("== faults ==");
+    out.printf("%-18s %8s %24s %22s%n", "kind", "injected", "longest unavailable (ms)", "longest recovery (ms)");
+    if (baselineMillis >= 0) {
+      out.printf("%-18s %8s %24d %22s%n", "(none: baseline)", "-", baselineMillis, "-");
+    }
+    for (Map.Entry<FaultKind, Row> e : rows.entrySet()) {
+      Row r = e.getValue();
+      out.printf("%-18s %8d %24d %22s%n", e.getKey().label(), r.count(), r.maxUnavailableMillis(),
+          r.maxRecoveryMillis() + (r.unrecovered() > 0 ? " (" + r.unrecovered() + " did not recover)" : ""));
+    }
+    out.printf("%-18s %8d%n", "total", total());
+  }
+}

@@ -1,0 +1,60 @@
+package io.atoll.server.demo;
+
+import io.atoll.runtime.DeliveryException;
+import java.io.PrintStream;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/** Prints the end of a demo or chaos run: the audit of the ledger and the activation log's check. */
+public final class RunReport {
+
+  private final PrintStream out;
+
+  /** Prints to {@code out}. */
+  public RunReport(PrintStream out) {
+    this.out = out;
+  }
+
+  /**
+   * Prints the summary; returns whether the run kept every promise (the audit is OK and no two
+   * activations overlapped).
+   */
+  public boolean print(Audit a, Ledger ledger, ActivationLog.Result log, String where) {
+    out.println();
+    out.println("== summary ==");
+    out.printf("deposits sent          %,d%n", a.sent());
+    out.printf("acknowledged           %,d%n", a.acknowledged());
+    StringBuilder why = new StringBuilder();
+    for (Map.Entry<DeliveryException.Reason, LongAdder> e : ledger.failures().entrySet()) {
+      why.append(why.isEmpty() ? " (" : ", ").append(e.getKey().name().toLowerCase(Locale.ROOT))
+          .append(' ').append(e.getValue().sum());
+    }
+    if (!why.isEmpty()) {
+      why.append(')');
+    }
+    out.printf("unacknowledged         %,d%s: failed or timed out, may or may not be applied%n", a.unacknowledged(),
+        why);
+    out.printf("  of which applied     %,d%n", a.appliedUnacknowledged());
+    out.printf("lost                   %,d   (acknowledged but missing from the database)%n", a.lost());
+    out.printf("duplicate activations  %,d   (an older activation starting work after a newer one started)%n",
+        a.duplicateActivations());
+    out.printf("overlapping activations %,d  (two activations of one account live at the same time, by the"
+        + " activation log)%n", log.overlapping());
+    if (log.excused() > 0) {
+      out.printf("  excused              %,d   (a frozen process finishing a handler; its write refused)%n",
+          log.excused());
+    }
+    log.overlaps().stream().limit(10).forEach(o -> out.println("  " + o.describe()));
+    out.printf("fenced writes          %,d   (writes refused by the fencing token: from handlers that were%n"
+        + "                             already running when a newer activation started)%n", a.fencedWrites());
+    out.printf("unbalanced accounts    %,d   (balance differs from the sum of its deposits)%n", a.unbalancedAccounts());
+    out.printf("stale balance reads    %,d of %,d%n", a.staleReads(), ledger.reads());
+    out.printf("duplicate deposits     %,d   (a deposit delivered twice, refused by its op id)%n", a.duplicateDeposits());
+    out.printf("activations            %,d%n", a.activations());
+    boolean ok = a.ok() && log.overlapping() == 0;
+    out.println(ok ? "result: OK, nothing lost, no entity ever live twice"
+        : "result: FAILED (see above; logs in " + where + ")");
+    return ok;
+  }
+}
