@@ -117,7 +117,8 @@ class PodMetricsTest {
   void aPodCutOffFromTheManagerCountsAFencingAndDropsItsLeaseGauge(LocalCluster cluster) throws Exception {
     MeterRegistry r = new SimpleMeterRegistry();
     PodMetrics m = new PodMetrics(r);
-    try (TcpRelay relay = TcpRelay.to(cluster.managerAddress().port())) {
+    TcpRelay relay = TcpRelay.to(cluster.managerAddress().port());
+    try {
       Sharding a = cluster.addPod(x -> x.manager(relay.address()).observer(m));
       m.bind(a);
       cluster.addPod(x -> x);
@@ -130,6 +131,8 @@ class PodMetricsTest {
       assertThat(r.get("atoll.pod.lease.held").gauge().value()).isZero();
       assertThat(r.get("atoll.shards.served").gauge().value()).isZero();
       assertThat(r.get("atoll.shards.released").counter().count()).isPositive();
+    } finally {
+      relay.close();
     }
   }
 }
