@@ -7,6 +7,10 @@ import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
 import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.Sharding;
+import io.atoll.runtime.metrics.PodMetrics;
+import io.atoll.server.http.Probes;
+import io.atoll.server.http.Reporter;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.atoll.testkit.ClusterChecks;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
@@ -82,13 +86,17 @@ public final class DemoRun {
     });
     Runtime.getRuntime().addShutdownHook(hook);
     Sharding client = null;
+    Reporter reporter = null;
     try {
       ManagedProcess manager = processes.start(AtollProcesses.atoll("manager", List.of("manager", "--port", "0",
           "--data-dir", o.dir().resolve("manager").toString(), "--shards", Integer.toString(o.shards()),
           "--lease", o.lease().toMillis() + "ms", "--lease-margin", "1s", "--rebalance-interval", "10s",
-          "--rebalance-retry", "2s", "--termination-timeout", "2s", "--ping-timeout", "1s")));
+          "--rebalance-retry", "2s", "--termination-timeout", "2s", "--ping-timeout", "1s", "--http-port", "0")));
       PodAddress managerAddress = manager.awaitAddress(Duration.ofSeconds(60));
+      String managerHttp = manager.awaitLog(java.util.regex.Pattern.compile("http on (\\S+:\\d+)"),
+          Duration.ofSeconds(30));
       say("shard manager up on " + managerAddress + " (lease " + o.lease().toMillis() + " ms)");
+      say("dashboard: http://" + managerHttp + "/  (metrics: http://" + managerHttp + "/metrics)");
       List<ManagedProcess> pods = new ArrayList<>();
       for (int i = 1; i <= o.pods(); i++) {
         pods.add(startPod(processes, i, managerAddress, url));
@@ -96,8 +104,11 @@ public final class DemoRun {
       for (ManagedProcess p : pods) {
         names.put(p.awaitAddress(Duration.ofSeconds(60)), p.name());
       }
+      PrometheusMeterRegistry clientMetrics = Probes.registry();
       client = Sharding.builder().manager(managerAddress.toString()).clientOnly()
+          .observer(new PodMetrics(clientMetrics))
           .sendTimeout(Duration.ofSeconds(10)).askTimeout(Duration.ofSeconds(10)).start();
+      reporter = Reporter.start(managerHttp, "demo client", clientMetrics);
       Sharding c = client;
       ClusterChecks.awaitEveryShardOwned(c, o.pods(), Duration.ofSeconds(30));
       say(o.pods() + " pods up; " + shardsLine(c.config()));
@@ -112,6 +123,9 @@ public final class DemoRun {
       report(a, ledger);
       return a.ok() ? 0 : 1;
     } finally {
+      if (reporter != null) {
+        reporter.close();
+      }
       if (client != null) {
         client.close();
       }
