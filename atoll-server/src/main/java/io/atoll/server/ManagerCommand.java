@@ -103,20 +103,22 @@ final class ManagerCommand implements Callable<Integer> {
       return 2;
     }
     PrometheusMeterRegistry registry = Probes.registry();
-    Dashboard dashboard = new Dashboard();
-    ManagerObserver observer = httpPort >= 0 ? new BothObservers(new ManagerMetrics(registry), dashboard.observer())
-        : ManagerObserver.NONE;
+    Dashboard dashboard = httpPort >= 0 ? new Dashboard() : null;
+    ManagerObserver observer = dashboard != null
+        ? new BothObservers(new ManagerMetrics(registry), dashboard.observer()) : ManagerObserver.NONE;
     ShardManager manager;
     try {
       manager = ShardManager.start(settings, FileAssignmentStore.open(dataDir), PodHealth.LEASE_ONLY, host, port,
           Ticker.SYSTEM, new java.security.SecureRandom(), observer);
     } catch (RuntimeException e) {
       System.err.println("atoll manager: cannot start: " + e.getMessage());
-      dashboard.close();
+      if (dashboard != null) {
+        dashboard.close();
+      }
       return 1;
     }
     HttpEndpoint http = null;
-    if (httpPort >= 0) {
+    if (dashboard != null) {
       try {
         http = HttpEndpoint.start(httpHost, httpPort, dashboard.routes(Probes.manager(manager, registry), manager));
       } catch (RuntimeException e) {
@@ -130,8 +132,6 @@ final class ManagerCommand implements Callable<Integer> {
         + shards + " shards, data dir " + dataDir.toAbsolutePath() + ")");
     if (http != null) {
       System.out.println("atoll manager http on " + http.address() + " (dashboard http://" + http.address() + "/)");
-    } else {
-      dashboard.close();
     }
     System.out.flush();
     HttpEndpoint httpToClose = http;
@@ -139,7 +139,9 @@ final class ManagerCommand implements Callable<Integer> {
       if (httpToClose != null) {
         httpToClose.close();
       }
-      dashboard.close();
+      if (dashboard != null) {
+        dashboard.close();
+      }
       manager.close();
     }, "atoll-manager-stop"));
     try {
