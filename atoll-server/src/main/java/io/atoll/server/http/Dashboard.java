@@ -47,8 +47,13 @@ public final class Dashboard implements AutoCloseable {
   /** One thing that happened, for the event list. */
   record Event(long seq, long atMillis, String kind, String text) {}
 
-  /** A sender's latest counters. */
-  record Report(long atMillis, long sent, long handled, long failed, long asks, long askNanos) {}
+  /**
+   * A sender's latest counters ({@code sent, handled, failed, asks, askNanos}) and its rates since
+   * its previous report: each sender's rates come from its own two reports, so a sample that falls
+   * between reports neither drops to zero nor doubles.
+   */
+  record Report(long atMillis, long[] counters, double sentRate, double handledRate, double failedRate,
+      long asksDelta, long askNanosDelta) {}
 
   /** One point of the traffic chart. */
   record Point(long atMillis, double sentPerSecond, double handledPerSecond, double failedPerSecond,
@@ -62,8 +67,6 @@ public final class Dashboard implements AutoCloseable {
   private long nextSeq = 1;
   private Set<PodId> activePods;
   private long roundStart;
-  private long[] lastTotals;
-  private long lastSampleMillis;
   private final ScheduledExecutorService sampler;
 
   /** A dashboard on the wall clock, sampling traffic every second. */
@@ -198,42 +201,50 @@ public final class Dashboard implements AutoCloseable {
       }
     }
     synchronized (lock) {
-      if (!reports.containsKey(reporter) && reports.size() >= MAX_REPORTERS) {
+      Report prev = reports.get(reporter);
+      if (prev == null && reports.size() >= MAX_REPORTERS) {
         return Response.text(429, "too many reporters (expected: <= " + MAX_REPORTERS + ")\n");
       }
-      reports.put(reporter, new Report(clock.getAsLong(), v[0], v[1], v[2], v[3], v[4]));
+      long now = clock.getAsLong();
+      Report next;
+      if (prev == null || now <= prev.atMillis()) {
+        next = new Report(now, v, 0, 0, 0, 0, 0);
+      } else {
+        double secs = (now - prev.atMillis()) / 1000.0;
+        long[] p = prev.counters();
+        next = new Report(now, v, rate(v[0] - p[0], secs), rate(v[1] - p[1], secs), rate(v[2] - p[2], secs),
+            Math.max(0, v[3] - p[3]), Math.max(0, v[4] - p[4]));
+      }
+      reports.put(reporter, next);
     }
     return Response.text(200, "ok\n");
   }
 
-  /** Adds a traffic point from the reports' totals (once a second). */
+  /** Adds a traffic point: the sum of the fresh reporters' latest rates (once a second). */
   void sample() {
     synchronized (lock) {
       long now = clock.getAsLong();
-      long[] totals = new long[5];
+      double sent = 0;
+      double handled = 0;
+      double failed = 0;
+      long asks = 0;
+      long askNanos = 0;
       for (Iterator<Report> it = reports.values().iterator(); it.hasNext(); ) {
         Report r = it.next();
         if (now - r.atMillis() > STALE_MILLIS) {
           it.remove();
           continue;
         }
-        totals[0] += r.sent();
-        totals[1] += r.handled();
-        totals[2] += r.failed();
-        totals[3] += r.asks();
-        totals[4] += r.askNanos();
+        sent += r.sentRate();
+        handled += r.handledRate();
+        failed += r.failedRate();
+        asks += r.asksDelta();
+        askNanos += r.askNanosDelta();
       }
-      if (lastTotals != null && now > lastSampleMillis) {
-        double secs = (now - lastSampleMillis) / 1000.0;
-        long asks = totals[3] - lastTotals[3];
-        points.addLast(new Point(now, rate(totals[0] - lastTotals[0], secs), rate(totals[1] - lastTotals[1], secs),
-            rate(totals[2] - lastTotals[2], secs), asks > 0 ? (totals[4] - lastTotals[4]) / 1e6 / asks : 0));
-        while (points.size() > MAX_POINTS) {
-          points.removeFirst();
-        }
+      points.addLast(new Point(now, sent, handled, failed, asks > 0 ? askNanos / 1e6 / asks : 0));
+      while (points.size() > MAX_POINTS) {
+        points.removeFirst();
       }
-      lastTotals = totals;
-      lastSampleMillis = now;
     }
   }
 

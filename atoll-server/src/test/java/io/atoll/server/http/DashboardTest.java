@@ -45,14 +45,16 @@ class DashboardTest {
   }
 
   @Test
-  void ratesAreTheGrowthOfTheSumOfReportsPerSecondAndStaleReportersAreForgotten() {
+  void ratesAreEachReportersGrowthPerSecondSummedAndStaleReportersAreForgotten() {
     report("reporter=a&sent=100&handled=90&failed=0&asks=10&askNanos=10000000");
     report("reporter=b&sent=0&handled=0&failed=0&asks=0&askNanos=0");
-    d.sample(); // the first sample only sets the base
+    d.sample(); // one report each: no rate yet
+    assertThat(lastPoint().sentPerSecond()).isZero();
     now.addAndGet(2000);
     report("reporter=a&sent=300&handled=290&failed=2&asks=30&askNanos=50000000");
     report("reporter=b&sent=100&handled=100&failed=0&asks=0&askNanos=0");
     d.sample();
+    d.sample(); // a sample between two reports repeats the rates (no drop to zero)
     Dashboard.Point p = lastPoint();
     assertThat(p.sentPerSecond()).isEqualTo(150.0);
     assertThat(p.handledPerSecond()).isEqualTo(150.0);
@@ -60,8 +62,12 @@ class DashboardTest {
     assertThat(p.askMillis()).isEqualTo(2.0); // 40 ms over 20 asks
     now.addAndGet(Dashboard.STALE_MILLIS + 1);
     report("reporter=a&sent=300&handled=290&failed=2&asks=30&askNanos=50000000");
-    d.sample(); // b is forgotten: the sums drop, which counts as no traffic, not as negative
+    d.sample(); // b is forgotten; a sent nothing in those seconds
     assertThat(lastPoint().sentPerSecond()).isZero();
+    now.addAndGet(1000);
+    report("reporter=a&sent=0&handled=0&failed=0&asks=0&askNanos=0"); // a restarted: counters went down
+    d.sample();
+    assertThat(lastPoint().sentPerSecond()).as("a restart counts as no traffic, not negative").isZero();
   }
 
   private Dashboard.Point lastPoint() {
