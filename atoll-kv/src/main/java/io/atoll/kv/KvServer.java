@@ -79,6 +79,14 @@ public final class KvServer implements AutoCloseable {
    *     message says which
    */
   public static KvServer start(KvSettings s) {
+    return start(s, KvObserver.NONE);
+  }
+
+  /**
+   * As {@link #start(KvSettings)}, reporting every command to {@code observer} (on the event
+   * loops).
+   */
+  public static KvServer start(KvSettings s, KvObserver observer) {
     LongSupplier clock = System::currentTimeMillis;
     int port = s.port() == 0 ? freePort(s.bind()) : s.port();
     int busPort = s.busPort() == -1 ? port + 10000 : s.busPort() == 0 ? freePort(s.bind()) : s.busPort();
@@ -105,7 +113,7 @@ public final class KvServer implements AutoCloseable {
       CommandTable table = Commands.table(store, cluster, bus, bus::meet,
           () -> Nodes.pod(s.bind(), port, random.nextLong(), busPort), new Migrator(store, cluster, clock), migrations,
           stats, clients, info);
-      Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, clock, s.maxMemory());
+      Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, clock, s.maxMemory(), observer);
       RespLimits limits = new RespLimits(s.maxBulkLength(), s.maxArrayLength(), s.maxInlineLength(),
           s.queryBufferLimit());
       Channel server = new ServerBootstrap().group(boss, workers).channel(Transport.serverChannel())
@@ -171,6 +179,17 @@ public final class KvServer implements AutoCloseable {
   /** The cluster-bus port. */
   public int busPort() {
     return busPort;
+  }
+
+  /** Whether this node sees the cluster as ok (every slot owned by a node not failed). */
+  public boolean clusterOk() {
+    return cluster.view().ok();
+  }
+
+  /** How many of the 16384 slots this node owns now. */
+  public int ownedSlots() {
+    var view = cluster.view();
+    return view.config().ownedCounts().getOrDefault(view.me(), 0);
   }
 
   /** This node's Redis node id (40 hex digits). */

@@ -39,6 +39,8 @@ final class Membership {
   private final Ticker ticker;
   private final Consumer<String> rebalance;
   private boolean closed;
+  /** Set once by the manager before the loop runs. */
+  ManagerObserver observer = ManagerObserver.NONE;
 
   /** @param rebalance asks for a rebalance round, with its reason */
   Membership(Journal journal, Leases leases, PodHealth health, Loop loop, Executor blocking, Ticker ticker,
@@ -103,6 +105,7 @@ final class Membership {
     leases.dying(pod);
     return journal.transition(c -> Rounds.leave(c, pod)).thenApply(c -> {
       leases.gone(pod); // the saved config says GONE now
+      observer.podGone(pod, !why.startsWith("left"));
       log.info("pod {} {}; its {} shards will move; {} pods", pod, why, c.ownedCounts().getOrDefault(pod, 0),
           c.activePods().size());
       rebalance.accept("pod " + pod + " " + (why.startsWith("left") ? "left" : "died"));
@@ -113,7 +116,9 @@ final class Membership {
   /** Renews a pod's lease: true if renewed, false if the pod is unknown, gone or dying. */
   boolean renew(PodId pod) {
     loop.checkOnLoop();
-    return leases.renew(pod, journal.config(), ticker.nanoTime());
+    boolean granted = leases.renew(pod, journal.config(), ticker.nanoTime());
+    observer.leaseRenewal(pod, granted);
+    return granted;
   }
 
   /** {@code pod} was found unresponsive: ask the health source, off the loop. Any thread. */

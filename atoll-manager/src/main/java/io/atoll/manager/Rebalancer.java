@@ -42,6 +42,8 @@ final class Rebalancer {
   private final Loop loop;
   private final RandomGenerator random;
   private final Consumer<Set<PodId>> suspects;
+  /** Set once by the manager before the loop runs. */
+  ManagerObserver observer = ManagerObserver.NONE;
 
   private boolean rebalancing;
   private boolean again;
@@ -85,6 +87,7 @@ final class Rebalancer {
       return;
     }
     rebalancing = true;
+    observer.roundStarted();
     roundWaiters = nextRoundWaiters;
     nextRoundWaiters = new ArrayList<>();
     if (retry != null) {
@@ -179,6 +182,7 @@ final class Rebalancer {
 
   private void finish(int moved, boolean failed, boolean continueNow) {
     rebalancing = false;
+    observer.roundFinished(moved, failed);
     ClusterConfig config = journal.config();
     if (!continueNow && chainMoved > 0) {
       log.info("rebalance ({}): moved {} shards in {} round(s), now at epoch {}; shards per pod: {}", chainReason,

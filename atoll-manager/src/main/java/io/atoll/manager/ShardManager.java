@@ -73,6 +73,7 @@ public final class ShardManager implements AutoCloseable {
   private final Rebalancer rebalancer;
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   private final Runnable onClose;
+  private ManagerObserver observer = ManagerObserver.NONE;
   private volatile Server server;
   private volatile PodAddress address;
   private final RandomGenerator random;
@@ -102,7 +103,10 @@ public final class ShardManager implements AutoCloseable {
     this.onClose = onClose;
     this.random = random;
     this.watchers = new Watchers(loop);
-    this.journal = new Journal(store, io, loop, settings.numberOfShards(), watchers::publish, this::depose,
+    this.journal = new Journal(store, io, loop, settings.numberOfShards(), c -> {
+      watchers.publish(c);
+      observer.configInstalled(c);
+    }, this::depose,
         settings.leaseTtl(), settings.leaseMargin(), Journal.MAX_TOMBSTONES, Journal.MAX_PRUNED);
     this.membership = new Membership(journal, new Leases(settings.leaseTtl(), settings.leaseMargin(),
         stallThreshold(settings)), health, loop, blocking, ticker, this::requestRebalance);
@@ -119,6 +123,15 @@ public final class ShardManager implements AutoCloseable {
    */
   public static ShardManager start(ManagerSettings settings, AssignmentStore store, PodHealth health, String host,
       int port, Ticker ticker, RandomGenerator random) {
+    return start(settings, store, health, host, port, ticker, random, ManagerObserver.NONE);
+  }
+
+  /**
+   * As {@link #start(ManagerSettings, AssignmentStore, PodHealth, String, int, Ticker,
+   * RandomGenerator)}, reporting to {@code observer} (on the loop) from the start on.
+   */
+  public static ShardManager start(ManagerSettings settings, AssignmentStore store, PodHealth health, String host,
+      int port, Ticker ticker, RandomGenerator random, ManagerObserver observer) {
     ExecutorLoop loop = new ExecutorLoop("atoll-manager");
     ExecutorService io = Executors.newSingleThreadExecutor(
         Thread.ofPlatform().name("atoll-manager-store").daemon().factory());
@@ -135,6 +148,7 @@ public final class ShardManager implements AutoCloseable {
           blocking.shutdown();
         });
     m.holder = host + ":" + port;
+    m.observe(observer);
     try {
       m.onLoop(m::recover);
       m.server = Wire.startServer(host, port, List.<BindableService>of(new ManagerService(m)));
@@ -150,6 +164,13 @@ public final class ShardManager implements AutoCloseable {
   /** Starts a manager with the system clock and a random seed. */
   public static ShardManager start(ManagerSettings settings, AssignmentStore store, String host, int port) {
     return start(settings, store, PodHealth.LEASE_ONLY, host, port, Ticker.SYSTEM, new java.util.Random());
+  }
+
+  /** Reports to {@code o} from now on; set before the loop runs anything. */
+  void observe(ManagerObserver o) {
+    observer = java.util.Objects.requireNonNull(o, "observer");
+    membership.observer = o;
+    rebalancer.observer = o;
   }
 
   /** Runs {@code task} on the loop and waits for it, rethrowing what it threw. */

@@ -94,6 +94,11 @@ public final class Sharding implements AutoCloseable {
     return rt.inFlight();
   }
 
+  /** The number of this pod's messages waiting in its shards' buffers for an owner. */
+  public int bufferedMessages() {
+    return rt.bufferedMessages();
+  }
+
   /** The number of shards of the cluster. */
   public int numberOfShards() {
     return rt.numberOfShards();

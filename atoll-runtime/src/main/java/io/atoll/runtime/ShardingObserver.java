@@ -26,4 +26,24 @@ public interface ShardingObserver {
 
   /** This pod fenced itself: its lease ran out and it stopped serving every shard. */
   default void fenced() {}
+
+  // Messages sent from this pod. Called once per message: implementations must not allocate.
+
+  /** A tell or an ask was sent from this pod (before it is routed). */
+  default void messageSent() {}
+
+  /**
+   * A message sent from this pod was handled: a tell's handler returned, or an ask was answered
+   * after {@code nanos} (by the pod's ticker, from the send).
+   */
+  default void messageHandled(boolean ask, long nanos) {}
+
+  /** A message sent from this pod failed for {@code reason}. */
+  default void messageFailed(DeliveryException.Reason reason) {}
+
+  /**
+   * A message sent from this pod was refused by the pod it was sent to (a {@code NotOwner}, or a
+   * local shard being handed off) and goes back to its shard's buffer to be sent again.
+   */
+  default void notOwnerRetry() {}
 }

@@ -1,6 +1,11 @@
 package io.atoll.server;
 
+import io.atoll.kv.KvMetrics;
+import io.atoll.kv.KvObserver;
 import io.atoll.kv.KvServer;
+import io.atoll.server.http.HttpEndpoint;
+import io.atoll.server.http.Probes;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.atoll.kv.KvSettings;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -45,6 +50,12 @@ final class KvCommand implements Callable<Integer> {
   @Option(names = "--client-output-buffer-limit", defaultValue = "64mb", description = "Reply bytes pending per client before it is disconnected (default: ${DEFAULT-VALUE}).")
   String outputLimit;
 
+  @Option(names = "--http-port", defaultValue = "-1", description = "Serve /metrics, /health/live, /health/ready and /cluster over HTTP on this port; 0 for any, -1 for none (default: ${DEFAULT-VALUE}).")
+  int httpPort;
+
+  @Option(names = "--http-host", defaultValue = "127.0.0.1", description = "Address the HTTP endpoint listens on (default: ${DEFAULT-VALUE}).")
+  String httpHost;
+
   @Override
   public Integer call() throws Exception {
     KvSettings settings;
@@ -60,18 +71,38 @@ final class KvCommand implements Callable<Integer> {
       System.err.println("atoll kv: " + e.getMessage());
       return 2;
     }
+    PrometheusMeterRegistry registry = Probes.registry();
+    KvMetrics metrics = new KvMetrics(registry);
     KvServer server;
+    HttpEndpoint http = null;
     try {
-      server = KvServer.start(settings);
+      server = KvServer.start(settings, httpPort >= 0 ? metrics : KvObserver.NONE);
     } catch (RuntimeException e) {
       System.err.println("atoll kv: cannot start: " + e.getMessage());
       return 1;
     }
+    if (httpPort >= 0) {
+      try {
+        metrics.bind(server);
+        http = HttpEndpoint.start(httpHost, httpPort, Probes.kv(server, registry));
+      } catch (RuntimeException e) {
+        System.err.println("atoll kv: cannot start: " + e.getMessage());
+        server.close();
+        return 1;
+      }
+    }
     System.out.println("atoll kv node " + server.nodeId() + " listening on " + bind + ":" + server.port()
         + " (cluster bus " + server.busPort() + ", data dir " + settings.dataDir().toAbsolutePath() + ")");
+    if (http != null) {
+      System.out.println("atoll kv http on " + http.address());
+    }
     System.out.flush();
     CountDownLatch stopped = new CountDownLatch(1);
+    HttpEndpoint httpToClose = http;
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      if (httpToClose != null) {
+        httpToClose.close();
+      }
       server.close();
       stopped.countDown();
     }, "atoll-kv-stop"));

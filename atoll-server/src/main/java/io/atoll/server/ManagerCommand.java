@@ -6,7 +6,14 @@ import io.atoll.core.spi.LeadershipTakenException;
 import io.atoll.core.spi.PodHealth;
 import io.atoll.core.Ticker;
 import io.atoll.manager.ManagerSettings;
+import io.atoll.manager.ManagerObserver;
 import io.atoll.manager.ShardManager;
+import io.atoll.manager.metrics.ManagerMetrics;
+import io.atoll.server.http.BothObservers;
+import io.atoll.server.http.Dashboard;
+import io.atoll.server.http.HttpEndpoint;
+import io.atoll.server.http.Probes;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -80,6 +87,12 @@ final class ManagerCommand implements Callable<Integer> {
   @Option(names = "--max-moves-fraction", defaultValue = "0.1", description = "Most owned shards one round moves, as a fraction (default: ${DEFAULT-VALUE}).")
   double maxMovesFraction;
 
+  @Option(names = "--http-port", defaultValue = "-1", description = "Serve /metrics, /health/live, /health/ready and /cluster and the dashboard (at /) over HTTP on this port; 0 for any, -1 for none (default: ${DEFAULT-VALUE}).")
+  int httpPort;
+
+  @Option(names = "--http-host", defaultValue = "127.0.0.1", description = "Address the HTTP endpoint listens on (default: ${DEFAULT-VALUE}).")
+  String httpHost;
+
   static final class StrategyConverter implements picocli.CommandLine.ITypeConverter<Strategy> {
     @Override
     public Strategy convert(String value) {
@@ -110,16 +123,23 @@ final class ManagerCommand implements Callable<Integer> {
       System.err.println("atoll manager: " + e.getMessage());
       return 2;
     }
+    PrometheusMeterRegistry registry = Probes.registry();
+    Dashboard dashboard = httpPort >= 0 ? new Dashboard() : null;
+    ManagerObserver observer = dashboard != null
+        ? new BothObservers(new ManagerMetrics(registry), dashboard.observer()) : ManagerObserver.NONE;
     ShardManager manager;
     boolean told = false;
     while (true) {
       try {
         manager = ShardManager.start(settings, storeSpec.open(), PodHealth.LEASE_ONLY, host, port,
-            Ticker.SYSTEM, new java.security.SecureRandom());
+            Ticker.SYSTEM, new java.security.SecureRandom(), observer);
         break;
       } catch (LeadershipTakenException e) {
         if (!standby) {
           System.err.println("atoll manager: cannot start: " + e.getMessage());
+          if (dashboard != null) {
+            dashboard.close();
+          }
           return 1;
         }
         if (!told) {
@@ -131,13 +151,39 @@ final class ManagerCommand implements Callable<Integer> {
         Thread.sleep(Math.max(50, lease.toMillis() / 10));
       } catch (RuntimeException e) {
         System.err.println("atoll manager: cannot start: " + e.getMessage());
+        if (dashboard != null) {
+          dashboard.close();
+        }
+        return 1;
+      }
+    }
+    HttpEndpoint http = null;
+    if (dashboard != null) {
+      try {
+        http = HttpEndpoint.start(httpHost, httpPort, dashboard.routes(Probes.manager(manager, registry), manager));
+      } catch (RuntimeException e) {
+        System.err.println("atoll manager: cannot start: " + e.getMessage());
+        dashboard.close();
+        manager.close();
         return 1;
       }
     }
     System.out.println("atoll manager listening on " + manager.address() + " (term " + manager.term() + ", "
         + shards + " shards, " + storeSpec.describe() + ")");
+    if (http != null) {
+      System.out.println("atoll manager http on " + http.address() + " (dashboard http://" + http.address() + "/)");
+    }
     System.out.flush();
-    Runtime.getRuntime().addShutdownHook(new Thread(manager::close, "atoll-manager-stop"));
+    HttpEndpoint httpToClose = http;
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      if (httpToClose != null) {
+        httpToClose.close();
+      }
+      if (dashboard != null) {
+        dashboard.close();
+      }
+      manager.close();
+    }, "atoll-manager-stop"));
     try {
       manager.stopped().get();
       return 0;

@@ -2,6 +2,12 @@ package io.atoll.server;
 
 import io.atoll.core.PodAddress;
 import io.atoll.runtime.Sharding;
+import io.atoll.runtime.ShardingObserver;
+import io.atoll.runtime.metrics.PodMetrics;
+import io.atoll.server.http.HttpEndpoint;
+import io.atoll.server.http.Probes;
+import io.atoll.server.http.Reporter;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.atoll.server.demo.Account;
 import io.atoll.server.demo.AccountDb;
 import java.time.Duration;
@@ -53,6 +59,16 @@ final class PodCommand implements Callable<Integer> {
       + " the demo's messages is a database transaction).")
   int maxQueued;
 
+  @Option(names = "--http-port", defaultValue = "-1", description = "Serve /metrics, /health/live, /health/ready and /cluster over HTTP on this port; 0 for any, -1 for none (default: ${DEFAULT-VALUE}).")
+  int httpPort;
+
+  @Option(names = "--http-host", defaultValue = "127.0.0.1", description = "Address the HTTP endpoint listens on (default: ${DEFAULT-VALUE}).")
+  String httpHost;
+
+  @Option(names = "--report-to", description = "The manager's HTTP address (host:port): report this pod's message"
+      + " counts to its dashboard every second.")
+  String reportTo;
+
   @Override
   public Integer call() throws Exception {
     AccountDb accounts = null;
@@ -64,6 +80,8 @@ final class PodCommand implements Callable<Integer> {
         return 1;
       }
     }
+    PrometheusMeterRegistry registry = Probes.registry();
+    PodMetrics metrics = new PodMetrics(registry);
     Sharding pod;
     try {
       Sharding.Builder b = Sharding.builder();
@@ -71,6 +89,7 @@ final class PodCommand implements Callable<Integer> {
         b.advertise(PodAddress.parse(advertise));
       }
       pod = b
+          .observer(httpPort >= 0 || reportTo != null ? metrics : ShardingObserver.NONE)
           .manager(manager)
           .host(host)
           .port(port)
@@ -88,12 +107,45 @@ final class PodCommand implements Callable<Integer> {
       }
       return 1;
     }
+    HttpEndpoint http = null;
+    if (httpPort >= 0) {
+      try {
+        metrics.bind(pod);
+        http = HttpEndpoint.start(httpHost, httpPort, Probes.pod(pod, registry));
+      } catch (RuntimeException e) {
+        System.err.println("atoll pod: cannot start: " + e.getMessage());
+        pod.close();
+        if (accounts != null) {
+          accounts.close();
+        }
+        return 1;
+      }
+    }
     System.out.println("atoll pod listening on " + pod.podId().address() + " (pod " + pod.podId() + ", version "
         + version + ")");
+    if (http != null) {
+      System.out.println("atoll pod http on " + http.address());
+    }
+    Reporter reporter = null;
+    if (reportTo != null) {
+      try {
+        reporter = Reporter.start(reportTo, String.valueOf(pod.podId()), registry);
+      } catch (IllegalArgumentException e) {
+        System.err.println("atoll pod: --report-to " + reportTo + ": " + e.getMessage());
+      }
+    }
     System.out.flush();
     CountDownLatch stopped = new CountDownLatch(1);
     AccountDb toClose = accounts;
+    HttpEndpoint httpToClose = http;
+    Reporter reporterToClose = reporter;
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      if (reporterToClose != null) {
+        reporterToClose.close();
+      }
+      if (httpToClose != null) {
+        httpToClose.close();
+      }
       pod.close();
       if (toClose != null) {
         toClose.close();

@@ -14,7 +14,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code atoll status}: the cluster as the manager sees it. */
-@Command(name = "status", mixinStandardHelpOptions = true, description = "Prints pods, versions and shards per pod.")
+@Command(name = "status", mixinStandardHelpOptions = true, description = "Prints pods, versions and shards per pod; --watch redraws on every change.")
 final class StatusCommand implements Callable<Integer> {
 
   @Mixin
@@ -26,8 +26,29 @@ final class StatusCommand implements Callable<Integer> {
   @Option(names = "--timeout", defaultValue = "5s", description = "Default: ${DEFAULT-VALUE}.")
   Duration timeout;
 
+  @Option(names = "--watch", description = "Keep following the cluster: redraw on every change of the config.")
+  boolean watch;
+
+  @Option(names = "--updates", defaultValue = "0", description = "With --watch: stop after this many redraws; 0 for"
+      + " never (default: ${DEFAULT-VALUE}).")
+  int updates;
+
   @Override
-  public Integer call() {
+  public Integer call() throws InterruptedException {
+    if (watch) {
+      io.atoll.core.PodAddress address;
+      try {
+        address = io.atoll.core.PodAddress.parse(manager);
+      } catch (IllegalArgumentException e) {
+        System.err.println("atoll status: --manager " + e.getMessage());
+        return 2;
+      }
+      if (updates < 0) {
+        System.err.println("atoll status: --updates " + updates + " (expected: >= 0)");
+        return 2;
+      }
+      return new StatusWatch(address, System.out, System.console() != null).run(updates);
+    }
     return ManagerCall.run("status", manager, timeout,
         stub -> render(Wire.config(stub.getAssignments(GetAssignmentsRequest.getDefaultInstance()))));
   }

@@ -368,6 +368,11 @@ public final class PodRuntime {
     return router.inFlight();
   }
 
+  /** Messages of this pod waiting in shard buffers. */
+  public int bufferedMessages() {
+    return router.buffered();
+  }
+
   /** Whether the pod holds a live lease (always true for a client). */
   public boolean holdsLease() {
     return lease.valid();

@@ -35,13 +35,17 @@ public final class AtollProcesses {
 
   /**
    * A shard manager as the demo and the chaos run start it: on {@code port} (0 for any), its state
-   * in {@code dataDir}, with a one-second lease margin and short retry and ping times.
+   * in {@code dataDir}, with a lease margin of a tenth of the lease (at least one second), short retry
+   * and ping times, and {@code extra} arguments last.
    */
-  public static ProcessSpec manager(String name, int port, Path dataDir, int shards, Duration lease) {
-    return atoll(name, List.of("manager", "--port", Integer.toString(port), "--data-dir", dataDir.toString(),
-        "--shards", Integer.toString(shards), "--lease", lease.toMillis() + "ms", "--lease-margin", Math.max(1000, lease.toMillis() / 10) + "ms",
-        "--rebalance-interval", "10s", "--rebalance-retry", "2s", "--termination-timeout", "2s",
-        "--ping-timeout", "1s"));
+  public static ProcessSpec manager(String name, int port, Path dataDir, int shards, Duration lease,
+      String... extra) {
+    List<String> args = new ArrayList<>(List.of("manager", "--port", Integer.toString(port), "--data-dir",
+        dataDir.toString(), "--shards", Integer.toString(shards), "--lease", lease.toMillis() + "ms",
+        "--lease-margin", Math.max(1000, lease.toMillis() / 10) + "ms", "--rebalance-interval", "10s",
+        "--rebalance-retry", "2s", "--termination-timeout", "2s", "--ping-timeout", "1s"));
+    args.addAll(List.of(extra));
+    return atoll(name, args);
   }
 
   /**

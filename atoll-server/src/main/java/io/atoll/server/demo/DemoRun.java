@@ -3,6 +3,10 @@ package io.atoll.server.demo;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.PodAddress;
 import io.atoll.runtime.Sharding;
+import io.atoll.runtime.metrics.PodMetrics;
+import io.atoll.server.http.Probes;
+import io.atoll.server.http.Reporter;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.atoll.testkit.ClusterChecks;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
@@ -71,11 +75,15 @@ public final class DemoRun {
     });
     Runtime.getRuntime().addShutdownHook(hook);
     Sharding client = null;
+    Reporter reporter = null;
     try {
       ManagedProcess manager = processes.start(AtollProcesses.manager("manager", 0, o.dir().resolve("manager"),
-          o.shards(), o.lease()));
+          o.shards(), o.lease(), "--http-port", "0"));
       PodAddress managerAddress = manager.awaitAddress(Duration.ofSeconds(60));
+      String managerHttp = manager.awaitLog(java.util.regex.Pattern.compile("http on (\\S+:\\d+)"),
+          Duration.ofSeconds(30));
       say("shard manager up on " + managerAddress + " (lease " + o.lease().toMillis() + " ms)");
+      say("dashboard: http://" + managerHttp + "/  (metrics: http://" + managerHttp + "/metrics)");
       List<ManagedProcess> pods = new ArrayList<>();
       for (int i = 1; i <= o.pods(); i++) {
         pods.add(startPod(processes, i, managerAddress, url));
@@ -83,8 +91,11 @@ public final class DemoRun {
       for (ManagedProcess p : pods) {
         names.put(p.awaitAddress(Duration.ofSeconds(60)), p.name());
       }
+      PrometheusMeterRegistry clientMetrics = Probes.registry();
       client = Sharding.builder().manager(managerAddress.toString()).clientOnly()
+          .observer(new PodMetrics(clientMetrics))
           .sendTimeout(Duration.ofSeconds(10)).askTimeout(Duration.ofSeconds(10)).start();
+      reporter = Reporter.start(managerHttp, "demo client", clientMetrics);
       Sharding c = client;
       ClusterChecks.awaitEveryShardOwned(c, o.pods(), Duration.ofSeconds(30));
       say(o.pods() + " pods up; " + names.shardsLine(c.config()));
@@ -100,6 +111,9 @@ public final class DemoRun {
           o.dir().toString());
       return ok ? 0 : 1;
     } finally {
+      if (reporter != null) {
+        reporter.close();
+      }
       if (client != null) {
         client.close();
       }

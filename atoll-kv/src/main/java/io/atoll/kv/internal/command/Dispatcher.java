@@ -1,6 +1,7 @@
 package io.atoll.kv.internal.command;
 
 import io.atoll.core.slots.KeySlots;
+import io.atoll.kv.KvObserver;
 import io.atoll.kv.internal.cluster.ClusterState;
 import io.atoll.kv.internal.resp.Reply;
 import io.atoll.kv.internal.store.SlotStore;
@@ -20,10 +21,18 @@ public final class Dispatcher {
   private final Stats stats;
   private final LongSupplier clock;
   private final long maxMemory;
+  private final KvObserver observer;
 
   /** A dispatcher over these parts; {@code maxMemory} 0 means no limit. */
   public Dispatcher(CommandTable table, SlotStore store, ClusterState cluster, Stats stats, LongSupplier clock,
       long maxMemory) {
+    this(table, store, cluster, stats, clock, maxMemory, KvObserver.NONE);
+  }
+
+  /** A dispatcher that also reports each command's outcome and time to {@code observer}. */
+  public Dispatcher(CommandTable table, SlotStore store, ClusterState cluster, Stats stats, LongSupplier clock,
+      long maxMemory, KvObserver observer) {
+    this.observer = observer;
     this.table = table;
     this.store = store;
     this.cluster = cluster;
@@ -34,6 +43,7 @@ public final class Dispatcher {
 
   /** Executes {@code args} for {@code session}, writing the reply to {@code reply}. */
   public Call execute(byte[][] args, Session session, Reply reply) {
+    long start = observer == KvObserver.NONE ? 0 : System.nanoTime();
     long now = clock.getAsLong();
     Call c = new Call(args, session, reply, now);
     stats.commands.increment();
@@ -43,8 +53,12 @@ public final class Dispatcher {
     } catch (CommandError e) {
       reply.error(e.getMessage());
     }
-    if (reply.errorCount() != errorsBefore) {
+    boolean error = reply.errorCount() != errorsBefore;
+    if (error) {
       stats.errors.increment();
+    }
+    if (observer != KvObserver.NONE) {
+      observer.command(error, System.nanoTime() - start);
     }
     return c;
   }

@@ -10,6 +10,7 @@ import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.EntityRef;
 import io.atoll.runtime.EntityType;
 import io.atoll.runtime.Reply;
+import io.atoll.runtime.ShardingObserver;
 import io.atoll.runtime.codec.MessageCodec;
 import io.atoll.runtime.internal.cluster.PeerChannels;
 import io.atoll.runtime.internal.cluster.View;
@@ -59,6 +60,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
   /** Null on a client. */
   private final EntityHost host;
   private final Callback callback;
+  private final ShardingObserver observer;
   private final Timeouts timeouts;
   private final PeerClients clients;
   private final ShardRoute[] routes;
@@ -81,6 +83,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
     this.view = view;
     this.host = host;
     this.callback = callback;
+    this.observer = settings.observer();
     this.timeouts = new Timeouts(settings.maxInFlight());
     this.clients = new PeerClients(ctx, view::clusterId, this);
     for (TypeRuntime t : hosted) {
@@ -127,14 +130,17 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
   }
 
   private void route(Pending p, String verb) {
+    observer.messageSent();
     if (closing) {
       p.settleExceptionally(new DeliveryException(DeliveryException.Reason.SHUT_DOWN, verb + p.describe() + " failed: the sharding of pod " + view.self() + " is closing"));
+      observer.messageFailed(DeliveryException.Reason.SHUT_DOWN);
       return;
     }
     if (!timeouts.add(p)) {
       p.settleExceptionally(new DeliveryException(DeliveryException.Reason.TOO_MANY_IN_FLIGHT, "send to "
           + p.describe() + " failed: " + settings.maxInFlight() + " messages of this pod are already in flight;"
           + " nothing was sent, wait for some to complete"));
+      observer.messageFailed(DeliveryException.Reason.TOO_MANY_IN_FLIGHT);
       return;
     }
     routes[p.shard].send(p);
@@ -218,10 +224,27 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
   @Override
   public void completed(Pending p) {
     timeouts.remove(p);
+    report(p);
+  }
+
+  /** Tells the observer how a settled message ended. */
+  private void report(Pending p) {
+    if (observer == ShardingObserver.NONE) {
+      return;
+    }
+    if (p.isCompletedExceptionally()) {
+      observer.messageFailed(p.exceptionNow() instanceof DeliveryException d ? d.reason()
+          : DeliveryException.Reason.ENTITY_FAILED);
+    } else {
+      observer.messageHandled(p.ask, ticker.nanoTime() - p.startNanos);
+    }
   }
 
   @Override
   public void resolved(Pending p, boolean retry) {
+    if (retry) {
+      observer.notOwnerRetry();
+    }
     routes[p.shard].resolved(p, retry);
   }
 
@@ -265,6 +288,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
           (p.ask ? "ask to " : "tell to ") + p.describe() + " timed out after " + waited + " ms; it was "
               + p.where);
       if (p.settleExceptionally(e)) {
+        observer.messageFailed(DeliveryException.Reason.TIMEOUT);
         PeerClient c = p.client;
         if (c != null) {
           c.forget(p);
@@ -310,5 +334,14 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
   /** Messages of this pod in flight. */
   public int inFlight() {
     return timeouts.size();
+  }
+
+  /** Messages of this pod waiting in shard buffers (read shard by shard, not one snapshot). */
+  public int buffered() {
+    int n = 0;
+    for (int s = 1; s < routes.length; s++) {
+      n += routes[s].waiting();
+    }
+    return n;
   }
 }

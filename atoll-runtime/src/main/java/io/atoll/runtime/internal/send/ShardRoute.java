@@ -121,6 +121,23 @@ final class ShardRoute {
     }
   }
 
+  /**
+   * How many messages wait in this route's buffer now, not counting those already failed (a
+   * timed-out message leaves the buffer only at the next flush). For metrics: O(buffer).
+   */
+  synchronized int waiting() {
+    if (waiting == null) {
+      return 0;
+    }
+    int n = 0;
+    for (Pending p : waiting) {
+      if (!p.isDone()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** A message of this shard was resolved: handled, failed, or refused ({@code retry}). */
   void resolved(Pending p, boolean retry) {
     synchronized (this) {
