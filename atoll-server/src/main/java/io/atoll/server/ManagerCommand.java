@@ -175,6 +175,7 @@ final class ManagerCommand implements Callable<Integer> {
     }
     System.out.flush();
     HttpEndpoint httpToClose = http;
+    ShardManager started = manager;
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       if (httpToClose != null) {
         httpToClose.close();
@@ -182,7 +183,7 @@ final class ManagerCommand implements Callable<Integer> {
       if (dashboard != null) {
         dashboard.close();
       }
-      manager.close();
+      started.close();
     }, "atoll-manager-stop"));
     try {
       manager.stopped().get();
