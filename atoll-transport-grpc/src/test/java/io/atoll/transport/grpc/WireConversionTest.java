@@ -101,7 +101,8 @@ class WireConversionTest {
     for (String bad : new String[] {"", " ", "x".repeat(129)}) {
       Status s = statusOf(() -> Wire.pod(ok.toBuilder().setVersion(bad).build()));
       assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-      assertThat(s.getDescription()).startsWith("pod version: version: '" + bad + "'");
+      assertThat(s.getDescription()).startsWith("pod version: version: ")
+          .contains(bad.isBlank() ? "blank" : "129 bytes");
     }
   }
 
