@@ -26,11 +26,13 @@ import org.junit.jupiter.api.Test;
 class BackPressureTest {
 
   final CountDownLatch gate = new CountDownLatch(1);
+  final CountDownLatch entered = new CountDownLatch(1);
 
   @AfterEach
   void open() {
     gate.countDown();
     Counter.LATCHES.remove("overload");
+    Counter.ENTERED.remove("overload");
   }
 
   @Test
@@ -39,9 +41,14 @@ class BackPressureTest {
     cluster.addPod(b -> b.maxQueued(10));
     Sharding client = cluster.addClient(b -> b.sendTimeout(Duration.ofSeconds(20)));
     cluster.awaitSettled(Duration.ofSeconds(20));
-    // One handler blocks; ten messages wait behind it: the pod's limit.
+    Counter.ENTERED.put("overload", entered);
+    // The entity is active (its shard too, so nothing waits outside the mailboxes), then one
+    // handler blocks and ten messages wait behind it: the pod's limit.
+    assertThat(client.entity(Counter.TYPE, "busy").<Long>ask(Counter.Get::new).toCompletableFuture()
+        .get(10, TimeUnit.SECONDS)).isZero();
     CompletableFuture<Void> blocked = client.entity(Counter.TYPE, "busy").tell(new Counter.Block("overload"))
         .toCompletableFuture();
+    assertThat(entered.await(10, TimeUnit.SECONDS)).as("the blocking handler started").isTrue();
     List<CompletableFuture<Void>> queued = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       queued.add(client.entity(Counter.TYPE, "busy").tell(new Counter.Add(1)).toCompletableFuture());

@@ -48,6 +48,9 @@ public final class Counter implements Entity<Counter.Msg> {
 
   static final java.util.Map<String, CountDownLatch> LATCHES = new java.util.concurrent.ConcurrentHashMap<>();
 
+  /** Opened by a {@link Block} handler as it starts to wait on its latch, when one is put here. */
+  static final java.util.Map<String, CountDownLatch> ENTERED = new java.util.concurrent.ConcurrentHashMap<>();
+
   /**
    * What every activation of every counter in this JVM handled, per entity and sender, in the
    * order handled: the "database" that outlives activations, for order and loss checks.
@@ -83,6 +86,10 @@ public final class Counter implements Entity<Counter.Msg> {
       case Fail f -> throw new IllegalStateException(f.why());
       case Block b -> {
         CountDownLatch latch = LATCHES.get(b.key());
+        CountDownLatch entered = ENTERED.get(b.key());
+        if (entered != null) {
+          entered.countDown();
+        }
         if (latch != null && !latch.await(30, TimeUnit.SECONDS)) {
           throw new IllegalStateException("latch " + b.key() + " never opened");
         }

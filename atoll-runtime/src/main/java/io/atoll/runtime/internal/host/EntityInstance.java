@@ -63,6 +63,12 @@ final class EntityInstance implements Runnable, EntityContext {
   /** Opens when an activation closed by a fence has ended; made by the fence (most never need one). */
   @GuardedBy("this")
   private CountDownLatch ended;
+  /** Whether an activation closed by a fence has ended (its {@link #ended} latch is open). */
+  @GuardedBy("this")
+  private boolean fencedEnded;
+  /** Hand-offs that found this instance fenced with a handler still running: told when it ends. */
+  @GuardedBy("this")
+  private List<CountDownLatch> releasesWaiting;
   /** A fenced instance of the same entity whose activation must end before this one starts. */
   private volatile EntityInstance predecessor;
 
@@ -178,7 +184,15 @@ final class EntityInstance implements Runnable, EntityContext {
     boolean start;
     synchronized (this) {
       if (mode != Mode.OPEN) {
-        done.countDown();
+        if (ended != null && !fencedEnded) {
+          // Fenced, its handler still running: the hand-off is done only when that handler is.
+          if (releasesWaiting == null) {
+            releasesWaiting = new ArrayList<>(1);
+          }
+          releasesWaiting.add(done);
+        } else {
+          done.countDown();
+        }
         return;
       }
       mode = Mode.CLOSING;
@@ -262,13 +276,25 @@ final class EntityInstance implements Runnable, EntityContext {
    */
   private void closedEnd() {
     endActivation(false);
+    fencedActivationEnded();
+  }
+
+  /** The activation of a fenced instance has ended: it leaves the shard; waiters are told. */
+  private void fencedActivationEnded() {
     host.removed(this);
     CountDownLatch l;
+    List<CountDownLatch> waiting;
     synchronized (this) {
       l = ended;
+      fencedEnded = true;
+      waiting = releasesWaiting;
+      releasesWaiting = null;
     }
     if (l != null) {
       l.countDown();
+    }
+    if (waiting != null) {
+      waiting.forEach(CountDownLatch::countDown);
     }
   }
 
@@ -324,8 +350,14 @@ final class EntityInstance implements Runnable, EntityContext {
     endActivation(true);
     List<Delivery> rest = List.of();
     boolean removed;
+    boolean fenced;
     synchronized (this) {
-      if (m.release) {
+      fenced = ended != null; // fenced while the termination message ran: end as a fenced instance
+      if (fenced) {
+        rest = takeAll();
+        scheduled = false;
+        removed = false;
+      } else if (m.release) {
         mode = Mode.CLOSED;
         rest = takeAll();
         scheduled = false;
@@ -342,7 +374,9 @@ final class EntityInstance implements Runnable, EntityContext {
       d.bounce();
     }
     m.finished();
-    if (removed) {
+    if (fenced) {
+      fencedActivationEnded(); // a successor may be waiting for this activation to end
+    } else if (removed) {
       host.removed(this);
     }
     return true;

@@ -162,16 +162,24 @@ class EntityInstanceTest {
   private final FakeHost host = new FakeHost();
   private final List<String> handled = Collections.synchronizedList(new ArrayList<>());
   private final CountDownLatch hold = new CountDownLatch(1);
+  private final CountDownLatch entered = new CountDownLatch(1);
   private final ShardState shard = new ShardState(7, 1);
 
   private EntityInstance instance(boolean withTermination) {
+    return instance(withTermination ? "stop" : null);
+  }
+
+  private EntityInstance instance(String terminationMessage) {
     EntityType<String> type = EntityType.of("t", String.class);
-    if (withTermination) {
-      type = type.withTerminationMessage("stop");
+    if (terminationMessage != null) {
+      type = type.withTerminationMessage(terminationMessage);
     }
     EntityFactory<String> factory = ctx -> (msg, c) -> {
       if (msg.equals("boom")) {
         throw new IllegalStateException("boom");
+      }
+      if (msg.equals("hold")) {
+        entered.countDown();
       }
       if (msg.equals("hold") && !hold.await(10, TimeUnit.SECONDS)) {
         throw new IllegalStateException("the test never let the handler go");
@@ -255,6 +263,42 @@ class EntityInstanceTest {
     assertThat(handled).containsExactly("hold", "b");
     assertThat(host.events).as("the second activation began after the first ended")
         .containsExactly("activated", "deactivated", "removed", "activated");
+  }
+
+  @Test
+  void aFenceWhileTheTerminationMessageRunsStillLetsTheSuccessorStartWhenItEnds() throws Exception {
+    EntityInstance i = instance("hold"); // its termination message blocks until the test lets it go
+    i.offer(new Msg("a"));
+    drain(i);
+    assertThat(i.passivateIfIdle(2_000)).isFalse();
+    CompletableFuture<Void> first = CompletableFuture.runAsync(() -> drain(i));
+    assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
+    i.fence(); // the lease ran out while the termination message runs; a renewal serves the shard again
+
+    EntityInstance next = new EntityInstance(i);
+    Msg b = new Msg("b");
+    next.offer(b);
+    CompletableFuture<Void> second = CompletableFuture.runAsync(() -> drain(next));
+    hold.countDown();
+    first.get(5, TimeUnit.SECONDS);
+    second.get(5, TimeUnit.SECONDS); // never returned before: the fenced activation's end was not told
+    assertThat(handled).containsExactly("a", "hold", "b");
+    assertThat(b.fate).isEqualTo("handled");
+  }
+
+  @Test
+  void aHandOffOfAFencedInstanceIsDoneOnlyWhenItsRunningHandlerReturns() throws Exception {
+    EntityInstance i = instance(false);
+    i.offer(new Msg("hold"));
+    CompletableFuture<Void> first = CompletableFuture.runAsync(() -> drain(i));
+    assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
+    i.fence(); // the lease ran out; it came back, and now the manager moves the shard away
+    CountDownLatch done = new CountDownLatch(1);
+    i.release(done);
+    assertThat(done.getCount()).as("released while its handler still runs").isEqualTo(1);
+    hold.countDown();
+    first.get(5, TimeUnit.SECONDS);
+    assertThat(done.await(5, TimeUnit.SECONDS)).isTrue();
   }
 
   @Test
