@@ -51,9 +51,12 @@ final class ManagerCommand implements Callable<Integer> {
       + " etcds:// and rediss:// for TLS (default: ${DEFAULT-VALUE}).")
   String store;
 
-  @Option(names = "--standby", defaultValue = "true", negatable = true, fallbackValue = "true",
+  // Off by default: a leader cut off from its store (etcd, Redis) still grants pods their leases
+  // until it notices, so a standby taking over meanwhile could give a shard to a second pod.
+  @Option(names = "--standby", defaultValue = "false", negatable = true, fallbackValue = "true",
       description = "While another manager leads the store, wait and take over when its lease lapses;"
-      + " --no-standby exits instead (default: ${DEFAULT-VALUE}).")
+      + " without it the start fails. Not yet safe if a leader can lose its store while it still reaches"
+      + " its pods (see the README) (default: ${DEFAULT-VALUE}).")
   boolean standby;
 
   @Option(names = "--shards", defaultValue = "300", description = "Number of shards; fixed for a data directory (default: ${DEFAULT-VALUE}).")

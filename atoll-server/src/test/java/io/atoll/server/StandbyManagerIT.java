@@ -34,7 +34,7 @@ class StandbyManagerIT {
   Path dir;
 
   private ManagedProcess manager(ProcessCluster processes, String name, String store) {
-    return processes.start(AtollProcesses.atoll(name, List.of("manager", "--port", "0", "--store", store,
+    return processes.start(AtollProcesses.atoll(name, List.of("manager", "--standby", "--port", "0", "--store", store,
         "--data-dir", dir.resolve("manager").toString(), "--shards", "30", "--lease", LEASE.toSeconds() + "s",
         "--lease-margin", "1s", "--rebalance-interval", "2s", "--rebalance-retry", "500ms")));
   }
