@@ -98,11 +98,12 @@ class WireConversionTest {
   void aPodInfoWithAVersionOutsideItsLimitsIsInvalid() {
     PodInfo ok = Wire.info(new Pod(A, PodVersion.of("x".repeat(128))));
     assertThat(Wire.pod(ok).version().value()).hasSize(128);
-    for (String bad : new String[] {"", " ", "x".repeat(129)}) {
-      Status s = statusOf(() -> Wire.pod(ok.toBuilder().setVersion(bad).build()));
+    String[][] cases = {{"", "blank"}, {" ", "blank"}, {"x".repeat(129), "129 bytes of UTF-8"},
+        {"\u00e9".repeat(65), "130 bytes of UTF-8"}};
+    for (String[] bad : cases) {
+      Status s = statusOf(() -> Wire.pod(ok.toBuilder().setVersion(bad[0]).build()));
       assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-      assertThat(s.getDescription()).startsWith("pod version: version: ")
-          .contains(bad.isBlank() ? "blank" : "129 bytes");
+      assertThat(s.getDescription()).startsWith("pod version: version: " + bad[1]);
     }
   }
 
