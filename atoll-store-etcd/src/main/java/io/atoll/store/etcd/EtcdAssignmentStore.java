@@ -4,6 +4,7 @@ import io.atoll.core.spi.AssignmentStore;
 import io.atoll.core.spi.StaleTermException;
 import io.atoll.core.spi.StoreConflictException;
 import io.atoll.core.spi.StoreException;
+import io.atoll.core.spi.VersionWatch;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -25,12 +26,8 @@ import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -334,86 +331,28 @@ public final class EtcdAssignmentStore implements AssignmentStore {
     if (closed) {
       throw new StoreException(name + ": closed");
     }
-    EtcdWatch w = new EtcdWatch(afterVersion, onChange);
-    w.watcher = client.getWatchClient().watch(stateKey, WatchOption.builder().build(), new io.etcd.jetcd.Watch.Listener() {
-      @Override
-      public void onNext(WatchResponse response) {
-        w.wake();
-      }
+    VersionWatch w = new VersionWatch(afterVersion, onChange, v -> load(), () -> closed,
+        e -> log.log(System.Logger.Level.DEBUG, name + ": watch: " + e));
+    // An etcd watch on the state key wakes the check; a one-second poll covers a broken stream.
+    io.etcd.jetcd.Watch.Watcher watcher = client.getWatchClient().watch(stateKey, WatchOption.builder().build(),
+        new io.etcd.jetcd.Watch.Listener() {
+          @Override
+          public void onNext(WatchResponse response) {
+            w.wake();
+          }
 
-      @Override
-      public void onError(Throwable t) {
-        log.log(System.Logger.Level.DEBUG, name + ": watch stream: " + t);
-        w.wake();
-      }
+          @Override
+          public void onError(Throwable t) {
+            log.log(System.Logger.Level.DEBUG, name + ": watch stream: " + t);
+            w.wake();
+          }
 
-      @Override
-      public void onCompleted() {
-        // the poll goes on
-      }
-    });
-    w.start();
-    return w;
-  }
-
-  private final class EtcdWatch implements Watch {
-    private final Consumer<Stored> onChange;
-    private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(
-        Thread.ofPlatform().name("atoll-etcd-store-watch").daemon().factory());
-    private final ReentrantLock delivering = new ReentrantLock();
-    private long last;
-    private boolean stopped; // guarded by delivering
-    volatile io.etcd.jetcd.Watch.Watcher watcher;
-
-    EtcdWatch(long afterVersion, Consumer<Stored> onChange) {
-      this.last = afterVersion;
-      this.onChange = onChange;
-    }
-
-    void start() {
-      thread.scheduleWithFixedDelay(this::check, 0, 1, TimeUnit.SECONDS);
-    }
-
-    void wake() {
-      try {
-        thread.execute(this::check);
-      } catch (RejectedExecutionException e) {
-        // closed
-      }
-    }
-
-    private void check() {
-      delivering.lock();
-      try {
-        if (stopped || closed) {
-          return;
-        }
-        Optional<Stored> s = load();
-        if (s.isPresent() && s.get().version() > last) {
-          last = s.get().version();
-          onChange.accept(s.get());
-        }
-      } catch (RuntimeException e) {
-        log.log(System.Logger.Level.DEBUG, name + ": watch: " + e);
-      } finally {
-        delivering.unlock();
-      }
-    }
-
-    @Override
-    public void close() {
-      delivering.lock();
-      try {
-        stopped = true;
-      } finally {
-        delivering.unlock();
-      }
-      thread.shutdownNow();
-      io.etcd.jetcd.Watch.Watcher w = watcher;
-      if (w != null) {
-        w.close();
-      }
-    }
+          @Override
+          public void onCompleted() {
+            // the poll goes on
+          }
+        });
+    return w.pollEvery(Duration.ofSeconds(1), "atoll-etcd-store-watch").onClose(watcher::close);
   }
 
   @Override

@@ -4,6 +4,7 @@ import io.atoll.core.spi.AssignmentStore;
 import io.atoll.core.spi.StaleTermException;
 import io.atoll.core.spi.StoreConflictException;
 import io.atoll.core.spi.StoreException;
+import io.atoll.core.spi.VersionWatch;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -523,54 +524,11 @@ public final class FileAssignmentStore implements AssignmentStore {
   @Override
   public Watch watch(long afterVersion, Consumer<Stored> onChange) {
     checkOpen();
-    FileWatch w = new FileWatch(afterVersion, onChange);
-    w.future = watcher.scheduleWithFixedDelay(w::poll, 0, pollInterval.toNanos(), TimeUnit.NANOSECONDS);
-    return w;
-  }
-
-  private final class FileWatch implements Watch {
-    private final Consumer<Stored> onChange;
-    private final ReentrantLock delivering = new ReentrantLock();
-    private long last;
-    private boolean stopped; // guarded by delivering
-    private volatile ScheduledFuture<?> future;
-
-    FileWatch(long afterVersion, Consumer<Stored> onChange) {
-      this.last = afterVersion;
-      this.onChange = onChange;
-    }
-
-    void poll() {
-      delivering.lock();
-      try {
-        if (stopped || closed || storedVersion() <= last) {
-          return;
-        }
-        Optional<Stored> s = read(dir);
-        if (s.isPresent() && s.get().version() > last) {
-          last = s.get().version();
-          onChange.accept(s.get());
-        }
-      } catch (IOException | RuntimeException e) {
-        log.log(System.Logger.Level.WARNING, "file store " + dir + ": watch: " + e);
-      } finally {
-        delivering.unlock();
-      }
-    }
-
-    @Override
-    public void close() {
-      delivering.lock();
-      try {
-        stopped = true;
-      } finally {
-        delivering.unlock();
-      }
-      ScheduledFuture<?> f = future;
-      if (f != null) {
-        f.cancel(false);
-      }
-    }
+    VersionWatch w = new VersionWatch(afterVersion, onChange,
+        v -> storedVersion() <= v ? Optional.empty() : read(dir), () -> closed,
+        e -> log.log(System.Logger.Level.WARNING, "file store " + dir + ": watch: " + e));
+    ScheduledFuture<?> f = watcher.scheduleWithFixedDelay(w::check, 0, pollInterval.toNanos(), TimeUnit.NANOSECONDS);
+    return w.onClose(() -> f.cancel(false));
   }
 
   private void checkOpen() {

@@ -4,6 +4,7 @@ import io.atoll.core.spi.AssignmentStore;
 import io.atoll.core.spi.StaleTermException;
 import io.atoll.core.spi.StoreConflictException;
 import io.atoll.core.spi.StoreException;
+import io.atoll.core.spi.VersionWatch;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
@@ -20,10 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -279,7 +276,8 @@ public final class RedisAssignmentStore implements AssignmentStore {
     } catch (RedisException e) {
       throw new StoreException(name + ": cannot watch: " + e.getMessage(), e);
     }
-    RedisWatch w = new RedisWatch(afterVersion, onChange, sub);
+    VersionWatch w = new VersionWatch(afterVersion, onChange, v -> load(), () -> closed,
+        e -> log.log(System.Logger.Level.DEBUG, name + ": watch: " + e)).onClose(sub::closeAsync);
     sub.addListener(new RedisPubSubAdapter<>() {
       @Override
       public void message(byte[] ch, byte[] message) {
@@ -292,67 +290,8 @@ public final class RedisAssignmentStore implements AssignmentStore {
       w.close();
       throw new StoreException(name + ": cannot watch: " + e.getMessage(), e);
     }
-    w.start();
-    return w;
-  }
-
-  private final class RedisWatch implements Watch {
-    private final Consumer<Stored> onChange;
-    private final StatefulRedisPubSubConnection<byte[], byte[]> sub;
-    private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(
-        Thread.ofPlatform().name("atoll-redis-store-watch").daemon().factory());
-    private final ReentrantLock delivering = new ReentrantLock();
-    private long last;
-    private boolean stopped; // guarded by delivering
-
-    RedisWatch(long afterVersion, Consumer<Stored> onChange, StatefulRedisPubSubConnection<byte[], byte[]> sub) {
-      this.last = afterVersion;
-      this.onChange = onChange;
-      this.sub = sub;
-    }
-
-    void start() {
-      // The poll covers publications missed while disconnected.
-      thread.scheduleWithFixedDelay(this::check, 0, 1, TimeUnit.SECONDS);
-    }
-
-    void wake() {
-      try {
-        thread.execute(this::check);
-      } catch (java.util.concurrent.RejectedExecutionException e) {
-        // closed
-      }
-    }
-
-    private void check() {
-      delivering.lock();
-      try {
-        if (stopped || closed) {
-          return;
-        }
-        Optional<Stored> s = load();
-        if (s.isPresent() && s.get().version() > last) {
-          last = s.get().version();
-          onChange.accept(s.get());
-        }
-      } catch (RuntimeException e) {
-        log.log(System.Logger.Level.DEBUG, name + ": watch: " + e);
-      } finally {
-        delivering.unlock();
-      }
-    }
-
-    @Override
-    public void close() {
-      delivering.lock();
-      try {
-        stopped = true;
-      } finally {
-        delivering.unlock();
-      }
-      thread.shutdownNow();
-      sub.closeAsync();
-    }
+    // The poll covers publications missed while disconnected.
+    return w.pollEvery(Duration.ofSeconds(1), "atoll-redis-store-watch");
   }
 
   @Override
