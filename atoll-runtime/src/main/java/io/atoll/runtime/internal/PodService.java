@@ -55,7 +55,7 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
 
   @Override
   public StreamObserver<DeliverBatch> deliver(StreamObserver<ReplyBatch> out) {
-    return new InboundStream(ctx.settings(), ctx.ticker(), view, host, (ServerCallStreamObserver<ReplyBatch>) out);
+    return new InboundStream(ctx.settings(), ctx.ticker(), ctx.scheduler(), view, host, (ServerCallStreamObserver<ReplyBatch>) out);
   }
 
   /**

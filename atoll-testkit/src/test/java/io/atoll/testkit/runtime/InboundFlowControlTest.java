@@ -23,13 +23,16 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
- * Inbound flow control on pod streams: a sender that floods an entity which is not keeping up is
- * held back by the receiving pod (it stops reading), instead of filling the pod's memory.
+ * Inbound flow control on pod streams: a sender that floods entities which are not keeping up is
+ * held back by the receiving pod (it stops reading), instead of filling the pod's memory. (One
+ * entity alone cannot hold a stream back: its mailbox is bounded, see {@link HeadOfLineTest}; so
+ * the flood is spread over eight blocked entities, whose mailboxes together could take more than
+ * the stream lets wait.)
  */
 class InboundFlowControlTest {
 
   private static final int TOTAL = 20_000;
-  private static final String ENTITY = "slow";
+  private static final int ENTITIES = 8;
 
   @Test
   void aSenderFloodingABlockedEntityIsHeldBackAndResumesWhenTheEntityCatchesUp() throws Exception {
@@ -40,7 +43,7 @@ class InboundFlowControlTest {
       Sharding pod = cluster.addPod(b -> b.sendTimeout(Duration.ofSeconds(60)));
       cluster.awaitSettled(Duration.ofSeconds(10));
       MessageCodec codec = DefaultCodec.forType(Counter.TYPE);
-      int shard = ShardHasher.DEFAULT.shardOf(ENTITY, pod.numberOfShards());
+      int shards = pod.numberOfShards();
       ByteString block = ByteString.copyFrom(codec.encode(new Counter.Block(key)));
       // 2 KiB messages that queue behind the blocked one.
       ByteString filler = ByteString.copyFrom(codec.encode(new Counter.Fail("x".repeat(2048))));
@@ -48,7 +51,7 @@ class InboundFlowControlTest {
       ManagedChannel raw = Wire.channel(pod.podId().address());
       AtomicInteger sent = new AtomicInteger();
       AtomicInteger replies = new AtomicInteger();
-      Sender sender = new Sender(replies, sent, shard, block, filler);
+      Sender sender = new Sender(replies, sent, shards, block, filler);
       try {
         PodServiceGrpc.newStub(raw).deliver(sender);
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> sent.get() > 0);
@@ -75,16 +78,16 @@ class InboundFlowControlTest {
   private static final class Sender implements ClientResponseObserver<DeliverBatch, ReplyBatch> {
     private final AtomicInteger replies;
     private final AtomicInteger sent;
-    private final int shard;
+    private final int shards;
     private final ByteString block;
     private final ByteString filler;
     private volatile ClientCallStreamObserver<DeliverBatch> call;
     private boolean started;
 
-    Sender(AtomicInteger replies, AtomicInteger sent, int shard, ByteString block, ByteString filler) {
+    Sender(AtomicInteger replies, AtomicInteger sent, int shards, ByteString block, ByteString filler) {
       this.replies = replies;
       this.sent = sent;
-      this.shard = shard;
+      this.shards = shards;
       this.block = block;
       this.filler = filler;
     }
@@ -104,8 +107,10 @@ class InboundFlowControlTest {
         DeliverBatch.Builder b = DeliverBatch.newBuilder();
         for (int i = 0; i < 64 && sent.get() < TOTAL; i++) {
           int id = sent.incrementAndGet();
-          b.addEnvelopes(Envelope.newBuilder().setId(id).setEntityType(Counter.TYPE.name()).setEntityId(ENTITY)
-              .setShard(shard).setDeadlineMillis(60_000).setPayload(id == 1 ? block : filler));
+          String entity = "slow-" + (id % ENTITIES);
+          b.addEnvelopes(Envelope.newBuilder().setId(id).setEntityType(Counter.TYPE.name()).setEntityId(entity)
+              .setShard(ShardHasher.DEFAULT.shardOf(entity, shards)).setDeadlineMillis(60_000)
+              .setPayload(id <= ENTITIES ? block : filler)); // each entity blocks first
         }
         call.onNext(b.build());
       }

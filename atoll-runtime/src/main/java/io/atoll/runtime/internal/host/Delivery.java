@@ -21,6 +21,15 @@ public interface Delivery {
   /** Whether nobody waits for this any more (answered, failed or timed out). */
   boolean isDone();
 
+  /**
+   * A drain takes this delivery to handle it: false if nobody waits for it any more. After a true
+   * answer it can no longer expire in its mailbox (see {@link InboundDelivery#expire}), so a
+   * message answered TIMEOUT was surely not handled.
+   */
+  default boolean begin() {
+    return !isDone();
+  }
+
   /** The entity's handler returned: acknowledges a tell; an ask waits for its answer. */
   void handled();
 

@@ -55,6 +55,13 @@ public final class EntityHost implements InstanceHost {
 
   private static final Logger log = LoggerFactory.getLogger(EntityHost.class);
 
+  /**
+   * Most messages one entity's mailbox links (or the pod's {@code maxQueued}, if lower); more are
+   * refused as overloaded. A quarter of what one inbound stream lets wait, so that an entity whose
+   * handler blocks cannot fill a stream's backlog alone and stop the stream for every other entity.
+   */
+  static final int MAX_QUEUED_PER_ENTITY = InboundStream.MAX_QUEUED / 4;
+
   /** What the host reports upward. */
   public interface Callback {
     /** The host began serving {@code shard}: messages waiting for it may go now. */
@@ -199,8 +206,14 @@ public final class EntityHost implements InstanceHost {
             inst = fresh;
           }
         }
-        EntityInstance.Offer r = inst.offer(d);
+        EntityInstance.Offer r = inst.offer(d, Math.min(maxQueued, MAX_QUEUED_PER_ENTITY));
         if (r == EntityInstance.Offer.ACCEPTED) {
+          return true;
+        }
+        if (r == EntityInstance.Offer.FULL) {
+          d.failed(new DeliveryException(DeliveryException.Reason.OVERLOADED, "message to " + t.name + "/" + entityId
+              + " refused by pod " + view.self() + ": overloaded, " + Math.min(maxQueued, MAX_QUEUED_PER_ENTITY)
+              + " messages already wait for this entity (its handler is slow or blocked); send less to it"));
           return true;
         }
         if (r == EntityInstance.Offer.CLOSED) {

@@ -42,7 +42,9 @@ final class EntityInstance implements Runnable, EntityContext {
     /** Passivated and removed from its shard: the caller creates a new instance. */
     REMOVED,
     /** Its shard is released or fenced: the caller bounces the delivery. */
-    CLOSED
+    CLOSED,
+    /** Its mailbox is full: the caller refuses the delivery as overloaded. */
+    FULL
   }
 
   private enum Mode { OPEN, CLOSING, CLOSED, REMOVED }
@@ -58,6 +60,9 @@ final class EntityInstance implements Runnable, EntityContext {
   private Delivery tail;
   @GuardedBy("this")
   private boolean scheduled;
+  /** Messages linked in the mailbox (answered or not), bounded by {@link #offer}'s caller. */
+  @GuardedBy("this")
+  private int size;
   @GuardedBy("this")
   private Mode mode = Mode.OPEN;
   /** Opens when an activation closed by a fence has ended; made by the fence (most never need one). */
@@ -125,12 +130,24 @@ final class EntityInstance implements Runnable, EntityContext {
     }
   }
 
-  /** Appends a delivery, unless the instance was removed or closed. */
+  /** Appends a delivery with no bound on the mailbox (tests of the states). */
   Offer offer(Delivery d) {
+    return offer(d, Integer.MAX_VALUE);
+  }
+
+  /**
+   * Appends a delivery, unless the instance was removed or closed, or its mailbox already links
+   * {@code maxSize} messages. One entity's backlog is bounded so that an entity whose handler blocks
+   * cannot take the whole pod's (or a stream's) room from the others: its senders are refused fast.
+   */
+  Offer offer(Delivery d, int maxSize) {
     boolean start;
     synchronized (this) {
       if (mode != Mode.OPEN) {
         return mode == Mode.REMOVED ? Offer.REMOVED : Offer.CLOSED;
+      }
+      if (size >= maxSize) {
+        return Offer.FULL;
       }
       append(d);
       start = !scheduled;
@@ -160,12 +177,14 @@ final class EntityInstance implements Runnable, EntityContext {
     }
     head = null;
     tail = null;
+    size -= messages;
     host.queued(-messages);
     return all;
   }
 
   private void append(Delivery d) {
     if (!(d instanceof StopMarker)) {
+      size++;
       host.queued(1);
     }
     if (tail == null) {
@@ -324,6 +343,7 @@ final class EntityInstance implements Runnable, EntityContext {
           }
           d.next(null);
           if (!(d instanceof StopMarker)) {
+            size--;
             host.queued(-1);
           }
         }
@@ -383,8 +403,8 @@ final class EntityInstance implements Runnable, EntityContext {
   }
 
   private void process(Delivery d) {
-    if (d.isDone()) {
-      return; // the sender stopped waiting
+    if (!d.begin()) {
+      return; // the sender stopped waiting, or it expired in the mailbox and was answered
     }
     long now = host.now();
     if (now - d.deadlineNanos() >= 0) {

@@ -2,6 +2,7 @@ package io.atoll.runtime.internal.host;
 
 import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.Reply;
+import io.atoll.runtime.internal.util.GuardedBy;
 
 /**
  * A message from another pod, in a local mailbox. Its answer (or acknowledgement, or refusal) goes
@@ -18,10 +19,17 @@ public final class InboundDelivery implements Delivery, Reply<Object> {
   final String entityId;
   Object message;
   private final int bytes;
-  /** Whether it left its mailbox; only the thread holding it then touches this. */
+  /** Whether it left the stream's backlog (its mailbox, or expired in it). */
+  @GuardedBy("this")
   private boolean left;
+  /** Whether a drain took it to handle it: from then on it cannot expire. */
+  @GuardedBy("this")
+  private boolean taken;
   private volatile boolean answered;
   private Delivery next;
+  /** Links of the stream's list of outstanding deliveries (guarded by that list). */
+  InboundDelivery prevOut;
+  InboundDelivery nextOut;
 
   InboundDelivery(InboundStream stream, long id, boolean ask, long deadlineNanos, TypeRuntime type, int shard,
       String entityId, int bytes) {
@@ -37,10 +45,45 @@ public final class InboundDelivery implements Delivery, Reply<Object> {
 
   /** Leaves the stream's backlog once, whichever way it leaves its mailbox. */
   private void leave() {
-    if (!left) {
+    synchronized (this) {
+      if (left) {
+        return;
+      }
       left = true;
-      stream.left(bytes);
     }
+    stream.left(this, bytes);
+  }
+
+  @Override
+  public boolean begin() {
+    synchronized (this) {
+      if (answered || stream.isClosed()) {
+        return false;
+      }
+      taken = true;
+      return true;
+    }
+  }
+
+  /**
+   * Answers TIMEOUT and leaves the stream's backlog if its deadline passed at {@code now} while it
+   * still waits in its mailbox (no drain took it): an entity blocked in a handler then holds no
+   * room of the stream. It stays linked in the mailbox, answered, until the drain skips it.
+   */
+  boolean expire(long now) {
+    if (now - deadlineNanos < 0) {
+      return false;
+    }
+    synchronized (this) {
+      if (taken || answered) {
+        return false;
+      }
+      answered = true;
+    }
+    leave();
+    stream.failure(id, DeliveryException.Reason.TIMEOUT, "message to " + type.name + "/" + entityId
+        + " expired in its mailbox before it was handled (its entity is busy or blocked)");
+    return true;
   }
 
   private boolean claim() {

@@ -9,8 +9,10 @@ import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.internal.cluster.View;
 import io.atoll.runtime.internal.codec.FailureCodes;
 import io.atoll.runtime.internal.codec.ReplyBinding;
+import io.atoll.runtime.internal.util.GuardedBy;
 import io.atoll.runtime.internal.util.LoopDrain;
 import io.atoll.runtime.internal.util.PodSettings;
+import io.atoll.runtime.internal.util.Scheduler;
 import io.atoll.core.Ticker;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.DeliverBatch;
@@ -45,6 +47,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #MAX_UNSENT} replies not yet written. Above that it stops reading; HTTP/2 flow control
  * then holds the sender back, so a fast or misbehaving sender cannot grow this pod's memory
  * without bound. It reads again once the backlog is under half of each bound.
+ *
+ * <p><b>No head-of-line blocking.</b> One entity's mailbox holds at most a quarter of
+ * {@link #MAX_QUEUED} (more are refused as overloaded, see {@code EntityHost}), so an entity whose
+ * handler blocks cannot stop the stream alone. And while the stream is stopped, every envelope
+ * whose deadline passes in its mailbox is answered TIMEOUT and leaves the backlog at once, not
+ * when a drain that may be blocked reaches it: blocked entities hold the stream for at most one
+ * deadline. An envelope a drain took is never expired, so TIMEOUT from here means not handled.
  */
 public final class InboundStream implements StreamObserver<DeliverBatch> {
 
@@ -79,12 +88,22 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
 
   private final java.util.concurrent.Executor loop;
   private final TransitClock transit = new TransitClock();
+  private final Scheduler scheduler;
+  /** Envelopes in the backlog, oldest first: the ones an expiry sweep looks at. */
+  @GuardedBy("outstandingLock")
+  private InboundDelivery first;
+  @GuardedBy("outstandingLock")
+  private InboundDelivery last;
+  private final Object outstandingLock = new Object();
+  /** Set while a sweep is due; whoever clears it may schedule the next. */
+  private final AtomicBoolean sweepDue = new AtomicBoolean();
 
   /** The receiving end of a Deliver call that just began, on {@code out}'s event loop. */
-  public InboundStream(PodSettings settings, Ticker ticker, View view, EntityHost host,
+  public InboundStream(PodSettings settings, Ticker ticker, Scheduler scheduler, View view, EntityHost host,
       ServerCallStreamObserver<ReplyBatch> out) {
     this.settings = settings;
     this.ticker = ticker;
+    this.scheduler = scheduler;
     this.view = view;
     this.host = host;
     this.out = out;
@@ -121,6 +140,54 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
     }
     paused.set(true);
     resumeIfUnder(); // what left the backlog meanwhile found the stream not yet paused
+    scheduleSweep(false, ticker.nanoTime());
+  }
+
+  /**
+   * While the stream is paused, expires the backlog's envelopes as their deadlines pass. Right after
+   * a sweep, envelopes already past their deadline are being handled (a drain took them): they
+   * leave when their handler returns, so no sweep waits for them.
+   */
+  private void scheduleSweep(boolean afterSweep, long now) {
+    if (closed || !paused.get() || !sweepDue.compareAndSet(false, true)) {
+      return;
+    }
+    long next = Long.MAX_VALUE;
+    synchronized (outstandingLock) {
+      for (InboundDelivery d = first; d != null; d = d.nextOut) {
+        long left = d.deadlineNanos - now;
+        if (left > 0 || !afterSweep) {
+          next = Math.min(next, left);
+        }
+      }
+    }
+    if (next == Long.MAX_VALUE) {
+      sweepDue.set(false); // nothing waits: whatever leaves next resumes the stream
+      resumeIfUnder();
+      return;
+    }
+    scheduler.schedule(this::sweep, Math.max(0, next - (ticker.nanoTime() - now)));
+  }
+
+  private void sweep() {
+    sweepDue.set(false);
+    if (closed) {
+      return;
+    }
+    long now = ticker.nanoTime();
+    java.util.List<InboundDelivery> expired = new java.util.ArrayList<>();
+    synchronized (outstandingLock) {
+      for (InboundDelivery d = first; d != null; d = d.nextOut) {
+        if (now - d.deadlineNanos >= 0) {
+          expired.add(d);
+        }
+      }
+    }
+    for (InboundDelivery d : expired) {
+      d.expire(now); // leaves the backlog unless a drain took it meanwhile
+    }
+    resumeIfUnder();
+    scheduleSweep(true, now);
   }
 
   /** Whether the backlog is under each bound divided by {@code divisor}. */
@@ -139,8 +206,22 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
     }
   }
 
-  /** A delivery of {@code bytes} left its mailbox (handled, failed, expired or bounced). */
-  void left(int bytes) {
+  /** Delivery {@code d} of {@code bytes} left the backlog (handled, failed, expired or bounced). */
+  void left(InboundDelivery d, int bytes) {
+    synchronized (outstandingLock) {
+      if (d.prevOut == null) {
+        first = d.nextOut;
+      } else {
+        d.prevOut.nextOut = d.nextOut;
+      }
+      if (d.nextOut == null) {
+        last = d.prevOut;
+      } else {
+        d.nextOut.prevOut = d.prevOut;
+      }
+      d.prevOut = null;
+      d.nextOut = null;
+    }
     queued.decrementAndGet();
     queuedBytes.addAndGet(-bytes);
     resumeIfUnder();
@@ -204,6 +285,15 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
       return;
     }
     InboundDelivery d = new InboundDelivery(this, id, env.getAsk(), deadline, t, shard, entityId, payload.size());
+    synchronized (outstandingLock) {
+      d.prevOut = last;
+      if (last == null) {
+        first = d;
+      } else {
+        last.nextOut = d;
+      }
+      last = d;
+    }
     queued.incrementAndGet(); // from here on every path ends in the delivery leaving: left()
     queuedBytes.addAndGet(payload.size());
     try {
