@@ -8,6 +8,7 @@ import io.atoll.core.PodVersion;
 import io.atoll.core.ShardHasher;
 import io.atoll.core.Ticker;
 import io.atoll.runtime.internal.PodRuntime;
+import io.atoll.runtime.internal.util.GuardedObserver;
 import io.atoll.runtime.internal.util.PodSettings;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -312,7 +313,7 @@ public final class Sharding implements AutoCloseable {
       }
       PodSettings s = new PodSettings(manager, host, port, version, askTimeout, sendTimeout, bufferSize, maxInFlight,
           maxMessageBytes, terminationTimeout, gossipInterval, startTimeout, clientOnly, keepServingWhileManagerDown,
-          hasher, ticker, observer, maxQueued, advertise);
+          hasher, ticker, GuardedObserver.of(observer), maxQueued, advertise);
       PodRuntime rt = new PodRuntime(s, types);
       Sharding sharding = new Sharding(rt);
       try {

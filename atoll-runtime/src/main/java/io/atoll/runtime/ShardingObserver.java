@@ -5,7 +5,8 @@ import io.atoll.core.FencingToken;
 /**
  * Hears what a pod does with its shards and entities: for metrics, logs and tests. Called on the
  * pod's own threads, possibly concurrently; implementations must be thread-safe, quick, and must
- * not throw or block.
+ * not throw or block. (One that throws anyway is logged and loses only that report: no message,
+ * entity or hand-off depends on it.)
  */
 public interface ShardingObserver {
 

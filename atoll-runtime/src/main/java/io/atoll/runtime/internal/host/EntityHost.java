@@ -461,6 +461,11 @@ public final class EntityHost implements InstanceHost {
   }
 
   @Override
+  public void hookFailed(EntityInstance i, String hook, Throwable t) {
+    log.warn("entity {}: reporting its {} failed: {}", i, hook, t.toString());
+  }
+
+  @Override
   public void terminationFailed(EntityInstance i, Throwable t) {
     log.warn("entity {} failed on its termination message: {}", i, t.toString());
   }

@@ -358,7 +358,13 @@ final class EntityInstance implements Runnable, EntityContext {
         }
         continue;
       }
-      process(d);
+      try {
+        process(d);
+      } catch (RuntimeException e) {
+        // A delivery's own callback threw (the handler's failures are caught in process): the
+        // drain must go on, or the instance would stay scheduled with nobody draining it.
+        host.hookFailed(this, "delivery", e);
+      }
       if (++handled % 64 == 0) {
         Thread.yield(); // a busy entity leaves the carrier to others now and then
       }
@@ -455,7 +461,11 @@ final class EntityInstance implements Runnable, EntityContext {
           + " could not start: " + t, t));
       return false;
     }
-    host.activated(this);
+    try {
+      host.activated(this);
+    } catch (RuntimeException e) {
+      host.hookFailed(this, "activation", e); // a report failed, not the activation: go on
+    }
     return true;
   }
 
@@ -471,7 +481,11 @@ final class EntityInstance implements Runnable, EntityContext {
       }
     }
     behaviour = null;
-    host.deactivated(this);
+    try {
+      host.deactivated(this);
+    } catch (RuntimeException e) {
+      host.hookFailed(this, "deactivation", e);
+    }
   }
 
   // ---- EntityContext

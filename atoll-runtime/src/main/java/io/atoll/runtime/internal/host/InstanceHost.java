@@ -30,6 +30,9 @@ interface InstanceHost {
   /** An activation ended. */
   void deactivated(EntityInstance instance);
 
+  /** {@code activated} or {@code deactivated} (named by {@code hook}) threw: told, not rethrown. */
+  void hookFailed(EntityInstance instance, String hook, Throwable t);
+
   /** The termination message threw. */
   void terminationFailed(EntityInstance instance, Throwable t);
 

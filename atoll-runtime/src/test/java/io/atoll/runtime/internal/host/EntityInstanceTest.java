@@ -33,6 +33,8 @@ class EntityInstanceTest {
     final List<EntityInstance> started = Collections.synchronizedList(new ArrayList<>());
     final List<String> events = Collections.synchronizedList(new ArrayList<>());
     long generation;
+    /** Whether activated and deactivated throw, as an observer that throws would make them. */
+    boolean throwing;
 
     int queued;
 
@@ -69,11 +71,22 @@ class EntityInstanceTest {
     @Override
     public void activated(EntityInstance instance) {
       events.add("activated");
+      if (throwing) {
+        throw new IllegalStateException("observer failed on activation");
+      }
     }
 
     @Override
     public void deactivated(EntityInstance instance) {
       events.add("deactivated");
+      if (throwing) {
+        throw new IllegalStateException("observer failed on deactivation");
+      }
+    }
+
+    @Override
+    public void hookFailed(EntityInstance instance, String hook, Throwable t) {
+      events.add("hook failed");
     }
 
     @Override
@@ -424,5 +437,32 @@ class EntityInstanceTest {
     drain(i);
     assertThat(handled).isEmpty();
     assertThat(host.events).isEmpty();
+  }
+
+  @Test
+  void aHostCallbackThatThrowsNeitherWedgesTheInstanceNorDropsAMessage() throws Exception {
+    host.throwing = true;
+    EntityInstance i = instance(true);
+    Msg a = new Msg("a");
+    Msg boom = new Msg("boom");
+    Msg b = new Msg("b");
+    i.offer(a);
+    i.offer(boom);
+    i.offer(b);
+    drain(i);
+    assertThat(a.fate).as("handled, though the activation's report threw").isEqualTo("handled");
+    assertThat(boom.fate).isEqualTo("failed ENTITY_FAILED");
+    assertThat(b.fate).isEqualTo("handled");
+    assertThat(i.busy()).as("the drain ended: the instance is not wedged").isFalse();
+    Msg c = new Msg("c");
+    assertThat(i.offer(c)).isEqualTo(EntityInstance.Offer.ACCEPTED);
+    drain(i);
+    assertThat(c.fate).isEqualTo("handled");
+    CountDownLatch done = new CountDownLatch(1);
+    i.release(done);
+    drain(i);
+    assertThat(done.await(5, TimeUnit.SECONDS)).as("a hand-off still finishes").isTrue();
+    assertThat(handled).containsExactly("a", "b", "c", "stop");
+    assertThat(host.events).contains("hook failed");
   }
 }
