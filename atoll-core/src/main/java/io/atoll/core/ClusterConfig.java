@@ -597,6 +597,60 @@ public final class ClusterConfig {
     return result;
   }
 
+  /**
+   * This config without the pod entries that {@code authority}, a config of the manager, has
+   * pruned: entries it does not list although they are no newer than its epoch. The manager writes
+   * every pod entry at the epoch of the config that carries it and never drops one except by
+   * pruning, so its config at epoch {@code E} lists every entry of epoch {@code <= E} it still
+   * keeps; any other such entry here is a tombstone it pruned (or an older version of one, which
+   * must not come back as a live pod). Entries a claim of this config still names are kept (a
+   * later config from the manager drops them once it has moved those claims on). Merging stays a
+   * semilattice: this is applied to a view after a merge, never inside one. Returns {@code this}
+   * when nothing is dropped.
+   *
+   * @throws IllegalArgumentException if the sizes differ
+   */
+  public ClusterConfig withoutPrunedBy(ClusterConfig authority) {
+    if (authority.size() != size) {
+      throw new IllegalArgumentException(
+          "prune: size " + authority.size() + " (expected: " + size + ", the same number of positions)");
+    }
+    long top = authority.epoch();
+    List<PodId> candidates = null;
+    for (PodEntry e : pods) {
+      if (e.epoch() <= top && authority.indexOf(e.id()) < 0) {
+        if (candidates == null) {
+          candidates = new ArrayList<>();
+        }
+        candidates.add(e.id());
+      }
+    }
+    if (candidates == null) {
+      return this;
+    }
+    boolean[] named = new boolean[pods.length];
+    for (int c = 0; c < owner.length; c++) {
+      for (int o : owner[c]) {
+        if (o != NO_POD) {
+          named[o] = true;
+        }
+      }
+      for (int o : peer[c]) {
+        if (o != NO_POD) {
+          named[o] = true;
+        }
+      }
+    }
+    Builder b = null;
+    for (PodId id : candidates) {
+      if (!named[indexOf(id)]) {
+        b = b == null ? toBuilder() : b;
+        b.removePod(id);
+      }
+    }
+    return b == null ? this : b.build();
+  }
+
   /** A builder that starts from this config. */
   public Builder toBuilder() {
     return new Builder(this);

@@ -22,6 +22,11 @@ import org.slf4j.LoggerFactory;
  * {@link #guard()}, which also serializes what the pod does with it (the host starts and stops
  * shards through {@link Callback#apply}), so a shard's stop always finishes before a later config
  * can give it back. The {@link Lease} fences and unfences under the same guard.
+ *
+ * <p>Merging alone only ever adds pods, so a config from the manager also takes out of the view
+ * the tombstones the manager pruned ({@link ClusterConfig#withoutPrunedBy}); gossip from a peer
+ * that has not heard of the pruning yet may bring them back until the next config from the
+ * manager, never for good.
  */
 public final class View {
 
@@ -147,6 +152,10 @@ public final class View {
     synchronized (guard) {
       checkCluster(incoming, fromManager);
       ClusterConfig merged = config.merge(incoming);
+      if (fromManager) {
+        // Tombstones the manager pruned leave the view too, or views would grow with churn.
+        merged = merged.withoutPrunedBy(incoming);
+      }
       if (merged == config) {
         return;
       }

@@ -128,4 +128,32 @@ class ViewTest {
     assertThat(events).as("the old incarnation's claims are not this pod's").containsExactly(
         "apply " + v.config().epoch() + " inactive", "changed");
   }
+
+  @Test
+  void tombstonesTheManagerPrunedLeaveTheViewAndDoNotComeBackForGood() {
+    View v = started();
+    PodId late = new PodId(new PodAddress("10.0.0.3", 7000), 3);
+    v.onManagerConfig(twoPods(1, PodStatus.ACTIVE, PodStatus.ACTIVE));
+    ClusterConfig peerGone = twoPods(1, PodStatus.ACTIVE, PodStatus.ACTIVE).toBuilder()
+        .pod(entry(PEER, PodStatus.GONE, 2)).claim(2, Claim.stable(SELF, 2)).claim(3, Claim.stable(SELF, 2)).build();
+    v.onManagerConfig(peerGone);
+    assertThat(v.config().pod(PEER)).map(PodEntry::status).contains(PodStatus.GONE);
+    // A pod that registered after the manager's next config was made (its entry is newer).
+    v.onConfig(ClusterConfig.empty(4).toBuilder().pod(entry(late, PodStatus.ACTIVE, 9)).build());
+
+    // The manager prunes the peer's tombstone; its config is at epoch 3.
+    ClusterConfig pruned = peerGone.toBuilder().removePod(PEER).claim(0, Claim.stable(SELF, 3)).build();
+    assertThat(pruned.epoch()).isEqualTo(3);
+    v.onManagerConfig(pruned);
+    assertThat(v.config().pod(PEER)).as("the pruned tombstone left the view").isEmpty();
+    assertThat(v.config().pod(late)).as("a newer entry the manager's config could not know stays").isPresent();
+    assertThat(v.config().pod(SELF)).isPresent();
+
+    // A peer that slept through it gossips its old view, where the peer was still active.
+    v.onConfig(twoPods(1, PodStatus.ACTIVE, PodStatus.ACTIVE));
+    assertThat(v.config().pod(PEER)).as("gossip can bring it back for a while").isPresent();
+    v.onManagerConfig(pruned);
+    assertThat(v.config().pod(PEER)).as("the manager's next config takes it out again").isEmpty();
+    assertThat(v.isActive(PEER)).isFalse();
+  }
 }
