@@ -63,6 +63,12 @@ public final class Wire {
   public static final int KEEPALIVE_SECONDS = 10;
   /** How long a keepalive ping may go unanswered before the connection is dropped. */
   public static final int KEEPALIVE_TIMEOUT_SECONDS = 5;
+  /**
+   * How long a server keeps a connection with no open call: it then closes it gracefully (the
+   * client reconnects on its next call). It also bounds how long a connection whose keepalive failed
+   * stays open: keepalive, its timeout, then this.
+   */
+  public static final int MAX_IDLE_SECONDS = 20;
 
   private Wire() {}
 
@@ -201,6 +207,12 @@ public final class Wire {
         // long-lived, and ending them on a timer would fail what is in flight as OUTCOME_UNKNOWN.
         .keepAliveTime(KEEPALIVE_SECONDS, TimeUnit.SECONDS)
         .keepAliveTimeout(KEEPALIVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+        // A failed keepalive cancels the connection's streams, but gRPC's close of the connection
+        // then waits for resets it never flushes: on a connection that stays silent (a black hole)
+        // it is never closed. The idle timer's close flushes them, so such a connection is closed
+        // this long after its last stream was cancelled. Connections with a live stream are never
+        // idle; a pod's others see traffic more often than this.
+        .maxConnectionIdle(MAX_IDLE_SECONDS, TimeUnit.SECONDS)
         .permitKeepAliveTime(KEEPALIVE_SECONDS / 2, TimeUnit.SECONDS)
         .permitKeepAliveWithoutCalls(true);
     services.forEach(b::addService);
