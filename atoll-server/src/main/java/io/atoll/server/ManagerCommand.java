@@ -65,6 +65,11 @@ final class ManagerCommand implements Callable<Integer> {
   @Option(names = "--lease", defaultValue = "10s", description = "Pod lease length (default: ${DEFAULT-VALUE}).")
   Duration lease;
 
+  @Option(names = "--store-lease", description = "The leadership lease in the store: how soon a standby takes over"
+      + " after a crash, and how long a leader cut off from its store still grants pod leases; store-lease +"
+      + " lease must be at most 49 x lease-margin (default: as long as --lease).")
+  Duration storeLease;
+
   @Option(names = "--lease-margin", defaultValue = "2s", description = "Wait after a lease runs out before moving its shards (default: ${DEFAULT-VALUE}).")
   Duration leaseMargin;
 
@@ -114,7 +119,8 @@ final class ManagerCommand implements Callable<Integer> {
     try {
       settings = new ManagerSettings(shards, lease, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
           rebalanceRetry, new RebalanceLimits(maxMoves, maxMovesFraction),
-          strategy == Strategy.LEAST_SHARD ? AllocationStrategy.leastShard() : AllocationStrategy.versionAware());
+          strategy == Strategy.LEAST_SHARD ? AllocationStrategy.leastShard() : AllocationStrategy.versionAware(),
+          storeLease == null ? lease : storeLease);
     } catch (IllegalArgumentException e) {
       System.err.println("atoll manager: " + e.getMessage());
       return 2;
@@ -151,7 +157,7 @@ final class ManagerCommand implements Callable<Integer> {
           told = true;
         }
         // A retry, not a synchronization: the leader's lease lapses only if it stops renewing.
-        Thread.sleep(Math.max(50, lease.toMillis() / 10));
+        Thread.sleep(Math.max(50, settings.storeLease().toMillis() / 10));
       } catch (RuntimeException e) {
         System.err.println("atoll manager: cannot start: " + e.getMessage());
         if (dashboard != null) {

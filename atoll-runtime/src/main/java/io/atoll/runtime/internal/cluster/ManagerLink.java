@@ -126,7 +126,11 @@ public final class ManagerLink {
     return term;
   }
 
-  private void seeTerm(long t) {
+  /**
+   * A manager (or a call from one) showed term {@code t}: the highest seen is kept. Grants from a
+   * lower term are ignored from then on: that manager was deposed, though it may not know yet.
+   */
+  public synchronized void seeTerm(long t) {
     if (t > term) {
       term = t;
     }
@@ -185,6 +189,11 @@ public final class ManagerLink {
           }
           ClusterConfig config = Wire.config(r.getConfig());
           view.checkCluster(config, true); // never a lease from a manager of another cluster
+          if (r.getManagerTerm() < term) {
+            throw io.grpc.Status.FAILED_PRECONDITION.withDescription("the shard manager at " + address
+                + " answered under term " + r.getManagerTerm() + ", older than term " + term
+                + " this pod has seen (a deposed manager)").asRuntimeException();
+          }
           seeTerm(r.getManagerTerm());
           lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
           view.onManagerConfig(config);
@@ -229,6 +238,13 @@ public final class ManagerLink {
           new StreamObserver<>() {
             @Override
             public void onNext(RenewLeaseResponse r) {
+              if (r.getManagerTerm() < term) {
+                // A deposed manager that has not noticed yet: its grant is worth nothing.
+                log.debug("pod {}: ignored a renewal from manager term {} (seen term {})", me, r.getManagerTerm(),
+                    term);
+                lease.renewalFailed(sent);
+                return;
+              }
               seeTerm(r.getManagerTerm());
               if (r.getStatus() == RenewLeaseResponse.Status.RENEWED) {
                 outage.renewed(me);
