@@ -2,6 +2,7 @@ package io.atoll.manager;
 
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.PodId;
+import io.atoll.core.Ticker;
 import io.atoll.core.spi.AssignmentStore;
 import io.atoll.core.spi.LeadershipTakenException;
 import io.atoll.core.spi.StaleTermException;
@@ -14,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -33,6 +35,16 @@ import org.slf4j.LoggerFactory;
  * store's version and term). A manager whose lease another one took is refused at its next save
  * ({@link StaleTermException}), and one whose renewal ({@link #renewLease}) finds the lease lost
  * stops at once: either way {@code onDeposed} is told once, and every later transition fails.
+ *
+ * <p><b>Leading only while the store lease is surely live.</b> The journal remembers when it
+ * sent the last store-lease request that succeeded (the acquire, or a renewal); the lease cannot
+ * have lapsed in the store before that send time plus the lease's time to live, by any clock
+ * within the drift bound. {@link #leads(long)} is true only until then: past it, a standby may
+ * have taken over, so no pod lease may be granted or renewed ({@link Membership} asks before
+ * each). A failed renewal is retried with back-off (the store may be restarting); a renewal that
+ * succeeds again under the same term resumes the grants; one that finds another term deposes.
+ * After a pause of the manager itself ({@link #stalled}), nothing is granted until a renewal sent
+ * after the pause succeeded.
  *
  * <p><b>The lease it promised.</b> Every save also records the longest lease (and margin) a pod
  * may hold from a renewal granted under this state. A start takes the longer of the stored and
@@ -54,6 +66,7 @@ final class Journal {
   private final AssignmentStore store;
   private final Executor io;
   private final Loop loop;
+  private final Ticker ticker;
   private final int numberOfShards;
   private final Consumer<ClusterConfig> onInstalled;
   private final Consumer<StoreConflictException> onDeposed;
@@ -74,6 +87,16 @@ final class Journal {
   private AssignmentStore.Lease lease;
   private volatile long term;
   private long storeVersion;
+  /** When the last store-lease request that succeeded was sent (ticker nanoseconds). */
+  private long leaseSentAt;
+  /** How long the store lease lives from {@link #leaseSentAt} (the shorter of asked and granted). */
+  private long leaseTtlNanos;
+  /** Set by a pause of the manager: no grant until a renewal sent after this time succeeds. */
+  private long renewAfter = Long.MIN_VALUE;
+  private boolean stallPending;
+  private boolean renewing;
+  private int renewFailures;
+  private boolean loggedStale;
   private CompletableFuture<?> transitions = CompletableFuture.completedFuture(null);
   private boolean closed;
 
@@ -82,10 +105,10 @@ final class Journal {
    * @param onInstalled told, on the loop, of every config installed after a save
    * @param onDeposed told, on the loop, once, when another manager took over the store
    */
-  Journal(AssignmentStore store, Executor io, Loop loop, int numberOfShards, Consumer<ClusterConfig> onInstalled,
-      Consumer<StoreConflictException> onDeposed) {
-    this(store, io, loop, numberOfShards, onInstalled, onDeposed, Duration.ZERO, Duration.ZERO, MAX_TOMBSTONES,
-        MAX_PRUNED);
+  Journal(AssignmentStore store, Executor io, Loop loop, Ticker ticker, int numberOfShards,
+      Consumer<ClusterConfig> onInstalled, Consumer<StoreConflictException> onDeposed) {
+    this(store, io, loop, ticker, numberOfShards, onInstalled, onDeposed, Duration.ZERO, Duration.ZERO,
+        MAX_TOMBSTONES, MAX_PRUNED);
   }
 
   /**
@@ -94,9 +117,10 @@ final class Journal {
    * @param maxTombstones the most GONE entries a config keeps
    * @param maxPruned the most pruned pods remembered
    */
-  Journal(AssignmentStore store, Executor io, Loop loop, int numberOfShards, Consumer<ClusterConfig> onInstalled,
-      Consumer<StoreConflictException> onDeposed, Duration ownTtl, Duration ownMargin, int maxTombstones,
-      int maxPruned) {
+  Journal(AssignmentStore store, Executor io, Loop loop, Ticker ticker, int numberOfShards,
+      Consumer<ClusterConfig> onInstalled, Consumer<StoreConflictException> onDeposed, Duration ownTtl,
+      Duration ownMargin, int maxTombstones, int maxPruned) {
+    this.ticker = ticker;
     this.ownTtl = ownTtl;
     this.ownMargin = ownMargin;
     this.maxTombstones = maxTombstones;
@@ -130,6 +154,7 @@ final class Journal {
   ClusterConfig recover(String holder, Duration leaseTtl, UnaryOperator<ClusterConfig> startOfTerm) {
     loop.checkOnLoop();
     checkShards(store.load()); // a store of another size takes no term
+    long sent = ticker.nanoTime();
     AssignmentStore.Lease l = store.tryAcquire(holder, leaseTtl)
         .orElseThrow(() -> new LeadershipTakenException(store.toString(), store.leader()));
     try {
@@ -148,6 +173,9 @@ final class Journal {
       storeVersion = store.save(new ManagerState(l.term(), p.config(), ttl, margin, nextPruned).encode(), l.term(),
           version);
       lease = l;
+      leaseSentAt = sent;
+      // A store may round a lease up, never down; count the shorter, which is surely live.
+      leaseTtlNanos = Math.min(leaseTtl.toNanos(), l.ttl().toNanos());
       term = l.term();
       config = p.config();
       promisedTtl = ttl;
@@ -176,26 +204,97 @@ final class Journal {
 
   /**
    * Renews the leadership lease off the loop; if the lease is lost (another manager was granted a
-   * term), the manager is deposed at once. A store that cannot be reached is only logged: saves
-   * under the term stay fenced by the store, and the next renewal tries again. Loop only.
+   * term), the manager is deposed at once. A store that cannot be reached is retried with
+   * back-off (100 ms doubling, up to a third of the lease): saves under the term stay fenced by
+   * the store meanwhile, and {@link #leads} turns false once the lease may have lapsed. One
+   * renewal at a time. Loop only.
    */
   void renewLease() {
     loop.checkOnLoop();
     AssignmentStore.Lease l = lease;
-    if (closed || l == null) {
+    if (closed || l == null || renewing) {
       return;
     }
+    renewing = true;
+    long sent = ticker.nanoTime();
     CompletableFuture.supplyAsync(() -> store.renew(l) ? -1L
         : store.leader().map(AssignmentStore.Leader::term).orElse(l.term() + 1), io)
         .whenCompleteAsync((newerTerm, err) -> {
+          renewing = false;
+          if (closed) {
+            return;
+          }
           if (err != null) {
             Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
-            log.warn("shard manager term {}: renewing the lease failed: {}", term, cause.toString());
+            renewFailures++;
+            long backoff = Math.min(TimeUnit.MILLISECONDS.toNanos(100) << Math.min(renewFailures - 1, 16),
+                Math.max(leaseTtlNanos / 3, 1));
+            log.warn("shard manager term {}: renewing the store lease failed ({} in a row; retry in {} ms): {}",
+                term, renewFailures, TimeUnit.NANOSECONDS.toMillis(backoff), cause.toString());
+            loop.schedule(this::renewLease, Duration.ofNanos(backoff));
           } else if (newerTerm >= 0) {
             log.error("shard manager term {} is deposed: its lease was lost (term {} was granted)", term, newerTerm);
             depose(new StaleTermException(store.toString(), term, newerTerm));
+          } else {
+            if (renewFailures > 0 || loggedStale) {
+              log.info("shard manager term {}: the store lease is renewed again; granting pod leases", term);
+            }
+            renewFailures = 0;
+            loggedStale = false;
+            if (sent - leaseSentAt > 0) {
+              leaseSentAt = sent;
+            }
+            if (stallPending && sent - renewAfter >= 0) {
+              stallPending = false;
+            } else if (stallPending) {
+              renewLease(); // sent before the pause: it proves nothing about now
+            }
           }
         }, loop);
+  }
+
+  /**
+   * Whether this manager surely still holds its store lease at {@code now}, so that it may grant
+   * or renew a pod's lease: not closed, no pause unanswered by a renewal, and less than the store
+   * lease since the last successful renewal was sent. Loop only.
+   */
+  boolean leads(long now) {
+    loop.checkOnLoop();
+    if (closed || lease == null) {
+      return false;
+    }
+    boolean fresh = !stallPending && now - leaseSentAt <= leaseTtlNanos;
+    if (!fresh && !loggedStale) {
+      loggedStale = true;
+      log.warn("shard manager term {}: the store lease was last renewed {} ms ago (sent), the lease is {} ms{};"
+          + " no pod lease is granted or renewed until a renewal succeeds", term,
+          TimeUnit.NANOSECONDS.toMillis(now - leaseSentAt), TimeUnit.NANOSECONDS.toMillis(leaseTtlNanos),
+          stallPending ? ", and the manager was paused" : "");
+    }
+    return fresh;
+  }
+
+  /**
+   * The manager was paused (its process stopped, its loop starved): grant nothing until a store
+   * renewal sent from now on succeeds, and send one at once. Loop only.
+   */
+  void stalled() {
+    loop.checkOnLoop();
+    if (closed || lease == null) {
+      return;
+    }
+    stallPending = true;
+    renewAfter = ticker.nanoTime();
+    if (!renewing) {
+      renewLease();
+    }
+    // else: the renewal in flight was sent before the pause; its success does not clear the
+    // pause, and the periodic renewal or its retry sends the next one.
+  }
+
+  /** How long the store lease lives from a renewal's send time, in nanoseconds (0 before the start). */
+  long storeLeaseNanos() {
+    return leaseTtlNanos;
   }
 
   private static Duration max(Duration a, Duration b) {

@@ -26,9 +26,11 @@ import java.util.Set;
  * <p><b>Pauses.</b> The manager checks for dead pods every few hundred milliseconds. When two
  * checks are further apart than {@code stall} (its process was stopped, its loop starved, or its
  * clock jumped), the time in between is not the pods' fault: their renewals may be waiting in
- * the manager's own queues. Every pod then gets a fresh grace of {@code ttl + margin} from the
- * check that noticed, before anyone is judged. Waiting longer is always safe; only declaring a
- * pod dead early is not.
+ * the manager's own queues. Every pod's deadline then moves by the length of the gap, so the
+ * pause is not charged to anyone, and nobody is judged by the check that noticed. Only the pause
+ * is forgiven: a dead pod is still found once it has been silent for {@code ttl + margin} of the
+ * manager's running time, however often the manager pauses. Waiting longer is always safe; only
+ * declaring a pod dead early is not.
  *
  * <p>Loop-confined; times are the manager's {@link io.atoll.core.Ticker} nanoseconds.
  */
@@ -126,8 +128,8 @@ final class Leases {
    * The active pods whose wait ran out. Each is reported once: its wait starts again at
    * {@code now} so it is not declared twice while its removal is saved. A pod without a grant
    * gets one now (every pod in the config has a lease from the start or its registration). If
-   * this check comes more than the stall threshold after the previous one, every pod first gets
-   * a fresh grace from {@code now}, and nobody is found dead by this check.
+   * this check comes more than the stall threshold after the previous one, every deadline first
+   * moves by the gap, and nobody is found dead by this check.
    */
   Check check(List<Pod> active, long now) {
     long stalled = checked && now - lastCheck > stallNanos ? now - lastCheck : 0;
@@ -135,7 +137,7 @@ final class Leases {
     lastCheck = now;
     if (stalled > 0) {
       for (Grant g : grants.values()) {
-        g.deadline = Math.max(g.deadline, now + limitNanos);
+        g.deadline += stalled;
       }
     }
     Set<PodId> activeIds = new HashSet<>(active.size() * 2);
@@ -156,6 +158,26 @@ final class Leases {
       }
     }
     return new Check(out, stalled);
+  }
+
+  /**
+   * The manager cannot grant leases now (it is not sure it leads its store): the time since the
+   * last check is not charged to any pod, as for a pause, and nobody is judged.
+   */
+  void hold(long now) {
+    long gap = checked ? now - lastCheck : 0;
+    checked = true;
+    lastCheck = now;
+    if (gap > 0) {
+      for (Grant g : grants.values()) {
+        g.deadline += gap;
+      }
+    }
+  }
+
+  /** Whether a check at {@code now} would find the manager paused since the last check. */
+  boolean pausedAt(long now) {
+    return checked && now - lastCheck > stallNanos;
   }
 
   /** {@link #check} without the pause detection's report, for tests. */

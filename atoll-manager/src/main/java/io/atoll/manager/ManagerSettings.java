@@ -20,6 +20,10 @@ import java.util.Objects;
  * @param limits how many owned shards one round may move; rounds follow each other at once
  *     until nothing is left to move
  * @param strategy the allocation strategy
+ * @param storeLease the leadership lease this manager takes in its store, renewed every third of
+ *     it: how long after a leader's crash a standby can take over, and how long a leader cut off
+ *     from its store keeps granting pod leases ({@link #MAX_CLOCK_DRIFT} bounds it against the
+ *     pod lease and margin; see docs/architecture.md, "Safety assumptions")
  */
 public record ManagerSettings(
     int numberOfShards,
@@ -30,10 +34,23 @@ public record ManagerSettings(
     Duration rebalanceInterval,
     Duration rebalanceRetryInterval,
     RebalanceLimits limits,
-    AllocationStrategy strategy) {
+    AllocationStrategy strategy,
+    Duration storeLease) {
 
   /** The smallest lease margin, in milliseconds (it is also at least a twentieth of the lease). */
   public static final long MIN_MARGIN_MILLIS = 50;
+
+  /**
+   * The assumed bound on clock-rate differences: any two processes' monotonic clocks measure
+   * one interval within 1 % of each other (real clocks drift by parts per million; this covers
+   * scheduling delays too). What a leader change relies on:
+   * {@code 2 * drift * (storeLease + leaseTtl) <= (1 - drift) * leaseMargin}, enforced here as
+   * {@code storeLease + leaseTtl <= 49 * leaseMargin}.
+   */
+  public static final double MAX_CLOCK_DRIFT = 0.01;
+
+  /** {@code storeLease + leaseTtl} may be at most this many margins (from {@link #MAX_CLOCK_DRIFT}). */
+  public static final int MARGINS_PER_LEASES = 49;
 
   /** The most shards a cluster may have. */
   public static final int MAX_SHARDS = 1 << 16;
@@ -55,12 +72,33 @@ public record ManagerSettings(
       throw new IllegalArgumentException("lease-margin: " + leaseMargin.toMillis() + " ms (expected: >= " + minMargin
           + " ms, a twentieth of the lease and at least " + MIN_MARGIN_MILLIS + " ms)");
     }
+    positive("store-lease", storeLease);
+    if (storeLease.toMillis() < 300) {
+      throw new IllegalArgumentException("store-lease: " + storeLease.toMillis() + " ms (expected: >= 300 ms)");
+    }
+    // A standby counts a whole pod lease plus margin from its takeover, which comes a store lease
+    // after the old leader's last renewal was sent; the old leader grants nothing after that send
+    // plus a store lease. The margin must absorb the drift over both leases.
+    if (storeLease.plus(leaseTtl).toMillis() > MARGINS_PER_LEASES * leaseMargin.toMillis()) {
+      throw new IllegalArgumentException("store-lease + lease-ttl: " + storeLease.toMillis() + " + "
+          + leaseTtl.toMillis() + " ms (expected: <= " + MARGINS_PER_LEASES + " x lease-margin = "
+          + MARGINS_PER_LEASES * leaseMargin.toMillis() + " ms, so that the margin covers 1 % clock drift over"
+          + " both leases; shorten the store lease or widen the margin)");
+    }
     positive("ping-timeout", pingTimeout);
     positive("termination-timeout", terminationTimeout);
     positive("rebalance-interval", rebalanceInterval);
     positive("rebalance-retry-interval", rebalanceRetryInterval);
     Objects.requireNonNull(limits, "limits");
     Objects.requireNonNull(strategy, "strategy");
+  }
+
+  /** Settings whose store lease is as long as the pod lease. */
+  public ManagerSettings(int numberOfShards, Duration leaseTtl, Duration leaseMargin, Duration pingTimeout,
+      Duration terminationTimeout, Duration rebalanceInterval, Duration rebalanceRetryInterval,
+      RebalanceLimits limits, AllocationStrategy strategy) {
+    this(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
+        rebalanceRetryInterval, limits, strategy, leaseTtl);
   }
 
   private static void positive(String name, Duration d) {
@@ -84,30 +122,36 @@ public record ManagerSettings(
   /** With another number of shards. */
   public ManagerSettings withNumberOfShards(int n) {
     return new ManagerSettings(n, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
-        rebalanceRetryInterval, limits, strategy);
+        rebalanceRetryInterval, limits, strategy, storeLease);
   }
 
-  /** With another lease and margin. */
+  /** With another lease and margin; the store lease becomes as long as the pod lease. */
   public ManagerSettings withLease(Duration ttl, Duration margin) {
     return new ManagerSettings(numberOfShards, ttl, margin, pingTimeout, terminationTimeout, rebalanceInterval,
-        rebalanceRetryInterval, limits, strategy);
+        rebalanceRetryInterval, limits, strategy, ttl);
+  }
+
+  /** With another store lease (set after {@link #withLease}, which resets it). */
+  public ManagerSettings withStoreLease(Duration ttl) {
+    return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
+        rebalanceInterval, rebalanceRetryInterval, limits, strategy, ttl);
   }
 
   /** With another ping and termination timeout. */
   public ManagerSettings withTimeouts(Duration ping, Duration termination) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, ping, termination, rebalanceInterval,
-        rebalanceRetryInterval, limits, strategy);
+        rebalanceRetryInterval, limits, strategy, storeLease);
   }
 
   /** With other rebalance intervals. */
   public ManagerSettings withRebalanceIntervals(Duration periodic, Duration retry) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, periodic,
-        retry, limits, strategy);
+        retry, limits, strategy, storeLease);
   }
 
   /** With other limits and strategy. */
   public ManagerSettings withAllocation(RebalanceLimits l, AllocationStrategy s) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
-        rebalanceInterval, rebalanceRetryInterval, l, s);
+        rebalanceInterval, rebalanceRetryInterval, l, s, storeLease);
   }
 }

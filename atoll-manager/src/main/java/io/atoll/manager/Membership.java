@@ -83,6 +83,9 @@ final class Membership {
           + journal.config().activePods().size() + " pods (expected: at most "
           + journal.maxActivePods() + ")"));
     }
+    if (!journal.leads(ticker.nanoTime())) {
+      return CompletableFuture.failedFuture(notLeading());
+    }
     leases.grant(pod.id(), ticker.nanoTime()); // its lease starts now, before the save
     if (existing.isPresent()) {
       return CompletableFuture.completedFuture(journal.config());
@@ -113,10 +116,21 @@ final class Membership {
     });
   }
 
-  /** Renews a pod's lease: true if renewed, false if the pod is unknown, gone or dying. */
+  /**
+   * Renews a pod's lease: true if renewed, false if the pod is unknown, gone or dying.
+   *
+   * @throws NotLeadingException if this manager may have lost its store lease (nothing granted)
+   */
   boolean renew(PodId pod) {
     loop.checkOnLoop();
-    boolean granted = leases.renew(pod, journal.config(), ticker.nanoTime());
+    long now = ticker.nanoTime();
+    if (leases.pausedAt(now)) {
+      findDeadPods(); // the pause is noticed before anything is granted
+    }
+    if (!journal.leads(now)) {
+      throw notLeading();
+    }
+    boolean granted = leases.renew(pod, journal.config(), now);
     observer.leaseRenewal(pod, granted);
     return granted;
   }
@@ -157,12 +171,21 @@ final class Membership {
 
   /**
    * Declares dead every active pod whose lease ran out more than the margin ago; after a pause of
-   * the manager, first gives every pod a fresh lease (see {@link Leases}).
+   * the manager, first moves every deadline by the pause (see {@link Leases}) and renews the
+   * store lease before granting anything. While the manager is not sure it leads its store, no
+   * time is charged to the pods: they cannot renew.
    */
   void findDeadPods() {
     loop.checkOnLoop();
-    Leases.Check check = leases.check(journal.config().activePods(), ticker.nanoTime());
+    long now = ticker.nanoTime();
+    if (!leases.pausedAt(now) && !journal.leads(now)) {
+      // Pods cannot renew while this manager grants nothing: that time is not theirs to answer for.
+      leases.hold(now);
+      return;
+    }
+    Leases.Check check = leases.check(journal.config().activePods(), now);
     if (check.stalledNanos() > 0) {
+      journal.stalled();
       log.warn("shard manager: {} ms passed between two lease checks (the process was paused, its loop starved,"
           + " or its clock jumped); every pod gets a fresh lease before any is declared dead",
           TimeUnit.NANOSECONDS.toMillis(check.stalledNanos()));
@@ -170,6 +193,12 @@ final class Membership {
     for (Leases.Expired e : check.dead()) {
       markGone(e.pod(), "is dead: no lease renewal for " + TimeUnit.NANOSECONDS.toMillis(e.silentNanos()) + " ms");
     }
+  }
+
+  private NotLeadingException notLeading() {
+    return new NotLeadingException("shard manager term " + journal.term() + " is not sure it still leads its store"
+        + " (its store lease was not renewed in time); no lease is granted until it is (expected during a store"
+        + " outage or a leader change; retry, or ask another manager)");
   }
 
   /** No more changes from health reports. */

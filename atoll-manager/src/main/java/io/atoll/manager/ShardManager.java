@@ -103,7 +103,7 @@ public final class ShardManager implements AutoCloseable {
     this.onClose = onClose;
     this.random = random;
     this.watchers = new Watchers(loop);
-    this.journal = new Journal(store, io, loop, settings.numberOfShards(), c -> {
+    this.journal = new Journal(store, io, loop, ticker, settings.numberOfShards(), c -> {
       watchers.publish(c);
       observer.configInstalled(c);
     }, this::depose,
@@ -195,7 +195,7 @@ public final class ShardManager implements AutoCloseable {
   void recover() {
     // A cluster gets its id at its manager's first start (or the first start of a version that
     // knows ids), kept in the state from then on.
-    ClusterConfig c = journal.recover(holder, settings.leaseTtl(), s -> Rounds.reassert(s.clusterId().isNone()
+    ClusterConfig c = journal.recover(holder, settings.storeLease(), s -> Rounds.reassert(s.clusterId().isNone()
         ? s.withClusterId(ClusterId.random(random)) : s));
     clusterId = c.clusterId();
     pods.clusterId(clusterId);
@@ -241,7 +241,7 @@ public final class ShardManager implements AutoCloseable {
       journal.keepOwnPromise();
     }
     every(deadPodTick(settings), membership::findDeadPods);
-    every(settings.leaseTtl().dividedBy(3), journal::renewLease);
+    every(settings.storeLease().dividedBy(3), journal::renewLease);
     every(settings.rebalanceInterval(), () -> rebalancer.request("periodic"));
     if (!c.activePods().isEmpty()) {
       // Give the pods of the previous term a renewal period to show they are alive, then finish

@@ -31,7 +31,7 @@ class JournalTest {
   final List<StoreConflictException> deposed = new ArrayList<>();
 
   Journal journal(int shards) {
-    return new Journal(store, vt.executor(Duration.ofMillis(5).toNanos(), () -> true), loop, shards, installed::add,
+    return new Journal(store, vt.executor(Duration.ofMillis(5).toNanos(), () -> true), loop, vt, shards, installed::add,
         deposed::add);
   }
 

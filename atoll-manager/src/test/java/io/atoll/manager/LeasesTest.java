@@ -91,11 +91,42 @@ class LeasesTest {
     l.grant(B.id(), 0);
     assertThat(l.expired(List.of(A, B), 100 * MS)).isEmpty();
     assertThat(l.expired(List.of(A, B), 8_000 * MS)).isEmpty();
-    for (long t = 8_100; t <= 9_200; t += 100) {
+    // B had used 100 ms of its 1.2 s before the pause; the 7.9 s pause is not charged to it.
+    for (long t = 8_100; t <= 9_100; t += 100) {
       l.renew(A.id(), config, t * MS);
       assertThat(l.expired(List.of(A, B), t * MS)).isEmpty();
     }
-    assertThat(l.expired(List.of(A, B), 9_201 * MS)).extracting(Leases.Expired::pod).containsExactly(B.id());
+    assertThat(l.expired(List.of(A, B), 9_101 * MS)).extracting(Leases.Expired::pod).containsExactly(B.id());
+  }
+
+  @Test
+  void repeatedPausesDoNotPostponeFindingADeadPod() {
+    // A 1 s lease, 200 ms margin, checks every 125 ms, a gap over 375 ms is a pause. The manager
+    // runs 500 ms, then pauses 500 ms, over and over: A, silent from the start, must be found
+    // dead once it has been silent for 1.2 s of the manager's running time, not never.
+    Leases l = new Leases(Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofMillis(375));
+    l.grant(A.id(), 0);
+    long t = 0;
+    long running = 0;
+    long foundAt = -1;
+    for (int cycle = 0; cycle < 20 && foundAt < 0; cycle++) {
+      for (int i = 0; i < 4 && foundAt < 0; i++) {
+        t += 125;
+        running += 125;
+        Leases.Check c = l.check(List.of(A), t * MS);
+        assertThat(c.stalledNanos()).isZero();
+        if (!c.dead().isEmpty()) {
+          foundAt = running;
+        }
+      }
+      if (foundAt < 0) {
+        t += 500;
+        Leases.Check c = l.check(List.of(A), t * MS);
+        assertThat(c.stalledNanos()).as("the pause is noticed").isEqualTo(500 * MS);
+        assertThat(c.dead()).as("nobody is judged by the check that noticed a pause").isEmpty();
+      }
+    }
+    assertThat(foundAt).as("found dead after 1.2 s of running time (checks every 125 ms)").isEqualTo(1_250);
   }
 
   @Test

@@ -90,10 +90,65 @@ class ManagerSafetyTest {
     sim.crash(dead);
     sim.pauseManager(Duration.ofSeconds(8));
     sim.vt.advance(Duration.ofSeconds(8));
-    sim.vt.advance(Duration.ofMillis(900));
-    assertThat(sim.installed().isActive(dead.id())).as("a fresh lease from the resume").isTrue();
+    sim.vt.advance(Duration.ofMillis(10));
+    assertThat(sim.installed().isActive(dead.id())).as("the pause is not charged to the dead pod").isTrue();
     sim.vt.advance(Duration.ofMillis(1500));
     assertThat(sim.installed().isActive(dead.id())).isFalse();
+  }
+
+  @Test
+  void aPausedManagerGrantsNothingUntilItRenewedItsStoreLease() {
+    Simulation sim = quietCluster(2);
+    sim.pauseManager(Duration.ofSeconds(3)); // three store leases: a standby could lead by now
+    sim.vt.advance(Duration.ofSeconds(3));
+    sim.managerStore.cut(true); // the renewal after the pause cannot reach the store
+    sim.vt.advance(Duration.ofMillis(500));
+    for (SimPod p : sim.alive()) {
+      assertThat(p.leaseUntil).as("no renewal granted after the pause: %s", p.describe(sim.now()))
+          .isLessThan(sim.now());
+    }
+    sim.managerStore.cut(false);
+    sim.vt.advance(Duration.ofMillis(800));
+    for (SimPod p : sim.alive()) {
+      assertThat(p.leaseUntil).as("granted again once the store lease is renewed").isGreaterThan(sim.now());
+    }
+  }
+
+  @Test
+  void aLeaderCutOffFromItsStoreStopsGrantingBeforeAStandbyCanMoveItsPodsShards() {
+    // The leader loses its store but still reaches pod A; a standby takes the store lease the
+    // moment it lapses, cannot reach A, and after a lease and margin declares it dead and gives
+    // its shards to the others. The simulation fails the moment A and another pod could both
+    // serve one shard: A must have lost its lease by then, so the old leader must have stopped
+    // renewing it a store lease after its last successful store renewal was sent.
+    Simulation sim = quietCluster(3);
+    SimPod a = sim.alive().get(0);
+    ClusterConfig before = sim.installed();
+    int aShards = before.ownedCounts().getOrDefault(a.id(), 0);
+    assertThat(aShards).isPositive();
+    sim.cutManagerFromStore();
+    sim.vt.advance(sim.running.storeLease()); // the earliest a store grants the lease to another
+    sim.standbyTakesOver(List.of(a));
+    sim.vt.advance(Duration.ofSeconds(10));
+    ClusterConfig after = sim.installed();
+    assertThat(after.isActive(a.id())).as("the new leader declared the pod it cannot reach dead").isFalse();
+    assertThat(after.unownedCount()).isZero();
+    assertThat(a.leaseUntil).as("the old leader stopped renewing A").isLessThan(sim.now());
+  }
+
+  @Test
+  void aLeaderCutOffFromItsStoreResumesGrantingWhenTheStoreAnswersAgainUnderItsTerm() {
+    Simulation sim = quietCluster(2);
+    long term = sim.manager.term();
+    sim.cutManagerFromStore();
+    sim.vt.advance(Duration.ofSeconds(3));
+    sim.managerStore.cut(false);
+    sim.vt.advance(Duration.ofSeconds(2));
+    assertThat(sim.manager.term()).isEqualTo(term);
+    for (SimPod p : sim.alive()) {
+      assertThat(p.leaseUntil).as("renewed again: %s", p.describe(sim.now())).isGreaterThan(sim.now());
+    }
+    sim.quietAndCheck();
   }
 
   // ------------------------------------------------------------------------------------------
@@ -119,7 +174,7 @@ class ManagerSafetyTest {
   @Test
   void seventyThousandRegisterAndDieCyclesKeepRegisterWorking() {
     // Small caps so that the test is quick; the rule is the same at the defaults.
-    Journal journal = new Journal(store, vt.executor(0, () -> true), loop, 2, c -> {}, e -> {},
+    Journal journal = new Journal(store, vt.executor(0, () -> true), loop, vt, 2, c -> {}, e -> {},
         Duration.ofSeconds(1), Duration.ofMillis(200), 64, 1024);
     Membership m = new Membership(journal, new Leases(Duration.ofSeconds(1), Duration.ofMillis(200),
         Duration.ofHours(1)), PodHealth.LEASE_ONLY, loop, vt.executor(0, () -> true), vt, r -> {});
@@ -149,7 +204,7 @@ class ManagerSafetyTest {
     assertThat(c.pod(tombstone.id()).orElseThrow().status()).isEqualTo(PodStatus.GONE);
     assertThat(onLoop(() -> m.register(tombstone))).isCompletedExceptionally();
     // Restarts keep it all.
-    Journal next = new Journal(store, vt.executor(0, () -> true), loop, 2, cfg -> {}, e -> {},
+    Journal next = new Journal(store, vt.executor(0, () -> true), loop, vt, 2, cfg -> {}, e -> {},
         Duration.ofSeconds(1), Duration.ofMillis(200), 64, 1024);
     onLoop(() -> next.recover(Rounds::reassert));
     assertThat(onLoop(() -> next.wasPruned(recent.id()))).isTrue();
@@ -183,7 +238,7 @@ class ManagerSafetyTest {
   void theLeaseAManagerPromisedSurvivesARestartOnAFileStore(@TempDir Path dir) {
     Duration margin = Duration.ofMillis(200);
     try (FileAssignmentStore s = FileAssignmentStore.open(dir)) {
-      Journal first = new Journal(s, Runnable::run, loop, 2, c -> {}, e -> {}, Duration.ofSeconds(30), margin,
+      Journal first = new Journal(s, Runnable::run, loop, vt, 2, c -> {}, e -> {}, Duration.ofSeconds(30), margin,
           Journal.MAX_TOMBSTONES, Journal.MAX_PRUNED);
       onLoop(() -> first.recover(UnaryOperator.identity()));
       assertThat(first.promisedLimitNanos()).isEqualTo(Duration.ofMillis(30_200).toNanos());
@@ -191,7 +246,7 @@ class ManagerSafetyTest {
     try (FileAssignmentStore s = FileAssignmentStore.open(dir)) {
       ManagerState stored = ManagerState.decode(s.load().orElseThrow().data());
       assertThat(stored.leaseTtl()).isEqualTo(Duration.ofSeconds(30));
-      Journal second = new Journal(s, Runnable::run, loop, 2, c -> {}, e -> {}, Duration.ofSeconds(3), margin,
+      Journal second = new Journal(s, Runnable::run, loop, vt, 2, c -> {}, e -> {}, Duration.ofSeconds(3), margin,
           Journal.MAX_TOMBSTONES, Journal.MAX_PRUNED);
       onLoop(() -> second.recover(UnaryOperator.identity()));
       assertThat(second.promisedLimitNanos()).as("the longer lease an earlier term granted")
@@ -206,7 +261,7 @@ class ManagerSafetyTest {
       assertThat(ManagerState.decode(s.load().orElseThrow().data()).leaseTtl()).isEqualTo(Duration.ofSeconds(3));
     }
     try (FileAssignmentStore s = FileAssignmentStore.open(dir)) {
-      Journal third = new Journal(s, Runnable::run, loop, 2, c -> {}, e -> {}, Duration.ofSeconds(3), margin,
+      Journal third = new Journal(s, Runnable::run, loop, vt, 2, c -> {}, e -> {}, Duration.ofSeconds(3), margin,
           Journal.MAX_TOMBSTONES, Journal.MAX_PRUNED);
       onLoop(() -> third.recover(UnaryOperator.identity()));
       assertThat(third.promisedLimitNanos()).isEqualTo(Duration.ofMillis(3_200).toNanos());

@@ -36,6 +36,21 @@ class ManagerSettingsTest {
   }
 
   @Test
+  void theStoreLeaseFollowsThePodLeaseUnlessSetAndIsBoundedByTheMargin() {
+    assertThat(d.storeLease()).isEqualTo(d.leaseTtl());
+    ManagerSettings s = d.withLease(Duration.ofSeconds(3), Duration.ofMillis(1000)).withStoreLease(Duration.ofSeconds(40));
+    assertThat(s.storeLease()).isEqualTo(Duration.ofSeconds(40));
+    assertThat(s.withLease(Duration.ofSeconds(2), Duration.ofMillis(500)).storeLease()).isEqualTo(Duration.ofSeconds(2));
+    // 1 % drift over both leases must fit in the margin: 46 s + 3 s <= 49 x 1 s, 47 s + 3 s is not.
+    assertThat(s.withStoreLease(Duration.ofSeconds(46)).storeLease()).isEqualTo(Duration.ofSeconds(46));
+    assertThatThrownBy(() -> s.withStoreLease(Duration.ofSeconds(47)))
+        .hasMessage("store-lease + lease-ttl: 47000 + 3000 ms (expected: <= 49 x lease-margin = 49000 ms, so that"
+            + " the margin covers 1 % clock drift over both leases; shorten the store lease or widen the margin)");
+    assertThatThrownBy(() -> d.withStoreLease(Duration.ofMillis(299)))
+        .hasMessage("store-lease: 299 ms (expected: >= 300 ms)");
+  }
+
+  @Test
   void theShardCountIsBounded() {
     assertThat(d.withNumberOfShards(1).numberOfShards()).isEqualTo(1);
     assertThat(d.withNumberOfShards(ManagerSettings.MAX_SHARDS).numberOfShards()).isEqualTo(65_536);

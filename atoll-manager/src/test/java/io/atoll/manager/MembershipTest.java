@@ -26,7 +26,7 @@ class MembershipTest {
   final VirtualTime vt = new VirtualTime();
   final VirtualTime.SimLoop loop = vt.newLoop();
   final MemoryStore store = new MemoryStore();
-  final Journal journal = new Journal(store, vt.executor(Duration.ofMillis(5).toNanos(), () -> true), loop, 2,
+  final Journal journal = new Journal(store, vt.executor(Duration.ofMillis(5).toNanos(), () -> true), loop, vt, 2,
       c -> {}, e -> {});
   final List<String> rebalances = new ArrayList<>();
   volatile PodHealth.Verdict verdict = PodHealth.Verdict.UNKNOWN;

@@ -54,6 +54,13 @@ final class Simulation {
   final List<String> log = new ArrayList<>();
   ShardManager manager;
   VirtualTime.SimLoop loop;
+  /** The running manager's handle on the store. */
+  CutStore managerStore;
+  /** A manager cut off from the store that still runs after a standby took over, or null. */
+  ShardManager oldManager;
+  VirtualTime.SimLoop oldLoop;
+  /** Pods that reach only {@link #oldManager} (and it only them); the new manager cannot reach them. */
+  final Set<PodId> withOld = new HashSet<>();
   boolean faults = true;
   double callFailure;
   String joinVersion = "1.0";
@@ -134,7 +141,8 @@ final class Simulation {
     PodHealth health = truthfulHealth
         ? p -> pods.containsKey(p.id()) && !pods.get(p.id()).alive ? PodHealth.Verdict.GONE : PodHealth.Verdict.UNKNOWN
         : PodHealth.LEASE_ONLY;
-    ShardManager m = new ShardManager(settings, store, health, new FakePods(l), l,
+    CutStore handle = new CutStore(store);
+    ShardManager m = new ShardManager(settings, handle, health, new FakePods(l), l,
         vt.executor(2_000_000L + rnd.nextInt(5_000_000), () -> true), vt.executor(1_000_000L, l::alive), vt,
         new Random(rnd.nextLong()), l::shutdown);
     try {
@@ -144,6 +152,7 @@ final class Simulation {
       });
       manager = m;
       loop = l;
+      managerStore = handle;
       running = settings;
       managerStarts++;
       note("manager started, term " + m.term() + ", lease " + ttl.toMillis() + " ms");
@@ -159,6 +168,29 @@ final class Simulation {
       loop.pause(d);
       note("manager paused for " + d.toMillis() + " ms");
     }
+  }
+
+  /**
+   * The running manager loses its store (a partition): every call of its store fails, while it
+   * still runs and reaches its pods.
+   */
+  void cutManagerFromStore() {
+    if (managerUp()) {
+      managerStore.cut(true);
+      note("manager cut off from its store");
+    }
+  }
+
+  /**
+   * A standby takes over while the manager cut off from the store goes on running: from now on
+   * {@code pods} reach only the old manager, and the other pods only the new one.
+   */
+  void standbyTakesOver(List<SimPod> pods) {
+    oldManager = manager;
+    oldLoop = loop;
+    pods.forEach(p -> withOld.add(p.id()));
+    note("a standby takes over; " + withOld + " still reach only the old manager");
+    startManager(running.leaseTtl());
   }
 
   void crashManager() {
@@ -202,10 +234,11 @@ final class Simulation {
       return;
     }
     long sent = now();
-    ShardManager m = manager;
-    boolean up = managerUp();
+    boolean old = withOld.contains(p.id()) && oldLoop != null;
+    ShardManager m = old ? oldManager : manager;
+    boolean up = old ? oldLoop.alive() : managerUp();
     if (up && p.reachable()) {
-      VirtualTime.SimLoop l = loop;
+      VirtualTime.SimLoop l = old ? oldLoop : loop;
       if (!p.registered) {
         long ttl = Duration.ofMillis(m.leaseTtlMillis()).toNanos();
         vt.at(latency(), l::alive, () -> m.register(p.pod).whenComplete((c, e) -> reply(p, () -> {
@@ -304,7 +337,8 @@ final class Simulation {
 
     private SimPod target(PodId id) {
       SimPod p = pods.get(id);
-      return p != null && p.reachable() ? p : null;
+      boolean sameSide = withOld.contains(id) == (owner == oldLoop);
+      return p != null && p.reachable() && sameSide ? p : null;
     }
 
     @Override

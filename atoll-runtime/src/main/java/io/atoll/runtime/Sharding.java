@@ -118,7 +118,7 @@ public final class Sharding implements AutoCloseable {
 
   /** Builds and starts a pod. Not thread-safe; use from one thread. */
   public static final class Builder {
-    private PodAddress manager = new PodAddress("127.0.0.1", 7070);
+    private List<PodAddress> managers = List.of(new PodAddress("127.0.0.1", 7070));
     private String host = "127.0.0.1";
     private int port;
     private PodVersion version = PodVersion.of("0");
@@ -141,15 +141,36 @@ public final class Sharding implements AutoCloseable {
 
     private Builder() {}
 
-    /** Where the shard manager listens, as {@code host:port}. Default {@code 127.0.0.1:7070}. */
-    public Builder manager(String hostPort) {
-      this.manager = PodAddress.parse(hostPort);
-      return this;
+    /**
+     * Where the shard managers listen, as {@code host:port}, or several separated by commas
+     * ({@code a:7070,b:7070}): the leader and its standbys. The pod talks to one at a time and
+     * follows the leader (a standby names it). Give every manager's address: a pod rides out a
+     * manager outage only while every address refuses connections. Default {@code 127.0.0.1:7070}.
+     *
+     * @throws IllegalArgumentException naming a malformed address
+     */
+    public Builder manager(String hostPorts) {
+      Objects.requireNonNull(hostPorts, "hostPorts");
+      List<PodAddress> list = new java.util.ArrayList<>();
+      for (String part : hostPorts.split(",", -1)) {
+        list.add(PodAddress.parse(part.strip()));
+      }
+      return managers(list);
     }
 
     /** Where the shard manager listens. */
     public Builder manager(PodAddress address) {
-      this.manager = Objects.requireNonNull(address, "address");
+      return managers(List.of(Objects.requireNonNull(address, "address")));
+    }
+
+    /** Where the shard managers listen (see {@link #manager(String)}); at least one, at most 16. */
+    public Builder managers(List<PodAddress> addresses) {
+      Objects.requireNonNull(addresses, "addresses");
+      if (addresses.isEmpty() || addresses.size() > 16) {
+        throw new IllegalArgumentException("managers: " + addresses.size() + " addresses (expected: 1..16)");
+      }
+      addresses.forEach(a -> Objects.requireNonNull(a, "address"));
+      this.managers = List.copyOf(addresses);
       return this;
     }
 
@@ -311,9 +332,9 @@ public final class Sharding implements AutoCloseable {
       if (clientOnly && !types.isEmpty()) {
         throw new IllegalStateException("a client hosts no entity types (expected: no register() calls with clientOnly())");
       }
-      PodSettings s = new PodSettings(manager, host, port, version, askTimeout, sendTimeout, bufferSize, maxInFlight,
-          maxMessageBytes, terminationTimeout, gossipInterval, startTimeout, clientOnly, keepServingWhileManagerDown,
-          hasher, ticker, GuardedObserver.of(observer), maxQueued, advertise);
+      PodSettings s = new PodSettings(managers.get(0), host, port, version, askTimeout, sendTimeout, bufferSize,
+          maxInFlight, maxMessageBytes, terminationTimeout, gossipInterval, startTimeout, clientOnly,
+          keepServingWhileManagerDown, hasher, ticker, GuardedObserver.of(observer), maxQueued, advertise, managers);
       PodRuntime rt = new PodRuntime(s, types);
       Sharding sharding = new Sharding(rt);
       try {

@@ -1,11 +1,13 @@
 package io.atoll.server;
 
 import io.atoll.server.demo.DemoRun;
+import io.atoll.server.demo.StoreServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -50,6 +52,11 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--dir", description = "Where logs and data go (default: a new directory under data/demo).")
   Path dir;
 
+  @Option(names = "--store", description = "Run two managers (a leader and a standby) on this store, file, redis"
+      + " or etcd (redis-server or etcd is started on a free loopback port; it must be installed), and add the"
+      + " fault: kill -9 of the leading manager (default: one manager on files).")
+  String store;
+
   @Override
   public Integer call() throws Exception {
     if (pods < 2 || pods > 8) {
@@ -65,6 +72,19 @@ final class DemoCommand implements Callable<Integer> {
       System.err.println("atoll demo: --duration " + Durations.format(duration) + " (expected: >= 10s)");
       return 2;
     }
+    if (store != null && !List.of("file", "redis", "etcd").contains(store)) {
+      System.err.println("atoll demo: --store " + store + " (expected: file, redis or etcd)");
+      return 2;
+    }
+    if (store != null && !store.equals("file")) {
+      try {
+        StoreServer.binary(store.equals("redis") ? "redis-server" : "etcd", store.equals("redis") ? "redis-server"
+            : "etcd-server");
+      } catch (IllegalStateException e) {
+        System.err.println("atoll demo: --store " + store + ": " + e.getMessage());
+        return 2;
+      }
+    }
     Path where = dir != null ? dir : Path.of("data", "demo",
         LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     if (Files.exists(where) && Files.list(where).findAny().isPresent()) {
@@ -72,6 +92,6 @@ final class DemoCommand implements Callable<Integer> {
       return 2;
     }
     return new DemoRun(new DemoRun.Options(duration, keepRunning, pods, accounts, concurrency, rate, lease, shards,
-        where.toAbsolutePath()), System.out).run();
+        where.toAbsolutePath(), store), System.out).run();
   }
 }

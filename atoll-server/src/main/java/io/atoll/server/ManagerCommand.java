@@ -2,12 +2,15 @@ package io.atoll.server;
 
 import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.RebalanceLimits;
+import io.atoll.core.spi.AssignmentStore;
 import io.atoll.core.spi.LeadershipTakenException;
+import io.atoll.core.spi.StoreException;
 import io.atoll.core.spi.PodHealth;
 import io.atoll.core.Ticker;
 import io.atoll.manager.ManagerSettings;
 import io.atoll.manager.ManagerObserver;
 import io.atoll.manager.ShardManager;
+import io.atoll.manager.StandbyServer;
 import io.atoll.manager.metrics.ManagerMetrics;
 import io.atoll.server.http.BothObservers;
 import io.atoll.server.http.Dashboard;
@@ -16,7 +19,10 @@ import io.atoll.server.http.Probes;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.ExecutionException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -51,12 +57,13 @@ final class ManagerCommand implements Callable<Integer> {
       + " etcds:// and rediss:// for TLS (default: ${DEFAULT-VALUE}).")
   String store;
 
-  // Off by default: a leader cut off from its store (etcd, Redis) still grants pods their leases
-  // until it notices, so a standby taking over meanwhile could give a shard to a second pod.
-  @Option(names = "--standby", defaultValue = "false", negatable = true, fallbackValue = "true",
-      description = "While another manager leads the store, wait and take over when its lease lapses;"
-      + " without it the start fails. Not yet safe if a leader can lose its store while it still reaches"
-      + " its pods (see the README) (default: ${DEFAULT-VALUE}).")
+  // On by default: a leader grants pod leases only while its store lease is surely live, so a
+  // standby that takes the lapsed lease can never give a shard to a second pod (docs/architecture.md,
+  // "Safety: assumptions and guarantees").
+  @Option(names = "--standby", defaultValue = "true", negatable = true, fallbackValue = "true",
+      description = "While another manager leads the store, listen as a standby (pods asking it are told where"
+      + " the leader is) and take over when its lease lapses; a deposed leader stands by again."
+      + " --no-standby: the start fails instead, and a deposed leader exits (default: ${DEFAULT-VALUE}).")
   boolean standby;
 
   @Option(names = "--shards", defaultValue = "300", description = "Number of shards; fixed for a data directory (default: ${DEFAULT-VALUE}).")
@@ -64,6 +71,11 @@ final class ManagerCommand implements Callable<Integer> {
 
   @Option(names = "--lease", defaultValue = "10s", description = "Pod lease length (default: ${DEFAULT-VALUE}).")
   Duration lease;
+
+  @Option(names = "--store-lease", description = "The leadership lease in the store: how soon a standby takes over"
+      + " after a crash, and how long a leader cut off from its store still grants pod leases; store-lease +"
+      + " lease must be at most 49 x lease-margin (default: as long as --lease).")
+  Duration storeLease;
 
   @Option(names = "--lease-margin", defaultValue = "2s", description = "Wait after a lease runs out before moving its shards (default: ${DEFAULT-VALUE}).")
   Duration leaseMargin;
@@ -114,7 +126,8 @@ final class ManagerCommand implements Callable<Integer> {
     try {
       settings = new ManagerSettings(shards, lease, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
           rebalanceRetry, new RebalanceLimits(maxMoves, maxMovesFraction),
-          strategy == Strategy.LEAST_SHARD ? AllocationStrategy.leastShard() : AllocationStrategy.versionAware());
+          strategy == Strategy.LEAST_SHARD ? AllocationStrategy.leastShard() : AllocationStrategy.versionAware(),
+          storeLease == null ? lease : storeLease);
     } catch (IllegalArgumentException e) {
       System.err.println("atoll manager: " + e.getMessage());
       return 2;
@@ -130,13 +143,36 @@ final class ManagerCommand implements Callable<Integer> {
     Dashboard dashboard = httpPort >= 0 ? new Dashboard() : null;
     ManagerObserver observer = dashboard != null
         ? new BothObservers(new ManagerMetrics(registry), dashboard.observer()) : ManagerObserver.NONE;
-    ShardManager manager;
-    boolean told = false;
-    while (true) {
+    AtomicReference<ShardManager> running = new AtomicReference<>();
+    AtomicReference<HttpEndpoint> httpRunning = new AtomicReference<>();
+    AtomicBoolean stopping = new AtomicBoolean();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      stopping.set(true);
+      HttpEndpoint h = httpRunning.get();
+      if (h != null) {
+        h.close();
+      }
+      if (dashboard != null) {
+        dashboard.close();
+      }
+      ShardManager m = running.get();
+      if (m != null) {
+        m.close();
+      }
+    }, "atoll-manager-stop"));
+    int listenPort = port;
+    while (!stopping.get()) {
+      ShardManager manager;
+      if (standby) {
+        StandbyWait waited = standBy(storeSpec, settings, listenPort, stopping);
+        if (waited == null) {
+          return 0;
+        }
+        listenPort = waited.port();
+      }
       try {
-        manager = ShardManager.start(settings, storeSpec.open(), PodHealth.LEASE_ONLY, host, port,
+        manager = ShardManager.start(settings, storeSpec.open(), PodHealth.LEASE_ONLY, host, listenPort,
             Ticker.SYSTEM, new java.security.SecureRandom(), observer);
-        break;
       } catch (LeadershipTakenException e) {
         if (!standby) {
           System.err.println("atoll manager: cannot start: " + e.getMessage());
@@ -145,13 +181,7 @@ final class ManagerCommand implements Callable<Integer> {
           }
           return 1;
         }
-        if (!told) {
-          System.out.println("atoll manager standing by: " + e.getMessage());
-          System.out.flush();
-          told = true;
-        }
-        // A retry, not a synchronization: the leader's lease lapses only if it stops renewing.
-        Thread.sleep(Math.max(50, lease.toMillis() / 10));
+        continue; // another standby was faster: stand by again
       } catch (RuntimeException e) {
         System.err.println("atoll manager: cannot start: " + e.getMessage());
         if (dashboard != null) {
@@ -159,41 +189,74 @@ final class ManagerCommand implements Callable<Integer> {
         }
         return 1;
       }
-    }
-    HttpEndpoint http = null;
-    if (dashboard != null) {
+      running.set(manager);
+      if (dashboard != null && httpRunning.get() == null) {
+        try {
+          httpRunning.set(HttpEndpoint.start(httpHost, httpPort,
+              dashboard.routes(Probes.manager(manager, registry), manager)));
+        } catch (RuntimeException e) {
+          System.err.println("atoll manager: cannot start: " + e.getMessage());
+          dashboard.close();
+          manager.close();
+          return 1;
+        }
+      }
+      System.out.println("atoll manager listening on " + manager.address() + " (term " + manager.term() + ", "
+          + shards + " shards, " + storeSpec.describe() + ")");
+      HttpEndpoint http = httpRunning.get();
+      if (http != null) {
+        System.out.println("atoll manager http on " + http.address() + " (dashboard http://" + http.address() + "/)");
+      }
+      System.out.flush();
       try {
-        http = HttpEndpoint.start(httpHost, httpPort, dashboard.routes(Probes.manager(manager, registry), manager));
-      } catch (RuntimeException e) {
-        System.err.println("atoll manager: cannot start: " + e.getMessage());
-        dashboard.close();
-        manager.close();
-        return 1;
+        manager.stopped().get();
+        return 0;
+      } catch (ExecutionException e) {
+        System.err.println("atoll manager: stopped: " + e.getCause().getMessage());
+        if (!standby || stopping.get()) {
+          return 3;
+        }
+        System.out.println("atoll manager: deposed; standing by again");
+        System.out.flush();
+        listenPort = manager.address().port();
       }
     }
-    System.out.println("atoll manager listening on " + manager.address() + " (term " + manager.term() + ", "
-        + shards + " shards, " + storeSpec.describe() + ")");
-    if (http != null) {
-      System.out.println("atoll manager http on " + http.address() + " (dashboard http://" + http.address() + "/)");
-    }
-    System.out.flush();
-    HttpEndpoint httpToClose = http;
-    ShardManager started = manager;
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      if (httpToClose != null) {
-        httpToClose.close();
+    return 0;
+  }
+
+  /** Where a standby listened, once no other manager leads. */
+  private record StandbyWait(int port) {}
+
+  /**
+   * Listens as a standby on {@code port} (answering pods with the leader's address) until the
+   * store has no live leader, then frees the port for the manager. Null if stopped meanwhile.
+   */
+  private StandbyWait standBy(StoreSpec storeSpec, ManagerSettings settings, int port, AtomicBoolean stopping)
+      throws InterruptedException {
+    boolean told = false;
+    try (AssignmentStore watching = storeSpec.open();
+        StandbyServer server = StandbyServer.start(host, port, watching::leader)) {
+      while (!stopping.get()) {
+        Optional<AssignmentStore.Leader> leader;
+        try {
+          leader = watching.leader();
+        } catch (StoreException e) {
+          leader = Optional.of(new AssignmentStore.Leader("unknown (the store cannot be reached: " + e.getMessage()
+              + ")", 0));
+        }
+        if (leader.isEmpty()) {
+          return new StandbyWait(server.address().port());
+        }
+        if (!told) {
+          System.out.println("atoll manager standing by on " + server.address() + ": "
+              + new LeadershipTakenException(watching.toString(), leader).getMessage());
+          System.out.flush();
+          told = true;
+        }
+        // A retry, not a synchronization: the leader's lease lapses only if it stops renewing.
+        Thread.sleep(Math.max(50, settings.storeLease().toMillis() / 10));
       }
-      if (dashboard != null) {
-        dashboard.close();
-      }
-      started.close();
-    }, "atoll-manager-stop"));
-    try {
-      manager.stopped().get();
-      return 0;
-    } catch (ExecutionException e) {
-      System.err.println("atoll manager: stopped: " + e.getCause().getMessage());
-      return 3;
     }
+    return null;
   }
 }

@@ -25,7 +25,7 @@ final class PodCommand implements Callable<Integer> {
   @Mixin
   Main.ConfigOption config;
 
-  @Option(names = "--manager", required = true, description = "The shard manager, host:port.")
+  @Option(names = "--manager", required = true, description = "The shard managers, host:port[,host:port...]: the leader and its standbys; the pod follows the leader.")
   String manager;
 
   @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to listen on (default: ${DEFAULT-VALUE}).")

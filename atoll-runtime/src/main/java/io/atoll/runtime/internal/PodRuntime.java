@@ -9,6 +9,7 @@ import io.atoll.runtime.EntityType;
 import io.atoll.runtime.Sharding;
 import io.atoll.runtime.internal.cluster.Gossip;
 import io.atoll.runtime.internal.cluster.Lease;
+import io.atoll.runtime.internal.cluster.ManagerAddresses;
 import io.atoll.runtime.internal.cluster.ManagerLink;
 import io.atoll.runtime.internal.cluster.View;
 import io.atoll.runtime.internal.host.EntityHost;
@@ -59,7 +60,7 @@ public final class PodRuntime {
   private EntityHost host;
   private Router router;
   private Gossip gossip;
-  private ManagedChannel managerChannel;
+  private ManagerAddresses managerChannel;
   private ManagerLink manager;
   private Server server;
   private volatile boolean closing;
@@ -83,9 +84,8 @@ public final class PodRuntime {
 
   /** Starts the pod: learns the cluster, listens, registers, and begins renewing its lease. */
   public void start(Sharding facade) {
-    managerChannel = Wire.channel(settings.manager());
-    ClusterConfig first = ManagerLink.fetchConfig(managerChannel, settings.manager(), ctx.ticker(),
-        settings.startTimeout());
+    managerChannel = new ManagerAddresses(settings.managers(), Wire::channel);
+    ClusterConfig first = ManagerLink.fetchConfig(managerChannel, ctx.ticker(), settings.startTimeout());
     view = new View(first, null, new ViewEvents());
     lease = new Lease(ctx.ticker(), settings.clientOnly(), view.guard(), view::self, new LeaseEvents());
     if (!settings.clientOnly()) {
@@ -151,7 +151,7 @@ public final class PodRuntime {
       if (manager != null) {
         manager.close();
       } else if (managerChannel != null) {
-        Wire.close(managerChannel);
+        managerChannel.close();
       }
       if (router != null) {
         router.failAll("the sharding of pod " + self() + " is closed");

@@ -98,6 +98,7 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
           .asRuntimeException());
       return;
     }
+    manager.seeTerm(request.getManagerTerm()); // a newer manager: grants of older terms are void now
     long timeout = Math.max(0, Math.min(request.getTerminationTimeoutMillis(), 60_000));
     Thread.ofVirtual().name("atoll-unassign").start(() -> {
       try {

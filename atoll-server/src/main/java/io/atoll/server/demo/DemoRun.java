@@ -24,6 +24,11 @@ import java.util.concurrent.TimeUnit;
  * loopback, a shared database, and a client putting steady load on them while the demo adds a pod,
  * stops one gracefully and kills another with SIGKILL. It ends by auditing its own ledger against
  * the database.
+ *
+ * <p>With a store ({@code file}, {@code redis}, {@code etcd}; the servers are started on free
+ * loopback ports if installed) it runs two managers on it, a leader and a standby, gives every
+ * process both addresses, and first kills the leading manager with SIGKILL: the standby takes
+ * over once the store lease lapses, and the pod added next must get shards from it.
  */
 public final class DemoRun {
 
@@ -39,15 +44,29 @@ public final class DemoRun {
    * @param lease the pods' lease
    * @param shards number of shards
    * @param dir where logs, the manager's state and the database go
+   * @param store null for one manager on files; else {@code file}, {@code redis} or {@code etcd}
+   *     for two managers on that store, and the fault "kill the leading manager"
    */
   public record Options(Duration duration, boolean keepRunning, int pods, int accounts, int concurrency,
-      int rate, Duration lease, int shards, Path dir) {}
+      int rate, Duration lease, int shards, Path dir, String store) {
+
+    /** One manager on files. */
+    public Options(Duration duration, boolean keepRunning, int pods, int accounts, int concurrency, int rate,
+        Duration lease, int shards, Path dir) {
+      this(duration, keepRunning, pods, accounts, concurrency, rate, lease, shards, dir, null);
+    }
+  }
 
   private final Options o;
   private final PrintStream out;
   private final long start = System.nanoTime();
   private final PodNames names = new PodNames();
   private volatile boolean interrupted;
+  /** The standby manager (store mode), and the leader it replaces. */
+  private ManagedProcess standbyManager;
+  private ManagedProcess leadingManager;
+  /** Kill of the leading manager to the first config in which the pod added after it owns shards (ms), or -1. */
+  private volatile long leaderChangeMillis = -1;
 
   public DemoRun(Options options, PrintStream out) {
     this.o = options;
@@ -66,6 +85,12 @@ public final class DemoRun {
     out.println("atoll demo: a shard manager and " + o.pods() + " pods of a bank-account service, each its own"
         + " process on 127.0.0.1,");
     out.println("            a client depositing into " + o.accounts() + " accounts; logs and data in " + o.dir());
+    StoreServer storeServer = null;
+    String storeUri = null;
+    if (o.store() != null) {
+      storeServer = o.store().equals("file") ? null : StoreServer.start(o.store(), o.dir().resolve(o.store()));
+      storeUri = storeServer == null ? "file" : storeServer.uri();
+    }
     AccountsDatabase db = AccountsDatabase.start(o.dir().resolve("db"));
     String url = db.url();
     ProcessCluster processes = new ProcessCluster(o.dir());
@@ -77,12 +102,25 @@ public final class DemoRun {
     Sharding client = null;
     Reporter reporter = null;
     try {
-      ManagedProcess manager = processes.start(AtollProcesses.manager("manager", 0, o.dir().resolve("manager"),
-          o.shards(), o.lease(), "--http-port", "0"));
-      PodAddress managerAddress = manager.awaitAddress(Duration.ofSeconds(60));
+      ManagedProcess manager = processes.start(storeUri == null
+          ? AtollProcesses.manager("manager", 0, o.dir().resolve("manager"), o.shards(), o.lease(), "--http-port", "0")
+          : AtollProcesses.manager("manager-1", 0, o.dir().resolve("manager"), o.shards(), o.lease(), "--http-port",
+              "0", "--store", storeUri));
+      PodAddress leaderAddress = manager.awaitAddress(Duration.ofSeconds(60));
       String managerHttp = manager.awaitLog(java.util.regex.Pattern.compile("http on (\\S+:\\d+)"),
           Duration.ofSeconds(30));
-      say("shard manager up on " + managerAddress + " (lease " + o.lease().toMillis() + " ms)");
+      say("shard manager up on " + leaderAddress + " (lease " + o.lease().toMillis() + " ms"
+          + (storeServer != null ? ", store " + storeUri : storeUri != null ? ", store on files" : "") + ")");
+      String managerAddress = leaderAddress.toString();
+      if (storeUri != null) {
+        leadingManager = manager;
+        standbyManager = processes.start(AtollProcesses.manager("manager-2", 0, o.dir().resolve("manager"),
+            o.shards(), o.lease(), "--http-port", "0", "--store", storeUri));
+        String standbyAt = standbyManager.awaitLog(java.util.regex.Pattern.compile("standing by on (\\S+:\\d+)"),
+            Duration.ofSeconds(60));
+        say("standby manager up on " + standbyAt + " (it takes over when the leader's store lease lapses)");
+        managerAddress = leaderAddress + "," + standbyAt;
+      }
       say("dashboard: http://" + managerHttp + "/  (metrics: http://" + managerHttp + "/metrics)");
       List<ManagedProcess> pods = new ArrayList<>();
       for (int i = 1; i <= o.pods(); i++) {
@@ -92,7 +130,7 @@ public final class DemoRun {
         names.put(p.awaitAddress(Duration.ofSeconds(60)), p.name());
       }
       PrometheusMeterRegistry clientMetrics = Probes.registry();
-      client = Sharding.builder().manager(managerAddress.toString()).clientOnly()
+      client = Sharding.builder().manager(managerAddress).clientOnly()
           .observer(new PodMetrics(clientMetrics))
           .sendTimeout(Duration.ofSeconds(10)).askTimeout(Duration.ofSeconds(10)).start();
       reporter = Reporter.start(managerHttp, "demo client", clientMetrics);
@@ -109,6 +147,15 @@ public final class DemoRun {
       Audit a = Audit.of(ledger, url);
       boolean ok = new RunReport(out).print(a, ledger, ActivationLog.check(url, ActivationLog.Freezes.NONE),
           o.dir().toString());
+      if (standbyManager != null && !o.keepRunning()) {
+        if (leaderChangeMillis < 0) {
+          out.println("leader change: the standby never gave the pod added after the takeover any shard: FAILED");
+          ok = false;
+        } else {
+          out.println("leader change (kill -9 of the leader to the first rebalance of the new one): "
+              + leaderChangeMillis + " ms");
+        }
+      }
       return ok ? 0 : 1;
     } finally {
       if (reporter != null) {
@@ -119,6 +166,9 @@ public final class DemoRun {
       }
       processes.close(); // SIGTERM, then SIGKILL for what still runs after 10 s
       db.close();
+      if (storeServer != null) {
+        storeServer.close();
+      }
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
       } catch (IllegalStateException e) {
@@ -127,17 +177,22 @@ public final class DemoRun {
     }
   }
 
-  private static ManagedProcess startPod(ProcessCluster processes, int i, PodAddress manager, String url) {
-    return processes.start(AtollProcesses.pod("pod-" + i, manager.toString(), url, List.of()));
+  private static ManagedProcess startPod(ProcessCluster processes, int i, String managers, String url) {
+    return processes.start(AtollProcesses.pod("pod-" + i, managers, url, List.of()));
   }
 
-  private void timeline(ProcessCluster processes, Sharding client, Ledger ledger, PodAddress manager, String url,
+  private void timeline(ProcessCluster processes, Sharding client, Ledger ledger, String manager, String url,
       List<ManagedProcess> pods) throws Exception {
     long total = o.duration().toNanos();
     // Each fault waits for the previous one to settle, so the story reads in order on a busy machine.
     long addAt = total * 3 / 20;
     long stopAt = total * 2 / 5;
     long killAt = total * 13 / 20;
+    long killManagerAt = total / 10;
+    boolean managerKilled = standbyManager == null;
+    long managerKilledNanos = 0;
+    boolean tookOver = standbyManager == null;
+    String addedName = null;
     boolean added = false;
     boolean stopped = false;
     boolean killed = false;
@@ -154,10 +209,33 @@ public final class DemoRun {
       if (!o.keepRunning() && t >= total) {
         break;
       }
-      if (!o.keepRunning() && !added && t >= addAt) {
+      if (!o.keepRunning() && !managerKilled && t >= killManagerAt) {
+        managerKilled = true;
+        managerKilledNanos = System.nanoTime();
+        say("x killing the leading shard manager (kill -9): the standby takes over when its store lease lapses");
+        leadingManager.kill();
+      }
+      if (!tookOver && managerKilled) {
+        PodAddress next = standbyManager.addressIfUp().orElse(null);
+        if (next != null) {
+          tookOver = true;
+          say(String.format("  the standby leads on %s, %d ms after the kill", next,
+              TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - managerKilledNanos)));
+        }
+      }
+      if (addedName != null && managerKilledNanos != 0 && leaderChangeMillis < 0) {
+        Integer owned = names.shardCounts(client.config()).get(addedName);
+        if (owned != null && owned > 0) {
+          leaderChangeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - managerKilledNanos);
+          say("  the new leader's first rebalance gave " + addedName + " " + owned + " shards, " + leaderChangeMillis
+              + " ms after the kill");
+        }
+      }
+      if (!o.keepRunning() && !added && t >= addAt && tookOver) {
         added = true;
         joining = startPod(processes, pods.size() + 1, manager, url);
         pods.add(joining);
+        addedName = joining.name();
         say("+ starting " + joining.name());
       }
       if (joining != null) {

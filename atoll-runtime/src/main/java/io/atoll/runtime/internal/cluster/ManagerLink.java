@@ -9,6 +9,7 @@ import io.atoll.runtime.internal.util.BackoffPolicy;
 import io.atoll.runtime.internal.util.GuardedBy;
 import io.atoll.runtime.internal.util.PodContext;
 import io.atoll.runtime.internal.util.PodSettings;
+import io.atoll.transport.grpc.LeaderHint;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.proto.GetAssignmentsRequest;
@@ -50,6 +51,12 @@ import org.slf4j.LoggerFactory;
  * merely unreachable from here ({@link OutageWatch} checks both). The ride-through can be turned
  * off ({@code Sharding.Builder.keepServingWhileManagerDown(false)}).
  *
+ * <p><b>Several managers.</b> The pod talks to one manager at a time ({@link ManagerAddresses}).
+ * When a call fails it moves on — to the leader a standby named, else to the next address — and a
+ * failed renewal is retried after a short back-off (50 ms doubling to 1 s) on the new one. Grants
+ * from a manager term lower than the highest seen are ignored. While no manager answers, the pod
+ * serves the shards it holds until its lease runs out (or rides the outage out, above).
+ *
  * <p>The lease itself lives in {@link Lease}; this class only talks to the manager and tells the
  * lease what it heard. Every wait reads the injected clock.
  */
@@ -76,8 +83,7 @@ public final class ManagerLink {
   private final Lease lease;
   private final PeerChannels peers;
   private final Callback callback;
-  private final PodAddress address;
-  private final ManagedChannel channel;
+  private final ManagerAddresses managers;
   private final ScheduledExecutorService renewTimer;
   private final AtomicBoolean renewing = new AtomicBoolean();
   private final Map<PodId, Long> lastUnhealthy = new ConcurrentHashMap<>();
@@ -89,12 +95,13 @@ public final class ManagerLink {
   private ScheduledFuture<?> renewals;
   private volatile ClientCallStreamObserver<WatchRequest> watchCall;
   private volatile long watchBackoffNanos;
+  private volatile long renewBackoffNanos;
 
   /**
-   * A link to the manager named in the settings over {@code channel} (the one {@link #fetchConfig}
-   * used, so a pod keeps one connection to the manager); {@link #close} closes it.
+   * A link to the managers of the settings over {@code managers} (the one {@link #fetchConfig}
+   * used, so a pod keeps one connection to a manager); {@link #close} closes it.
    */
-  public ManagerLink(PodContext ctx, ManagedChannel channel, View view, Lease lease, PeerChannels peers,
+  public ManagerLink(PodContext ctx, ManagerAddresses managers, View view, Lease lease, PeerChannels peers,
       Callback callback) {
     this.ticker = ctx.ticker();
     this.settings = ctx.settings();
@@ -102,9 +109,8 @@ public final class ManagerLink {
     this.lease = lease;
     this.peers = peers;
     this.callback = callback;
-    this.address = settings.manager();
-    this.outage = new OutageWatch(ticker, address, settings.keepServingWhileManagerDown(), view, lease, peers);
-    this.channel = channel;
+    this.managers = managers;
+    this.outage = new OutageWatch(ticker, managers.all(), settings.keepServingWhileManagerDown(), view, lease, peers);
     this.renewTimer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "atoll-lease-keeper");
       t.setDaemon(true);
@@ -112,13 +118,13 @@ public final class ManagerLink {
     });
   }
 
-  private ShardManagerServiceGrpc.ShardManagerServiceBlockingStub blocking(long millis) {
+  private ShardManagerServiceGrpc.ShardManagerServiceBlockingStub blocking(ManagedChannel channel, long millis) {
     return ShardManagerServiceGrpc.newBlockingStub(Wire.reconnecting(channel)).withWaitForReady()
         .withDeadlineAfter(millis, TimeUnit.MILLISECONDS);
   }
 
   private ShardManagerServiceGrpc.ShardManagerServiceStub async() {
-    return ShardManagerServiceGrpc.newStub(Wire.reconnecting(channel)).withWaitForReady();
+    return ShardManagerServiceGrpc.newStub(Wire.reconnecting(managers.channel())).withWaitForReady();
   }
 
   /** The newest manager term seen. */
@@ -126,32 +132,38 @@ public final class ManagerLink {
     return term;
   }
 
-  private void seeTerm(long t) {
+  /**
+   * A manager (or a call from one) showed term {@code t}: the highest seen is kept. Grants from a
+   * lower term are ignored from then on: that manager was deposed, though it may not know yet.
+   */
+  public synchronized void seeTerm(long t) {
     if (t > term) {
       term = t;
     }
   }
 
   /**
-   * Reads the current config from the manager, retrying until {@code timeout}.
+   * Reads the current config from a manager, moving to the next one (or the leader a standby names)
+   * after each failure, retrying until {@code timeout}.
    *
-   * @throws IllegalStateException naming the manager and the last error if it never answered
+   * @throws IllegalStateException naming the managers and the last error if none answered
    */
-  public static ClusterConfig fetchConfig(ManagedChannel channel, PodAddress address, Ticker ticker,
-      Duration timeout) {
+  public static ClusterConfig fetchConfig(ManagerAddresses managers, Ticker ticker, Duration timeout) {
     long deadline = ticker.nanoTime() + timeout.toNanos();
     long backoff = 0;
     for (;;) {
+      PodAddress at = managers.current();
       try {
-        ConfigBytes b = ShardManagerServiceGrpc.newBlockingStub(Wire.reconnecting(channel)).withWaitForReady()
-            .withDeadlineAfter(2000, TimeUnit.MILLISECONDS)
+        ConfigBytes b = ShardManagerServiceGrpc.newBlockingStub(Wire.reconnecting(managers.channel()))
+            .withWaitForReady().withDeadlineAfter(2000, TimeUnit.MILLISECONDS)
             .getAssignments(GetAssignmentsRequest.getDefaultInstance());
         return Wire.config(b);
       } catch (StatusRuntimeException e) {
         if (ticker.nanoTime() - deadline > 0) {
-          throw new IllegalStateException("cannot reach the shard manager at " + address + " within "
+          throw new IllegalStateException("cannot reach the shard manager at " + describe(managers) + " within "
               + timeout.toMillis() + " ms: " + Wire.describe(e) + "; is it running (atoll manager)?", e);
         }
+        managers.failed(at, LeaderHint.of(e));
       }
       backoff = CONNECT_BACKOFF.nextNanos(backoff);
       LockSupport.parkNanos(backoff); // retry pacing, not synchronization
@@ -175,8 +187,9 @@ public final class ManagerLink {
         }
         long sent = ticker.nanoTime();
         PodId me = view.self();
+        PodAddress address = managers.current();
         try {
-          RegisterResponse r = blocking(5000).register(RegisterRequest.newBuilder()
+          RegisterResponse r = blocking(managers.channel(), 5000).register(RegisterRequest.newBuilder()
               .setPod(Wire.info(new Pod(me, settings.version())))
               .setClusterId(view.clusterId().toString()).build());
           if (r.getNumberOfShards() != view.numberOfShards()) {
@@ -185,6 +198,11 @@ public final class ManagerLink {
           }
           ClusterConfig config = Wire.config(r.getConfig());
           view.checkCluster(config, true); // never a lease from a manager of another cluster
+          if (r.getManagerTerm() < term) {
+            throw io.grpc.Status.FAILED_PRECONDITION.withDescription("the shard manager at " + address
+                + " answered under term " + r.getManagerTerm() + ", older than term " + term
+                + " this pod has seen (a deposed manager)").asRuntimeException();
+          }
           seeTerm(r.getManagerTerm());
           lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
           view.onManagerConfig(config);
@@ -195,8 +213,9 @@ public final class ManagerLink {
         } catch (StatusRuntimeException e) {
           if (ticker.nanoTime() - deadline > 0) {
             throw new IllegalStateException("pod " + me + " could not register with the shard manager at "
-                + address + " within " + timeout.toMillis() + " ms: " + Wire.describe(e), e);
+                + describe(managers) + " within " + timeout.toMillis() + " ms: " + Wire.describe(e), e);
           }
+          managers.failed(address, LeaderHint.of(e));
         }
         backoff = CONNECT_BACKOFF.nextNanos(backoff);
         LockSupport.parkNanos(backoff); // retry pacing, not synchronization
@@ -221,16 +240,26 @@ public final class ManagerLink {
     long sent = ticker.nanoTime();
     PodId me = view.self();
     long deadline = Math.max(100, TimeUnit.NANOSECONDS.toMillis(lease.ttlNanos()) / 3);
+    PodAddress at = managers.current();
     try {
       // No waitForReady: a refused connection must fail the renewal at once, not at its deadline.
-      ShardManagerServiceGrpc.newStub(Wire.reconnecting(channel)).withDeadlineAfter(deadline, TimeUnit.MILLISECONDS)
+      ShardManagerServiceGrpc.newStub(Wire.reconnecting(managers.channel()))
+          .withDeadlineAfter(deadline, TimeUnit.MILLISECONDS)
           .renewLease(
           RenewLeaseRequest.newBuilder().setPod(Wire.ref(me)).setClusterId(view.clusterId().toString()).build(),
           new StreamObserver<>() {
             @Override
             public void onNext(RenewLeaseResponse r) {
+              if (r.getManagerTerm() < term) {
+                // A deposed manager that has not noticed yet: its grant is worth nothing.
+                log.debug("pod {}: ignored a renewal from manager term {} (seen term {})", me, r.getManagerTerm(),
+                    term);
+                lease.renewalFailed(sent);
+                return;
+              }
               seeTerm(r.getManagerTerm());
               if (r.getStatus() == RenewLeaseResponse.Status.RENEWED) {
+                renewBackoffNanos = 0;
                 outage.renewed(me);
                 lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
               } else if (me.equals(view.self())) {
@@ -243,6 +272,9 @@ public final class ManagerLink {
               lease.renewalFailed(sent);
               renewing.set(false);
               outage.renewalFailed();
+              if (managers.failed(at, LeaderHint.of(t))) {
+                retryRenewalSoon(); // another manager: try it before the next period
+              }
             }
 
             @Override
@@ -255,11 +287,26 @@ public final class ManagerLink {
     }
   }
 
-  /** Follows the manager's configs, reconnecting after failures. */
+  private void retryRenewalSoon() {
+    long wait = CONNECT_BACKOFF.nextNanos(renewBackoffNanos);
+    renewBackoffNanos = Math.min(wait, TimeUnit.SECONDS.toNanos(1));
+    try {
+      renewTimer.schedule(this::renew, wait, TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed
+    }
+  }
+
+  private static String describe(ManagerAddresses managers) {
+    return managers.all().size() == 1 ? managers.all().get(0).toString() : managers.all().toString();
+  }
+
+  /** Follows the manager's configs, reconnecting after failures (to another manager if one failed). */
   public void watch() {
     if (closed) {
       return;
     }
+    PodAddress at = managers.current();
     try {
       async().watch(WatchRequest.newBuilder().setPod(Wire.ref(view.self())).build(),
           new ClientResponseObserver<WatchRequest, ConfigBytes>() {
@@ -280,6 +327,7 @@ public final class ManagerLink {
 
             @Override
             public void onError(Throwable t) {
+              managers.failed(at, LeaderHint.of(t));
               rewatch();
             }
 
@@ -309,11 +357,12 @@ public final class ManagerLink {
   /** Tells the manager this pod leaves; waits up to five seconds. */
   public void unregister() {
     try {
-      blocking(5000).unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(view.self())).build());
+      blocking(managers.channel(), 5000).unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(view.self()))
+          .build());
       log.info("pod {} unregistered", view.self());
     } catch (StatusRuntimeException e) {
       log.warn("pod {}: could not unregister from the shard manager at {} ({}); its shards move when its lease"
-          + " runs out", view.self(), address, Wire.describe(e));
+          + " runs out", view.self(), managers.current(), Wire.describe(e));
     }
   }
 
@@ -366,6 +415,6 @@ public final class ManagerLink {
       w.cancel("pod closing", null);
     }
     renewTimer.shutdownNow();
-    Wire.close(channel);
+    managers.close();
   }
 }

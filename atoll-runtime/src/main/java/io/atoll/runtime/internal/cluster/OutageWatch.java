@@ -7,6 +7,7 @@ import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.PingRequest;
 import io.atoll.transport.grpc.proto.PodServiceGrpc;
 import io.grpc.StatusRuntimeException;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -17,8 +18,8 @@ import org.slf4j.LoggerFactory;
  * Decides, while lease renewals fail, whether the manager is down rather than merely unreachable
  * from here, and if so extends the lease: how pods ride out a manager restart.
  *
- * <p>The manager counts as down only if (a) a fresh TCP connect to its address is refused, so no
- * manager process listens there, and (b) no peer that answers renewed within about one renewal
+ * <p>The manager counts as down only if (a) a fresh TCP connect to every manager address is
+ * refused, so no manager process (leading or standing by) listens at any of them, and (b) no peer that answers renewed within about one renewal
  * period (peers renew every third of a lease; if the manager runs and only this pod cannot reach
  * it, some peer always has). Then no manager can be granting anyone anything, and a restarted one
  * waits a whole lease (plus margin) after it starts listening before it moves any shard. The lease
@@ -32,7 +33,7 @@ final class OutageWatch {
   private static final long MIN_STEP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   private final Ticker ticker;
-  private final PodAddress manager;
+  private final List<PodAddress> managers;
   private final boolean enabled;
   private final View view;
   private final Lease lease;
@@ -41,9 +42,10 @@ final class OutageWatch {
   private volatile boolean managerDown;
   private volatile boolean closed;
 
-  OutageWatch(Ticker ticker, PodAddress manager, boolean enabled, View view, Lease lease, PeerChannels peers) {
+  OutageWatch(Ticker ticker, List<PodAddress> managers, boolean enabled, View view, Lease lease,
+      PeerChannels peers) {
     this.ticker = ticker;
-    this.manager = manager;
+    this.managers = List.copyOf(managers);
     this.enabled = enabled;
     this.view = view;
     this.lease = lease;
@@ -54,7 +56,7 @@ final class OutageWatch {
   void renewed(PodId me) {
     if (managerDown) {
       managerDown = false;
-      log.info("pod {}: the shard manager at {} is back", me, manager);
+      log.info("pod {}: the shard manager at {} is back", me, managers);
     }
   }
 
@@ -85,8 +87,10 @@ final class OutageWatch {
     if (closed || !lease.valid(started)) {
       return;
     }
-    if (Wire.probe(manager, 1000) != Wire.Probe.REFUSED) {
-      return;
+    for (PodAddress manager : managers) {
+      if (Wire.probe(manager, 1000) != Wire.Probe.REFUSED) {
+        return; // a manager (a leader or a standby) may be running there
+      }
     }
     long ttlNanos = lease.ttlNanos();
     long recent = TimeUnit.NANOSECONDS.toMillis(ttlNanos / 3 + Math.max(MIN_STEP_NANOS, ttlNanos / 10));
@@ -106,7 +110,7 @@ final class OutageWatch {
     if (!managerDown) {
       managerDown = true;
       log.warn("pod {}: the shard manager at {} is down (connection refused, and no peer reaches it); serving"
-          + " the shards it holds", view.self(), manager);
+          + " the shards it holds", view.self(), managers.size() == 1 ? managers.get(0) : managers);
     }
     lease.extend(started + ttlNanos);
   }

@@ -31,6 +31,7 @@ import java.time.Duration;
  * @param maxQueued most messages waiting in this pod's mailboxes; more are refused as overloaded
  * @param advertise the address announced to the manager and peers, or null for {@code host} and the
  *     bound port
+ * @param managers every shard manager address, {@code manager} first; the pod follows the leader
  */
 public record PodSettings(
     PodAddress manager,
@@ -51,4 +52,25 @@ public record PodSettings(
     Ticker ticker,
     ShardingObserver observer,
     int maxQueued,
-    PodAddress advertise) {}
+    PodAddress advertise,
+    java.util.List<PodAddress> managers) {
+
+  /** Validates the manager addresses. */
+  public PodSettings {
+    java.util.Objects.requireNonNull(manager, "manager");
+    managers = managers == null || managers.isEmpty() ? java.util.List.of(manager) : java.util.List.copyOf(managers);
+    if (!managers.get(0).equals(manager)) {
+      throw new IllegalArgumentException("managers: " + managers + " (expected: starting with " + manager + ")");
+    }
+  }
+
+  /** Settings with one manager address. */
+  public PodSettings(PodAddress manager, String host, int port, PodVersion version, Duration askTimeout,
+      Duration sendTimeout, int bufferSize, int maxInFlight, int maxMessageBytes, Duration terminationTimeout,
+      Duration gossipInterval, Duration startTimeout, boolean clientOnly, boolean keepServingWhileManagerDown,
+      ShardHasher hasher, Ticker ticker, ShardingObserver observer, int maxQueued, PodAddress advertise) {
+    this(manager, host, port, version, askTimeout, sendTimeout, bufferSize, maxInFlight, maxMessageBytes,
+        terminationTimeout, gossipInterval, startTimeout, clientOnly, keepServingWhileManagerDown, hasher, ticker,
+        observer, maxQueued, advertise, java.util.List.of(manager));
+  }
+}

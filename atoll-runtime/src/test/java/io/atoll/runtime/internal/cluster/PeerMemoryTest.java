@@ -72,7 +72,7 @@ class PeerMemoryTest {
       @Override
       public void fenced() {}
     });
-    ManagedChannel channel = Wire.channel(new PodAddress("127.0.0.1", 1));
+    ManagerAddresses channel = new ManagerAddresses(java.util.List.of(new PodAddress("127.0.0.1", 1)), Wire::channel);
     ManagerLink link = new ManagerLink(TestSettings.context(Ticker.SYSTEM), channel, view, lease, peer -> nowhere,
         why -> { });
     try {
