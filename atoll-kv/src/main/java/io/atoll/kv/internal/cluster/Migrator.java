@@ -1,6 +1,7 @@
 package io.atoll.kv.internal.cluster;
 
 import io.atoll.core.PodEntry;
+import io.atoll.core.PodId;
 import io.atoll.core.slots.KeySlots;
 import io.atoll.core.slots.SlotState;
 import io.atoll.kv.internal.store.Entry;
@@ -124,6 +125,45 @@ public final class Migrator {
       return ioError(t, e);
     } catch (TargetError | ClusterState.Refused e) {
       return e.getMessage();
+    }
+  }
+
+  /**
+   * Managed mode's hand-off of one slot over {@code client}, a connection to {@code target}: the
+   * target marks the slot IMPORTING from this node, this node marks it MIGRATING, and the keys move
+   * in batches as MIGRATE moves them (each deleted here only after the target's OK; REPLACE, since
+   * a copy at the target of a key still here can only be from an earlier attempt). Ends when the
+   * slot is empty here; the MIGRATING mark stays (clients are sent -ASK) until the manager's
+   * config gives the slot to the target. Run again after a failure, it resumes.
+   *
+   * @param moved counts the keys moved, as they go
+   * @throws IOException if the connection failed; keys moved so far are at the target, the rest
+   *     here, and the marks route clients to both
+   * @throws IllegalStateException if the target refused, with its error
+   */
+  public void handOff(RespClient client, Target t, int slot, PodId target, java.util.function.LongConsumer moved)
+      throws IOException {
+    ClusterView v = cluster.view();
+    try {
+      call(client, "CLUSTER", "ATOLL-IMPORTING", Integer.toString(slot), v.myNodeId());
+    } catch (TargetError e) {
+      throw new IllegalStateException(e.getMessage());
+    }
+    cluster.markMigrating(slot, target);
+    Slot s = store.slot(slot);
+    while (true) {
+      List<byte[]> keys;
+      synchronized (s) {
+        keys = s.keys(clock.getAsLong(), BATCH);
+      }
+      if (keys.isEmpty()) {
+        return;
+      }
+      try {
+        moved.accept(moveBatch(client, t, s, keys));
+      } catch (TargetError e) {
+        throw new IllegalStateException(e.getMessage());
+      }
     }
   }
 

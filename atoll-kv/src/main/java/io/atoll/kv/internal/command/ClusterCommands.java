@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -132,18 +133,48 @@ final class ClusterCommands {
         c.reply.simple(l);
       }
     });
+    // Managed mode's own: a source tells its target that a slot's keys are on their way (the
+    // IMPORTING mark of the manager's hand-off); refused outside managed mode.
+    sub(subs, "atoll-importing", 4, c -> {
+      if (cluster.managedBy() == null) {
+        throw new CommandError("ERR CLUSTER ATOLL-IMPORTING is used by the shard manager's hand-offs only"
+            + " (expected: a node started with --manager)");
+      }
+      cluster.markImporting(slot(c, 2), c.str(3));
+      c.reply.ok();
+    });
     b.container("cluster", subs);
-    b.add("migrate", -6, "write", 0, 0, 0, this::migrate);
+    b.add("migrate", -6, "write", 0, 0, 0, c -> {
+      String manager = cluster.managedBy();
+      if (manager != null) {
+        throw new CommandError(managedRefusal("MIGRATE", manager));
+      }
+      migrate(c);
+    });
   }
 
-  private static void sub(Map<String, CommandSpec> subs, String name, int arity, Handler h) {
+  /** Operator slot and membership commands: refused in managed mode, where the manager decides. */
+  private static final Set<String> OPERATOR = Set.of("meet", "addslots", "addslotsrange", "delslots",
+      "delslotsrange", "setslot", "bumpepoch", "set-config-epoch", "forget", "reset");
+
+  private void sub(Map<String, CommandSpec> subs, String name, int arity, Handler h) {
     subs.put(name, CommandTable.Builder.sub("cluster", name, arity, "", c -> {
+      String manager = cluster.managedBy();
+      if (manager != null && OPERATOR.contains(name)) {
+        throw new CommandError(managedRefusal("CLUSTER " + name.toUpperCase(Locale.ROOT), manager));
+      }
       try {
         h.run(c);
       } catch (ClusterState.Refused e) {
         throw new CommandError(e.getMessage());
       }
     }));
+  }
+
+  static String managedRefusal(String command, String manager) {
+    return "ERR " + command + " is refused: this node's slots are placed by the shard manager at " + manager
+        + " (managed mode), which moves slots and their keys itself; run the node without --manager to place"
+        + " slots by hand";
   }
 
   private void replicas(Call c) {

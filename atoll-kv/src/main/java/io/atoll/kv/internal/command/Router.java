@@ -16,6 +16,9 @@ final class Router {
   static final String TRYAGAIN = "TRYAGAIN Multiple keys request during rehashing of slot";
   static final String UNBOUND = "CLUSTERDOWN Hash slot not served";
   static final String DOWN = "CLUSTERDOWN The cluster is down";
+  /** Managed mode, lease lapsed: the node fenced itself (the manager may give its slots away). */
+  static final String FENCED = "CLUSTERDOWN this node lost its lease with the shard manager and serves no keys"
+      + " until it renews it";
 
   private Router() {}
 
