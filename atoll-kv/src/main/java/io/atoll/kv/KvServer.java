@@ -166,7 +166,7 @@ public final class KvServer implements AutoCloseable {
       ServerInfo info = new ServerInfo(port, s.bind(), s.maxMemory(), s.maxBulkLength(), s.queryBufferLimit(),
           s.outputBufferLimit(), s.nodeTimeoutMillis(), clock.getAsLong());
       Migrator migrator = new Migrator(store, cluster, clock);
-      CommandTable table = Commands.table(store, cluster, bus != null ? bus : Health.NONE,
+      CommandTable table = Commands.table(store, cluster, bus != null ? bus : Health.MANAGED,
           bus != null ? bus::meet : (host, p) -> { },
           () -> Nodes.pod(s.bind(), port, random.nextLong(), busPort), migrator, migrations,
           stats, clients, info);

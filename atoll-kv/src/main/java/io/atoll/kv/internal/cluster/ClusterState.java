@@ -145,25 +145,17 @@ public final class ClusterState {
   }
 
   /**
-   * Managed mode: marks {@code slot} as arriving from the node with Redis id {@code sourceNodeId},
-   * which must own it in this node's view.
+   * Managed mode: marks {@code slot} as arriving from {@code source} (named by its address and
+   * incarnation, not looked up: the manager may start a hand-off to a node that has not seen the
+   * source's entry yet). Nothing to mark if the slot is already this node's.
    */
-  public synchronized void markImporting(int slot, String sourceNodeId) {
+  public synchronized void markImporting(int slot, PodId source) {
     ClusterView v = view;
-    PodEntry source = v.byNodeId(sourceNodeId);
-    if (source == null) {
-      throw new Refused("ERR I don't know about node " + sourceNodeId);
-    }
-    PodId owner = v.config().owner(slot);
-    if (v.me().equals(owner)) {
+    if (v.me().equals(v.config().owner(slot))) {
       return; // already mine: the move was made, nothing to import
     }
-    if (!source.id().equals(owner)) {
-      throw new Refused("ERR hash slot " + slot + " is not owned by " + sourceNodeId
-          + " in this node's view (epoch " + v.config().epoch() + ")");
-    }
     Map<Integer, PodId> imp = new HashMap<>(v.importing());
-    imp.put(slot, source.id());
+    imp.put(slot, source);
     publish(new ClusterView(v.config(), v.me(), v.migrating(), imp, v.failed()));
   }
 

@@ -30,6 +30,7 @@ public final class Migrator {
   private final SlotStore store;
   private final ClusterState cluster;
   private final LongSupplier clock;
+  private final java.util.concurrent.atomic.LongAdder handedOff = new java.util.concurrent.atomic.LongAdder();
 
   /** A migrator for this node. */
   public Migrator(SlotStore store, ClusterState cluster, LongSupplier clock) {
@@ -145,7 +146,8 @@ public final class Migrator {
       throws IOException {
     ClusterView v = cluster.view();
     try {
-      call(client, "CLUSTER", "ATOLL-IMPORTING", Integer.toString(slot), v.myNodeId());
+      call(client, "CLUSTER", "ATOLL-IMPORTING", Integer.toString(slot), v.me().address().host(),
+          Integer.toString(v.me().address().port()), Long.toHexString(v.me().incarnation()));
     } catch (TargetError e) {
       throw new IllegalStateException(e.getMessage());
     }
@@ -160,11 +162,18 @@ public final class Migrator {
         return;
       }
       try {
-        moved.accept(moveBatch(client, t, s, keys));
+        int n = moveBatch(client, t, s, keys);
+        handedOff.add(n);
+        moved.accept(n);
       } catch (TargetError e) {
         throw new IllegalStateException(e.getMessage());
       }
     }
+  }
+
+  /** Keys moved away by managed hand-offs since start (CLUSTER INFO's atoll_keys_handed_off). */
+  public long keysHandedOff() {
+    return handedOff.sum();
   }
 
   private RespClient connect(Target t) throws IOException {

@@ -53,7 +53,10 @@ final class ClusterCommands {
 
   void register(CommandTable.Builder b) {
     Map<String, CommandSpec> subs = new HashMap<>();
-    sub(subs, "info", 2, c -> c.reply.bulk(ClusterText.info(cluster.view(), health)));
+    sub(subs, "info", 2, c -> c.reply.bulk(ClusterText.info(cluster.view(), health)
+        + (cluster.managedBy() == null ? "" : "atoll_managed_by:" + cluster.managedBy() + "\r\n"
+            + "atoll_serving:" + (cluster.serving() ? 1 : 0) + "\r\n"
+            + "atoll_keys_handed_off:" + migrator.keysHandedOff() + "\r\n")));
     sub(subs, "myid", 2, c -> c.reply.bulk(cluster.view().myNodeId()));
     sub(subs, "myshardid", 2, c -> c.reply.bulk(cluster.view().myNodeId()));
     sub(subs, "nodes", 2, c -> c.reply.bulk(ClusterText.nodes(cluster.view(), health)));
@@ -135,12 +138,20 @@ final class ClusterCommands {
     });
     // Managed mode's own: a source tells its target that a slot's keys are on their way (the
     // IMPORTING mark of the manager's hand-off); refused outside managed mode.
-    sub(subs, "atoll-importing", 4, c -> {
+    sub(subs, "atoll-importing", 6, c -> {
       if (cluster.managedBy() == null) {
         throw new CommandError("ERR CLUSTER ATOLL-IMPORTING is used by the shard manager's hand-offs only"
             + " (expected: a node started with --manager)");
       }
-      cluster.markImporting(slot(c, 2), c.str(3));
+      io.atoll.core.PodId source;
+      try {
+        source = new io.atoll.core.PodId(new io.atoll.core.PodAddress(c.str(3), Integer.parseInt(c.str(4))),
+            Long.parseUnsignedLong(c.str(5), 16));
+      } catch (IllegalArgumentException e) {
+        throw new CommandError("ERR Invalid source node: " + e.getMessage()
+            + " (expected: host port incarnation-in-hex)");
+      }
+      cluster.markImporting(slot(c, 2), source);
       c.reply.ok();
     });
     b.container("cluster", subs);
