@@ -190,8 +190,8 @@ public final class KvServer implements AutoCloseable {
       // the bus (missed pings would make peers suspect this node) or a client event loop.
       expiry.scheduleWithFixedDelay(() -> stats.expired(store.expireCycle(clock.getAsLong(), 64)),
           100, 100, TimeUnit.MILLISECONDS);
-      LOG.info("atoll kv node {} listening on {}:{} (cluster bus {}, {})", cluster.view().myNodeId(), s.bind(), port,
-          busPort, Transport.name());
+      LOG.info("atoll kv node {} listening on {}:{} ({} {}, {})", cluster.view().myNodeId(), s.bind(), port,
+          manager != null ? "control port for the shard manager" : "cluster bus", busPort, Transport.name());
       return new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, port, busPort, store,
           migrator);
     } catch (InterruptedException e) {

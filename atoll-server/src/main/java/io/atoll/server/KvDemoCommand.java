@@ -57,6 +57,8 @@ final class KvDemoCommand implements Callable<Integer> {
       return 2;
     }
     Files.createDirectories(where);
+    // The client's reconnect warnings while nodes leave and die would bury the progress lines.
+    System.setProperty("org.slf4j.simpleLogger.log.io.lettuce", "error");
     return new KvDemoRun(new KvDemoRun.Options(duration, keys, writers, lease, where.toAbsolutePath()), System.out)
         .run();
   }

@@ -4,7 +4,10 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import java.util.ArrayList;
+import io.atoll.core.slots.KeySlots;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,6 +26,9 @@ final class KvLoad implements AutoCloseable {
   private final List<Thread> threads = new ArrayList<>();
   private final LongAdder ops = new LongAdder();
   private final LongAdder staleReads = new LongAdder();
+  private final LongAdder lostReads = new LongAdder();
+  /** Slots whose keys were lost with a killed node: reads there are not counted as stale. */
+  private volatile Set<Integer> lostSlots = Set.of();
   private final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
   private volatile boolean running = true;
 
@@ -46,7 +52,11 @@ final class KvLoad implements AutoCloseable {
         if (random.nextInt(5) == 0) {
           String read = cmd.get(KvLedger.key(key));
           if (!ledger.consistent(key, read)) {
-            staleReads.increment();
+            if (lostSlots.contains(KeySlots.slotOf(KvLedger.key(key).getBytes(StandardCharsets.UTF_8)))) {
+              lostReads.increment();
+            } else {
+              staleReads.increment();
+            }
           }
         } else {
           value++;
@@ -74,6 +84,16 @@ final class KvLoad implements AutoCloseable {
     int space = m.indexOf(' ');
     String first = space > 0 ? m.substring(0, space) : m;
     return e.getClass().getSimpleName() + (first.length() <= 24 && first.equals(first.toUpperCase()) ? ":" + first : "");
+  }
+
+  /** From now on, reads of keys in {@code slots} that miss acknowledged writes count as lost, not stale. */
+  void lostSlots(Set<Integer> slots) {
+    lostSlots = Set.copyOf(slots);
+  }
+
+  /** Reads that missed a write lost with a killed node. */
+  long lostReads() {
+    return lostReads.sum();
   }
 
   long ops() {

@@ -132,30 +132,29 @@ public final class ClusterState {
     return true;
   }
 
-  /** Managed mode: marks {@code slot} as moving to {@code target} (null clears the mark). */
-  public synchronized void markMigrating(int slot, PodId target) {
+  /** Managed mode: marks {@code slots} as moving to {@code target}. */
+  public synchronized void markMigrating(int[] slots, PodId target) {
     ClusterView v = view;
     Map<Integer, PodId> mig = new HashMap<>(v.migrating());
-    if (target == null) {
-      mig.remove(slot);
-    } else {
-      mig.put(slot, target);
+    for (int s : slots) {
+      mig.put(s, target);
     }
     publish(new ClusterView(v.config(), v.me(), mig, v.importing(), v.failed()));
   }
 
   /**
-   * Managed mode: marks {@code slot} as arriving from {@code source} (named by its address and
+   * Managed mode: marks {@code slots} as arriving from {@code source} (named by its address and
    * incarnation, not looked up: the manager may start a hand-off to a node that has not seen the
-   * source's entry yet). Nothing to mark if the slot is already this node's.
+   * source's entry yet). A slot already this node's needs no mark.
    */
-  public synchronized void markImporting(int slot, PodId source) {
+  public synchronized void markImporting(int[] slots, PodId source) {
     ClusterView v = view;
-    if (v.me().equals(v.config().owner(slot))) {
-      return; // already mine: the move was made, nothing to import
-    }
     Map<Integer, PodId> imp = new HashMap<>(v.importing());
-    imp.put(slot, source);
+    for (int s : slots) {
+      if (!v.me().equals(v.config().owner(s))) {
+        imp.put(s, source);
+      }
+    }
     publish(new ClusterView(v.config(), v.me(), v.migrating(), imp, v.failed()));
   }
 

@@ -138,20 +138,20 @@ final class ClusterCommands {
     });
     // Managed mode's own: a source tells its target that a slot's keys are on their way (the
     // IMPORTING mark of the manager's hand-off); refused outside managed mode.
-    sub(subs, "atoll-importing", 6, c -> {
+    sub(subs, "atoll-importing", -6, c -> {
       if (cluster.managedBy() == null) {
         throw new CommandError("ERR CLUSTER ATOLL-IMPORTING is used by the shard manager's hand-offs only"
             + " (expected: a node started with --manager)");
       }
       io.atoll.core.PodId source;
       try {
-        source = new io.atoll.core.PodId(new io.atoll.core.PodAddress(c.str(3), Integer.parseInt(c.str(4))),
-            Long.parseUnsignedLong(c.str(5), 16));
+        source = new io.atoll.core.PodId(new io.atoll.core.PodAddress(c.str(2), Integer.parseInt(c.str(3))),
+            Long.parseUnsignedLong(c.str(4), 16));
       } catch (IllegalArgumentException e) {
         throw new CommandError("ERR Invalid source node: " + e.getMessage()
-            + " (expected: host port incarnation-in-hex)");
+            + " (expected: host port incarnation-in-hex slot...)");
       }
-      cluster.markImporting(slot(c, 2), source);
+      cluster.markImporting(slotArgs(c, 5), source);
       c.reply.ok();
     });
     b.container("cluster", subs);

@@ -27,19 +27,22 @@ final class Router {
     Slot slot = c.slot;
     int s = slot.id();
     PodId owner = v.config().owner(s);
-    if (owner == null) {
-      return UNBOUND;
-    }
-    if (!v.ok()) {
-      return DOWN;
-    }
     PodId me = v.me();
     PodId migratingTo = v.migrating().get(s);
     PodId importingFrom = v.importing().get(s);
-    if (owner.equals(me) && migratingTo == null) {
+    // An ASKING request for a slot being imported is served whatever else this node's view says
+    // (a managed node may get a hand-off before it has the manager's config).
+    boolean asked = importingFrom != null && !me.equals(owner) && (c.session.asking || spec.has("asking"));
+    if (owner == null && !asked) {
+      return UNBOUND;
+    }
+    if (!v.ok() && !asked) {
+      return DOWN;
+    }
+    if (me.equals(owner) && migratingTo == null) {
       return null;
     }
-    if (owner.equals(me) || (importingFrom != null && (c.session.asking || spec.has("asking")))) {
+    if (me.equals(owner) || asked) {
       int missing = 0;
       int existing = 0;
       for (int i = first; i <= last; i += step) {
@@ -49,7 +52,7 @@ final class Router {
           existing++;
         }
       }
-      if (owner.equals(me)) { // migrating
+      if (me.equals(owner)) { // migrating
         if (missing == 0) {
           return null;
         }

@@ -67,7 +67,10 @@ final class HandOffs {
     return slotsMoved.sum();
   }
 
-  private record Item(int shard, int slot, PodId target) {}
+  /** Slots handed off together: one IMPORTING request, one MIGRATING mark, then their keys. */
+  static final int CHUNK = 128;
+
+  private record Item(PodId target, int[] slots) {}
 
   /**
    * Hands off {@code shards} (manager shard ids, slot + 1) to {@code targets} (the manager's pod
@@ -79,6 +82,7 @@ final class HandOffs {
     Set<Integer> released = ConcurrentHashMap.newKeySet();
     ConcurrentLinkedQueue<Item> queue = new ConcurrentLinkedQueue<>();
     ClusterView v = cluster.view();
+    Map<PodId, List<Integer>> byTarget = new java.util.LinkedHashMap<>();
     for (int i = 0; i < shards.size(); i++) {
       int shard = shards.get(i);
       int slot = shard - 1;
@@ -100,8 +104,14 @@ final class HandOffs {
         }
         continue;
       }
-      queue.add(new Item(shard, slot, target));
+      byTarget.computeIfAbsent(target, k -> new ArrayList<>()).add(slot);
     }
+    byTarget.forEach((target, slots) -> {
+      for (int from = 0; from < slots.size(); from += CHUNK) {
+        queue.add(new Item(target, slots.subList(from, Math.min(slots.size(), from + CHUNK)).stream()
+            .mapToInt(Integer::intValue).toArray()));
+      }
+    });
     int n = Math.min(PARALLEL, queue.size());
     long startBy = nanoClock.getAsLong() + budgetMillis * 500_000L;
     CountDownLatch done = new CountDownLatch(n);
@@ -139,14 +149,16 @@ final class HandOffs {
           }
           Migrator.Target t = new Migrator.Target(item.target().address().host(), item.target().address().port(),
               List.of(), TIMEOUT_MILLIS, false, true);
-          migrator.handOff(client, t, item.slot(), item.target(), keysMoved::add);
-          if (isEmpty(item.slot())) {
-            released.add(item.shard());
-            slotsMoved.increment();
+          migrator.handOff(client, t, item.slots(), item.target(), keysMoved::add);
+          for (int slot : item.slots()) {
+            if (isEmpty(slot)) {
+              released.add(slot + 1);
+              slotsMoved.increment();
+            }
           }
         } catch (IOException | RuntimeException e) {
-          LOG.warn("kv: moving slot {} to {} failed part way ({}); its keys stay findable on both sides and the next"
-              + " hand-off resumes it", item.slot(), item.target(), e.toString());
+          LOG.warn("kv: moving {} slots to {} failed part way ({}); their keys stay findable on both sides and the"
+              + " next hand-off resumes it", item.slots().length, item.target(), e.toString());
           broken.add(item.target());
           RespClient c = clients.remove(item.target());
           closeQuietly(c);

@@ -60,7 +60,7 @@ public final class ManagedNode implements AutoCloseable {
       Migrator migrator, LongSupplier clock, Duration registerTimeout, Runnable onDeclaredDead) {
     LongSupplier nanos = System::nanoTime;
     NodeLease lease = new NodeLease(nanos);
-    cluster.managed(manager.toString(), lease::valid);
+    cluster.managed(manager.toString(), lease::serving);
     Pod managed = new Pod(ManagedConfigs.toManager(me.id()), VERSION);
     ExecutorService workers = Executors.newFixedThreadPool(HandOffs.PARALLEL, r -> {
       Thread t = new Thread(r, "kv-handoff");

@@ -11,6 +11,7 @@ final class NodeLease {
   private final LongSupplier nanoClock;
   private long deadline;
   private boolean granted;
+  private boolean everGranted;
   private long lastRenewed;
 
   NodeLease(LongSupplier nanoClock) {
@@ -24,12 +25,22 @@ final class NodeLease {
       deadline = d;
     }
     granted = true;
+    everGranted = true;
     lastRenewed = sentNanos;
   }
 
-  /** Whether the node may serve now. */
+  /** Whether the node holds a live lease now. */
   synchronized boolean valid() {
     return granted && nanoClock.getAsLong() - deadline < 0;
+  }
+
+  /**
+   * Whether the node may serve keys: not once a lease it held lapsed or was revoked. Before its
+   * first grant it owns no slot in its own view, so it serves only keys a source hands it (with
+   * ASKING) while the manager's answer to its registration is on its way.
+   */
+  synchronized boolean serving() {
+    return !everGranted || valid();
   }
 
   /** Milliseconds since the last renewal was sent that succeeded, -1 if none. */
