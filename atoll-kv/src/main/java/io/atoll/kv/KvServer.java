@@ -35,6 +35,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.time.Duration;
+import io.atoll.core.PodAddress;
+import io.atoll.kv.internal.cluster.Health;
+import io.atoll.kv.internal.managed.ManagedConfigs;
+import io.atoll.kv.internal.managed.ManagedNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,13 +57,20 @@ public final class KvServer implements AutoCloseable {
   private final ExecutorService migrations;
   private final ScheduledExecutorService expiry;
   private final ClusterBus bus;
+  private final SlotStore store;
+  private final Migrator migrator;
   private final ClusterState cluster;
   private final Channel server;
   private final int port;
   private final int busPort;
+  /** Managed mode only (else null): the node's side of the shard manager. */
+  private volatile ManagedNode managed;
 
   private KvServer(EventLoopGroup boss, EventLoopGroup workers, EventLoopGroup busGroup, ExecutorService migrations,
-      ScheduledExecutorService expiry, ClusterBus bus, ClusterState cluster, Channel server, int port, int busPort) {
+      ScheduledExecutorService expiry, ClusterBus bus, ClusterState cluster, Channel server, int port, int busPort,
+      SlotStore store, Migrator migrator) {
+    this.store = store;
+    this.migrator = migrator;
     this.boss = boss;
     this.workers = workers;
     this.busGroup = busGroup;
@@ -87,31 +99,76 @@ public final class KvServer implements AutoCloseable {
    * loops).
    */
   public static KvServer start(KvSettings s, KvObserver observer) {
+    return start(s, observer, null, Duration.ZERO);
+  }
+
+  /**
+   * Starts a node in managed mode: the shard manager at {@code manager} places its slots (it must
+   * run with 16384 shards, one per slot). The node listens for the manager on its client port +
+   * 10000 (instead of a cluster bus), registers within {@code registerTimeout}, keeps a lease and
+   * serves keys only while it holds one, and refuses operator slot commands. Its cluster config
+   * is not kept in the data directory: a restarted node is a new node. {@link #close} first drains
+   * the node (its slots and keys move to the others, see {@link #leave}).
+   *
+   * @param onDeclaredDead called (once, on a gRPC thread) if the manager declared the node dead
+   * @throws IllegalStateException if a port cannot be bound or the manager cannot be registered with
+   */
+  public static KvServer startManaged(KvSettings s, KvObserver observer, PodAddress manager, Duration registerTimeout,
+      Runnable onDeclaredDead) {
+    KvServer server = start(s, observer, java.util.Objects.requireNonNull(manager, "manager"), registerTimeout);
+    try {
+      server.managed = ManagedNode.start(manager, server.cluster.view().config().pod(server.cluster.view().me())
+          .orElseThrow().pod(), server.store, server.cluster, server.migrator, System::currentTimeMillis,
+          registerTimeout, onDeclaredDead);
+    } catch (RuntimeException e) {
+      server.close();
+      throw e;
+    }
+    return server;
+  }
+
+  private static KvServer start(KvSettings s, KvObserver observer, PodAddress manager, Duration registerTimeout) {
     LongSupplier clock = System::currentTimeMillis;
     int port = s.port() == 0 ? freePort(s.bind()) : s.port();
-    int busPort = s.busPort() == -1 ? port + 10000 : s.busPort() == 0 ? freePort(s.bind()) : s.busPort();
-    ConfigFile file = new ConfigFile(s.dataDir());
+    if (manager != null && port + ManagedConfigs.CONTROL_OFFSET > 65535) {
+      throw new IllegalStateException("port " + port + ": a managed node listens for the shard manager on port+"
+          + ManagedConfigs.CONTROL_OFFSET + " (expected: a port up to " + (65535 - ManagedConfigs.CONTROL_OFFSET) + ")");
+    }
+    int busPort = manager != null ? port + ManagedConfigs.CONTROL_OFFSET
+        : s.busPort() == -1 ? port + 10000 : s.busPort() == 0 ? freePort(s.bind()) : s.busPort();
     SecureRandom random = new SecureRandom();
-    ClusterView initial = file.load().map(v -> adopt(v, s.bind(), port, busPort)).orElseGet(() ->
-        ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort)));
-    file.save(initial);
-    ClusterState cluster = new ClusterState(initial, clock, file::save);
+    ClusterState cluster;
+    if (manager == null) {
+      ConfigFile file = new ConfigFile(s.dataDir());
+      ClusterView initial = file.load().map(v -> adopt(v, s.bind(), port, busPort)).orElseGet(() ->
+          ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort)));
+      file.save(initial);
+      cluster = new ClusterState(initial, clock, file::save);
+    } else {
+      cluster = new ClusterState(ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort)), clock,
+          v -> { });
+    }
     EventLoopGroup boss = Transport.group(1, "kv-accept");
     EventLoopGroup workers = Transport.group(s.eventLoops(), "kv-io");
     EventLoopGroup busGroup = Transport.group(1, "kv-bus");
     ExecutorService migrations = Executors.newSingleThreadExecutor(daemon("kv-migrate"));
     ScheduledExecutorService expiry = Executors.newSingleThreadScheduledExecutor(daemon("kv-expire"));
     try {
-      ClusterBus bus = new ClusterBus(cluster, busGroup, Transport.serverChannel(), Transport.channel(), clock,
-          s.nodeTimeoutMillis());
-      bus.start(s.bind(), busPort);
+      // Managed mode has no bus: the manager's configs replace gossip, and its port is the manager's.
+      ClusterBus bus = manager != null ? null : new ClusterBus(cluster, busGroup, Transport.serverChannel(),
+          Transport.channel(), clock, s.nodeTimeoutMillis());
+      if (bus != null) {
+        bus.start(s.bind(), busPort);
+      }
       SlotStore store = new SlotStore();
       Stats stats = new Stats();
       Clients clients = new Clients();
       ServerInfo info = new ServerInfo(port, s.bind(), s.maxMemory(), s.maxBulkLength(), s.queryBufferLimit(),
           s.outputBufferLimit(), s.nodeTimeoutMillis(), clock.getAsLong());
-      CommandTable table = Commands.table(store, cluster, bus, bus::meet,
-          () -> Nodes.pod(s.bind(), port, random.nextLong(), busPort), new Migrator(store, cluster, clock), migrations,
+      Migrator migrator = new Migrator(store, cluster, clock);
+      CommandTable table = Commands.table(store, cluster, bus != null ? bus : Health.MANAGED,
+          bus != null ? bus::meet : (host, p) -> { },
+          () -> Nodes.pod(s.bind(), port, random.nextLong(), busPort), migrator, migrations,
           stats, clients, info);
       Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, clock, s.maxMemory(), observer);
       RespLimits limits = new RespLimits(s.maxBulkLength(), s.maxArrayLength(), s.maxInlineLength(),
@@ -133,9 +190,10 @@ public final class KvServer implements AutoCloseable {
       // the bus (missed pings would make peers suspect this node) or a client event loop.
       expiry.scheduleWithFixedDelay(() -> stats.expired(store.expireCycle(clock.getAsLong(), 64)),
           100, 100, TimeUnit.MILLISECONDS);
-      LOG.info("atoll kv node {} listening on {}:{} (cluster bus {}, {})", cluster.view().myNodeId(), s.bind(), port,
-          busPort, Transport.name());
-      return new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, port, busPort);
+      LOG.info("atoll kv node {} listening on {}:{} ({} {}, {})", cluster.view().myNodeId(), s.bind(), port,
+          manager != null ? "control port for the shard manager" : "cluster bus", busPort, Transport.name());
+      return new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, port, busPort, store,
+          migrator);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       shutdown(boss, workers, busGroup, migrations, expiry);
@@ -197,10 +255,49 @@ public final class KvServer implements AutoCloseable {
     return cluster.view().myNodeId();
   }
 
+  /** Whether the shard manager places this node's slots (started with {@link #startManaged}). */
+  public boolean isManaged() {
+    return managed != null;
+  }
+
+  /** Managed mode: keys this node has handed to other nodes with their slots (0 otherwise). */
+  public long keysMoved() {
+    ManagedNode m = managed;
+    return m == null ? 0 : m.keysMoved();
+  }
+
+  /** Keys held here now. */
+  public long keys() {
+    return store.size();
+  }
+
+  /**
+   * Managed mode: a graceful leave. Asks the manager to drain this node, waits until every slot
+   * (with its keys) has moved to another node or {@code timeout} passed, and unregisters; the node
+   * keeps serving meanwhile (-ASK and -MOVED follow the moves). Then {@link #close} closes it.
+   *
+   * @return what moved, and how many slots were still here at the end (their keys are lost)
+   * @throws IllegalStateException if the node is not managed
+   */
+  public KvDeparture leave(Duration timeout) {
+    ManagedNode m = managed;
+    if (m == null) {
+      throw new IllegalStateException("leave: this node is not managed (expected: started with a shard manager)");
+    }
+    return m.leave(timeout);
+  }
+
+  /** Stops everything. A managed node stops without draining (call {@link #leave} first). */
   @Override
   public void close() {
+    ManagedNode m = managed;
+    if (m != null) {
+      m.close();
+    }
     server.close().syncUninterruptibly();
-    bus.close();
+    if (bus != null) {
+      bus.close();
+    }
     shutdown(boss, workers, busGroup, migrations, expiry);
   }
 

@@ -85,7 +85,8 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
     if (pod == null) {
       return;
     }
-    answer(manager.unregister(pod), v -> UnregisterResponse.getDefaultInstance(), out);
+    answer(request.getDrain() ? manager.drain(pod) : manager.unregister(pod),
+        v -> UnregisterResponse.getDefaultInstance(), out);
   }
 
   @Override

@@ -39,6 +39,8 @@ final class Membership {
   private final Ticker ticker;
   private final Consumer<String> rebalance;
   private boolean closed;
+  /** Pods that asked to drain: they get no shards and give theirs away, yet stay members. */
+  private final Set<PodId> draining = new java.util.HashSet<>();
   /** Set once by the manager before the loop runs. */
   ManagerObserver observer = ManagerObserver.NONE;
 
@@ -98,9 +100,37 @@ final class Membership {
     });
   }
 
+  /**
+   * A pod asks to drain: from now on rounds give it nothing and hand its shards to the others
+   * (Unassign, as any move); it stays a member, renewing its lease, until it leaves. Nothing is
+   * saved: a manager restarted meanwhile forgets it, and the pod asks again.
+   */
+  CompletableFuture<ClusterConfig> drain(PodId pod) {
+    loop.checkOnLoop();
+    ClusterConfig config = journal.config();
+    if (!config.isActive(pod)) {
+      return CompletableFuture.failedFuture(new IllegalStateException("pod " + pod
+          + " is not an active member; only a member can drain"));
+    }
+    if (draining.add(pod)) {
+      log.info("pod {} drains: its {} shards will move to the other pods", pod,
+          config.ownedCounts().getOrDefault(pod, 0));
+    }
+    rebalance.accept("pod " + pod + " drains");
+    return CompletableFuture.completedFuture(config);
+  }
+
+  /** The pods draining now (a copy). Loop only. */
+  Set<PodId> draining() {
+    loop.checkOnLoop();
+    draining.removeIf(p -> !journal.config().isActive(p));
+    return Set.copyOf(draining);
+  }
+
   /** A pod is gone: it left, or it died. Completes once its GONE entry is saved. */
   CompletableFuture<ClusterConfig> markGone(PodId pod, String why) {
     loop.checkOnLoop();
+    draining.remove(pod);
     ClusterConfig config = journal.config();
     if (!config.isActive(pod)) {
       return CompletableFuture.completedFuture(config);

@@ -44,6 +44,8 @@ final class Rebalancer {
   private final Consumer<Set<PodId>> suspects;
   /** Set once by the manager before the loop runs. */
   ManagerObserver observer = ManagerObserver.NONE;
+  /** Pods that asked to drain (loop-confined; read when a round is planned). Set once by the manager. */
+  java.util.function.Supplier<Set<PodId>> draining = Set::of;
 
   private boolean rebalancing;
   private boolean again;
@@ -94,7 +96,7 @@ final class Rebalancer {
       retry.cancel();
       retry = null;
     }
-    Plan plan = Rounds.plan(journal.config(), settings.strategy(), settings.limits(), random);
+    Plan plan = Rounds.plan(journal.config(), settings.strategy(), settings.limits(), random, draining.get());
     if (plan.isEmpty()) {
       if (owed.isEmpty()) {
         finish(0, false, false);
@@ -131,8 +133,11 @@ final class Rebalancer {
     long epoch = journal.config().epoch() + 1;
     Duration deadline = settings.terminationTimeout().plus(settings.pingTimeout());
     Map<PodId, CompletableFuture<Optional<Set<Integer>>>> unassigns = new LinkedHashMap<>();
+    Map<Integer, PodId> targetOf = new java.util.HashMap<>();
+    kept.forEach(m -> targetOf.put(m.shard(), m.to()));
     Rounds.unassignments(kept).forEach((pod, shards) -> unassigns.put(pod,
-        pods.unassign(pod, shards, epoch, settings.terminationTimeout(), journal.term(), deadline)
+        pods.unassign(pod, shards, shards.stream().map(targetOf::get).toList(), epoch,
+            settings.terminationTimeout(), journal.term(), deadline)
             .handle((released, e) -> e == null ? Optional.of(released) : Optional.<Set<Integer>>empty())));
     CompletableFuture.allOf(unassigns.values().toArray(new CompletableFuture<?>[0]))
         .thenRunAsync(() -> afterUnassigns(reason, kept, epoch, unassigns, !failed.isEmpty()), loop);

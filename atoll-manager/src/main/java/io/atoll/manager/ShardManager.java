@@ -111,6 +111,7 @@ public final class ShardManager implements AutoCloseable {
     this.membership = new Membership(journal, new Leases(settings.leaseTtl(), settings.leaseMargin(),
         stallThreshold(settings)), health, loop, blocking, ticker, this::requestRebalance);
     this.rebalancer = new Rebalancer(settings, journal, pods, loop, random, membership::suspect);
+    this.rebalancer.draining = membership::draining;
   }
 
   /**
@@ -306,6 +307,11 @@ public final class ShardManager implements AutoCloseable {
   /** A pod leaves for good, having stopped its entities. */
   CompletableFuture<Void> unregister(PodId pod) {
     return supply(() -> membership.markGone(pod, "left")).thenApply(c -> null);
+  }
+
+  /** A pod asks to drain: its shards move to the others by hand-offs; it stays a member. */
+  CompletableFuture<Void> drain(PodId pod) {
+    return supply(() -> membership.drain(pod)).thenApply(c -> null);
   }
 
   /** Renews a pod's lease: true if renewed, false if the pod is unknown or gone. */

@@ -50,6 +50,16 @@ final class KvCommand implements Callable<Integer> {
   @Option(names = "--client-output-buffer-limit", defaultValue = "64mb", description = "Reply bytes pending per client before it is disconnected (default: ${DEFAULT-VALUE}).")
   String outputLimit;
 
+  @Option(names = "--manager", description = "Managed mode: the shard manager (host:port, started with --shards 16384)"
+      + " places this node's slots and moves them with their keys; the node listens for it on port+10000 and refuses"
+      + " operator slot commands.")
+  String manager;
+
+  @Option(names = "--drain-timeout", defaultValue = "120s",
+      description = "Managed mode: on SIGTERM, how long to wait for this node's slots and keys to move to the others"
+          + " before it leaves anyway (default: ${DEFAULT-VALUE}).")
+  java.time.Duration drainTimeout;
+
   @Option(names = "--http-port", defaultValue = "-1", description = "Serve /metrics, /health/live, /health/ready and /cluster over HTTP on this port; 0 for any, -1 for none (default: ${DEFAULT-VALUE}).")
   int httpPort;
 
@@ -76,7 +86,23 @@ final class KvCommand implements Callable<Integer> {
     KvServer server;
     HttpEndpoint http = null;
     try {
-      server = KvServer.start(settings, httpPort >= 0 ? metrics : KvObserver.NONE);
+      if (manager != null) {
+        io.atoll.core.PodAddress m;
+        try {
+          m = io.atoll.core.PodAddress.parse(manager);
+        } catch (IllegalArgumentException e) {
+          System.err.println("atoll kv: --manager: " + e.getMessage());
+          return 2;
+        }
+        server = KvServer.startManaged(settings, httpPort >= 0 ? metrics : KvObserver.NONE, m,
+            java.time.Duration.ofSeconds(30), () -> {
+              System.err.println("atoll kv: the shard manager declared this node dead (its lease lapsed) and gave its"
+                  + " slots to other nodes; stopping. Restart it to join again as a new node.");
+              System.exit(3);
+            });
+      } else {
+        server = KvServer.start(settings, httpPort >= 0 ? metrics : KvObserver.NONE);
+      }
     } catch (RuntimeException e) {
       System.err.println("atoll kv: cannot start: " + e.getMessage());
       return 1;
@@ -91,8 +117,16 @@ final class KvCommand implements Callable<Integer> {
         return 1;
       }
     }
-    System.out.println("atoll kv node " + server.nodeId() + " listening on " + bind + ":" + server.port()
-        + " (cluster bus " + server.busPort() + ", data dir " + settings.dataDir().toAbsolutePath() + ")");
+    if (server.isManaged()) {
+      System.out.println("atoll kv node " + server.nodeId() + " listening on " + bind + ":" + server.port()
+          + " (managed by the shard manager at " + manager + ", control port " + server.busPort() + ")");
+      System.out.println("atoll kv: keys are in memory only and not replicated: SIGTERM moves this node's slots and"
+          + " keys to the other nodes first; if it is killed (kill -9), its slots are served again by the others"
+          + " after its lease, but its keys are lost.");
+    } else {
+      System.out.println("atoll kv node " + server.nodeId() + " listening on " + bind + ":" + server.port()
+          + " (cluster bus " + server.busPort() + ", data dir " + settings.dataDir().toAbsolutePath() + ")");
+    }
     if (http != null) {
       System.out.println("atoll kv http on " + http.address());
     }
@@ -100,6 +134,16 @@ final class KvCommand implements Callable<Integer> {
     CountDownLatch stopped = new CountDownLatch(1);
     HttpEndpoint httpToClose = http;
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      if (server.isManaged()) {
+        System.out.println("atoll kv: leaving: moving this node's slots and keys to the other nodes (up to "
+            + drainTimeout.toSeconds() + " s)");
+        System.out.flush();
+        io.atoll.kv.KvDeparture d = server.leave(drainTimeout);
+        System.out.println("atoll kv: left: " + d.slotsMoved() + " slots and " + d.keysMoved() + " keys handed over"
+            + (d.slotsLeft() == 0 ? "" : "; " + d.slotsLeft() + " slots were still here, their keys are lost")
+            + (d.unregistered() ? "" : "; the manager did not hear it leave (its lease runs out)"));
+        System.out.flush();
+      }
       if (httpToClose != null) {
         httpToClose.close();
       }

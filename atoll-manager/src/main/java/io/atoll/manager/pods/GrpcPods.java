@@ -71,10 +71,17 @@ public final class GrpcPods implements Pods {
   @Override
   public CompletableFuture<Set<Integer>> unassign(PodId pod, List<Integer> shards, long newEpoch,
       Duration termination, long term, Duration deadline) {
+    return unassign(pod, shards, List.of(), newEpoch, termination, term, deadline);
+  }
+
+  @Override
+  public CompletableFuture<Set<Integer>> unassign(PodId pod, List<Integer> shards, List<PodId> targets,
+      long newEpoch, Duration termination, long term, Duration deadline) {
     CompletableFuture<UnassignResponse> f = new CompletableFuture<>();
     try {
       stub(pod, deadline).unassign(UnassignRequest.newBuilder()
           .addAllShards(shards)
+          .addAllTargets(targets.stream().map(Wire::ref).toList())
           .setNewEpoch(newEpoch)
           .setTerminationTimeoutMillis(termination.toMillis())
           .setManagerTerm(term)

@@ -38,6 +38,17 @@ public interface Pods extends AutoCloseable {
       long term, Duration deadline);
 
   /**
+   * As {@link #unassign(PodId, List, long, Duration, long, Duration)}, also telling the pod where
+   * each shard goes ({@code targets}, parallel to {@code shards}), so that a pod whose shards hold
+   * data (an Atoll KV node) can move it there before it releases a shard. By default the targets
+   * are not sent.
+   */
+  default CompletableFuture<Set<Integer>> unassign(PodId pod, List<Integer> shards, List<PodId> targets,
+      long newEpoch, Duration termination, long term, Duration deadline) {
+    return unassign(pod, shards, newEpoch, termination, term, deadline);
+  }
+
+  /**
    * The cluster the manager serves, set once it is known (after the store is read); requests to
    * pods carry it so that a pod of another cluster at a reused address refuses them.
    */

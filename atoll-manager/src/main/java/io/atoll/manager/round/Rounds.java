@@ -45,7 +45,31 @@ public final class Rounds {
   /** Plans a round: the strategy decides over the config's active pods. */
   public static Plan plan(ClusterConfig config, AllocationStrategy strategy, RebalanceLimits limits,
       RandomGenerator random) {
-    List<Move> moves = strategy.decide(config, config.activePods(), limits, random);
+    return plan(config, strategy, limits, random, Set.of());
+  }
+
+  /**
+   * Plans a round in which the {@code draining} pods get nothing and give everything away: the
+   * strategy decides over the other active pods, so it places the draining pods' shards as if they
+   * had no owner, and each such placement becomes a move from the draining owner (a hand-off
+   * through Unassign, never a plain allocation, since that owner still serves the shard).
+   */
+  public static Plan plan(ClusterConfig config, AllocationStrategy strategy, RebalanceLimits limits,
+      RandomGenerator random, Set<PodId> draining) {
+    List<Pod> candidates = config.activePods();
+    if (!draining.isEmpty()) {
+      candidates = candidates.stream().filter(p -> !draining.contains(p.id())).toList();
+    }
+    List<Move> moves = strategy.decide(config, candidates, limits, random);
+    if (!draining.isEmpty()) {
+      List<Move> handOffs = new ArrayList<>(moves.size());
+      for (Move m : moves) {
+        PodId owner = config.activeOwner(m.shard() - 1);
+        handOffs.add(m.from() == null && owner != null && draining.contains(owner)
+            ? new Move(m.shard(), owner, m.to()) : m);
+      }
+      moves = handOffs;
+    }
     Set<PodId> involved = new TreeSet<>();
     for (Move m : moves) {
       involved.add(m.to());

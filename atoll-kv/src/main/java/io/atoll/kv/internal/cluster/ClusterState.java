@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
@@ -44,6 +45,10 @@ public final class ClusterState {
   private final Consumer<ClusterView> onChange;
   private volatile ClusterView view;
   private final Map<PodId, Long> forgotten = new HashMap<>();
+  /** Managed mode: the shard manager's address (null: Redis-cluster mode, slots set by operators). */
+  private volatile String managedBy;
+  /** Managed mode: whether this node may serve keys now (it holds a live lease). */
+  private volatile BooleanSupplier serving = () -> true;
 
   /** A state starting from {@code initial}; {@code onChange} hears about every later change. */
   public ClusterState(ClusterView initial, LongSupplier clock, Consumer<ClusterView> onChange) {
@@ -76,6 +81,81 @@ public final class ClusterState {
   private ClusterView with(ClusterConfig config) {
     ClusterView v = view;
     return new ClusterView(config, v.me(), v.migrating(), v.importing(), v.failed());
+  }
+
+  // ---- managed mode
+
+  /**
+   * Puts this node in managed mode: its slots are placed by the shard manager at {@code manager},
+   * operator slot commands are refused, and it serves keys only while {@code serving} says so (its
+   * lease is live).
+   */
+  public void managed(String manager, BooleanSupplier serving) {
+    this.serving = java.util.Objects.requireNonNull(serving, "serving");
+    this.managedBy = java.util.Objects.requireNonNull(manager, "manager");
+  }
+
+  /** The shard manager placing this node's slots, or null in Redis-cluster mode. */
+  public String managedBy() {
+    return managedBy;
+  }
+
+  /** Whether this node may serve keys now (always, unless managed and its lease lapsed). */
+  public boolean serving() {
+    return serving.getAsBoolean();
+  }
+
+  /**
+   * Managed mode: takes the manager's config (already in this node's terms, see
+   * {@code ManagedConfigs}) unless an equal or newer one is installed. Migration marks follow it:
+   * a slot no longer owned here loses its MIGRATING mark (the move is made); an IMPORTING mark
+   * goes when the slot is owned here (the move is made) or by a third node (the source lost it).
+   * A mark on a slot the manager gave back to its source stays, so that keys already moved are
+   * still found (-ASK) until the move is resumed.
+   */
+  public synchronized boolean adopt(ClusterConfig config) {
+    ClusterView v = view;
+    if (config.epoch() < v.config().epoch() || config.equals(v.config())) {
+      return false;
+    }
+    if (config.pod(v.me()).isEmpty()) {
+      return false; // not registered yet in that config
+    }
+    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
+    Map<Integer, PodId> imp = new HashMap<>(v.importing());
+    mig.keySet().removeIf(s -> !v.me().equals(config.owner(s)));
+    imp.entrySet().removeIf(e -> {
+      PodId owner = config.owner(e.getKey());
+      return v.me().equals(owner) || !e.getValue().equals(owner);
+    });
+    publish(new ClusterView(config, v.me(), mig, imp, v.failed()));
+    return true;
+  }
+
+  /** Managed mode: marks {@code slots} as moving to {@code target}. */
+  public synchronized void markMigrating(int[] slots, PodId target) {
+    ClusterView v = view;
+    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
+    for (int s : slots) {
+      mig.put(s, target);
+    }
+    publish(new ClusterView(v.config(), v.me(), mig, v.importing(), v.failed()));
+  }
+
+  /**
+   * Managed mode: marks {@code slots} as arriving from {@code source} (named by its address and
+   * incarnation, not looked up: the manager may start a hand-off to a node that has not seen the
+   * source's entry yet). A slot already this node's needs no mark.
+   */
+  public synchronized void markImporting(int[] slots, PodId source) {
+    ClusterView v = view;
+    Map<Integer, PodId> imp = new HashMap<>(v.importing());
+    for (int s : slots) {
+      if (!v.me().equals(v.config().owner(s))) {
+        imp.put(s, source);
+      }
+    }
+    publish(new ClusterView(v.config(), v.me(), v.migrating(), imp, v.failed()));
   }
 
   // ---- gossip

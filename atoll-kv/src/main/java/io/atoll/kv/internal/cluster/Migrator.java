@@ -1,6 +1,7 @@
 package io.atoll.kv.internal.cluster;
 
 import io.atoll.core.PodEntry;
+import io.atoll.core.PodId;
 import io.atoll.core.slots.KeySlots;
 import io.atoll.core.slots.SlotState;
 import io.atoll.kv.internal.store.Entry;
@@ -29,6 +30,7 @@ public final class Migrator {
   private final SlotStore store;
   private final ClusterState cluster;
   private final LongSupplier clock;
+  private final java.util.concurrent.atomic.LongAdder handedOff = new java.util.concurrent.atomic.LongAdder();
 
   /** A migrator for this node. */
   public Migrator(SlotStore store, ClusterState cluster, LongSupplier clock) {
@@ -125,6 +127,60 @@ public final class Migrator {
     } catch (TargetError | ClusterState.Refused e) {
       return e.getMessage();
     }
+  }
+
+  /**
+   * Managed mode's hand-off of {@code slots} over {@code client}, a connection to {@code target}:
+   * the target marks them IMPORTING from this node (one request), this node marks them MIGRATING,
+   * and the keys move slot by slot in batches as MIGRATE moves them (each deleted here only after
+   * the target's OK; REPLACE, since a copy at the target of a key still here can only be from an
+   * earlier attempt). Ends when every slot is empty here; the MIGRATING marks stay (clients are
+   * sent -ASK) until the manager's config gives the slots to the target. Run again after a
+   * failure, it resumes.
+   *
+   * @param moved counts the keys moved, as they go
+   * @throws IOException if the connection failed; keys moved so far are at the target, the rest
+   *     here, and the marks route clients to both
+   * @throws IllegalStateException if the target refused, with its error
+   */
+  public void handOff(RespClient client, Target t, int[] slots, PodId target, java.util.function.LongConsumer moved)
+      throws IOException {
+    ClusterView v = cluster.view();
+    List<String> args = new ArrayList<>(List.of("CLUSTER", "ATOLL-IMPORTING", v.me().address().host(),
+        Integer.toString(v.me().address().port()), Long.toHexString(v.me().incarnation())));
+    for (int slot : slots) {
+      args.add(Integer.toString(slot));
+    }
+    try {
+      call(client, args.toArray(new String[0]));
+    } catch (TargetError e) {
+      throw new IllegalStateException(e.getMessage());
+    }
+    cluster.markMigrating(slots, target);
+    for (int slot : slots) {
+      Slot s = store.slot(slot);
+      while (true) {
+        List<byte[]> keys;
+        synchronized (s) {
+          keys = s.keys(clock.getAsLong(), BATCH);
+        }
+        if (keys.isEmpty()) {
+          break;
+        }
+        try {
+          int n = moveBatch(client, t, s, keys);
+          handedOff.add(n);
+          moved.accept(n);
+        } catch (TargetError e) {
+          throw new IllegalStateException(e.getMessage());
+        }
+      }
+    }
+  }
+
+  /** Keys moved away by managed hand-offs since start (CLUSTER INFO's atoll_keys_handed_off). */
+  public long keysHandedOff() {
+    return handedOff.sum();
   }
 
   private RespClient connect(Target t) throws IOException {

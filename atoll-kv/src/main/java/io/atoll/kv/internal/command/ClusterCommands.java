@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -52,7 +53,10 @@ final class ClusterCommands {
 
   void register(CommandTable.Builder b) {
     Map<String, CommandSpec> subs = new HashMap<>();
-    sub(subs, "info", 2, c -> c.reply.bulk(ClusterText.info(cluster.view(), health)));
+    sub(subs, "info", 2, c -> c.reply.bulk(ClusterText.info(cluster.view(), health)
+        + (cluster.managedBy() == null ? "" : "atoll_managed_by:" + cluster.managedBy() + "\r\n"
+            + "atoll_serving:" + (cluster.serving() ? 1 : 0) + "\r\n"
+            + "atoll_keys_handed_off:" + migrator.keysHandedOff() + "\r\n")));
     sub(subs, "myid", 2, c -> c.reply.bulk(cluster.view().myNodeId()));
     sub(subs, "myshardid", 2, c -> c.reply.bulk(cluster.view().myNodeId()));
     sub(subs, "nodes", 2, c -> c.reply.bulk(ClusterText.nodes(cluster.view(), health)));
@@ -132,18 +136,56 @@ final class ClusterCommands {
         c.reply.simple(l);
       }
     });
+    // Managed mode's own: a source tells its target that a slot's keys are on their way (the
+    // IMPORTING mark of the manager's hand-off); refused outside managed mode.
+    sub(subs, "atoll-importing", -6, c -> {
+      if (cluster.managedBy() == null) {
+        throw new CommandError("ERR CLUSTER ATOLL-IMPORTING is used by the shard manager's hand-offs only"
+            + " (expected: a node started with --manager)");
+      }
+      io.atoll.core.PodId source;
+      try {
+        source = new io.atoll.core.PodId(new io.atoll.core.PodAddress(c.str(2), Integer.parseInt(c.str(3))),
+            Long.parseUnsignedLong(c.str(4), 16));
+      } catch (IllegalArgumentException e) {
+        throw new CommandError("ERR Invalid source node: " + e.getMessage()
+            + " (expected: host port incarnation-in-hex slot...)");
+      }
+      cluster.markImporting(slotArgs(c, 5), source);
+      c.reply.ok();
+    });
     b.container("cluster", subs);
-    b.add("migrate", -6, "write", 0, 0, 0, this::migrate);
+    b.add("migrate", -6, "write", 0, 0, 0, c -> {
+      String manager = cluster.managedBy();
+      if (manager != null) {
+        throw new CommandError(managedRefusal("MIGRATE", manager));
+      }
+      migrate(c);
+    });
   }
 
-  private static void sub(Map<String, CommandSpec> subs, String name, int arity, Handler h) {
+  /** Operator slot and membership commands: refused in managed mode, where the manager decides. */
+  private static final Set<String> OPERATOR = Set.of("meet", "addslots", "addslotsrange", "delslots",
+      "delslotsrange", "setslot", "bumpepoch", "set-config-epoch", "forget", "reset");
+
+  private void sub(Map<String, CommandSpec> subs, String name, int arity, Handler h) {
     subs.put(name, CommandTable.Builder.sub("cluster", name, arity, "", c -> {
+      String manager = cluster.managedBy();
+      if (manager != null && OPERATOR.contains(name)) {
+        throw new CommandError(managedRefusal("CLUSTER " + name.toUpperCase(Locale.ROOT), manager));
+      }
       try {
         h.run(c);
       } catch (ClusterState.Refused e) {
         throw new CommandError(e.getMessage());
       }
     }));
+  }
+
+  static String managedRefusal(String command, String manager) {
+    return "ERR " + command + " is refused: this node's slots are placed by the shard manager at " + manager
+        + " (managed mode), which moves slots and their keys itself; run the node without --manager to place"
+        + " slots by hand";
   }
 
   private void replicas(Call c) {

@@ -109,6 +109,9 @@ public final class Dispatcher {
       if (maxMemory > 0 && spec.has("denyoom") && store.usedMemory() > maxMemory) {
         throw new CommandError("OOM command not allowed when used memory > 'maxmemory'.");
       }
+      if (!cluster.serving()) {
+        throw new CommandError(Router.FENCED);
+      }
       c.slot = store.slot(slot);
       synchronized (c.slot) {
         String redirect = Router.check(cluster.view(), c, spec, first, last, step);

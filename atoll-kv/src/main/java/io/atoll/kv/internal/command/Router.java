@@ -16,6 +16,9 @@ final class Router {
   static final String TRYAGAIN = "TRYAGAIN Multiple keys request during rehashing of slot";
   static final String UNBOUND = "CLUSTERDOWN Hash slot not served";
   static final String DOWN = "CLUSTERDOWN The cluster is down";
+  /** Managed mode, lease lapsed: the node fenced itself (the manager may give its slots away). */
+  static final String FENCED = "CLUSTERDOWN this node lost its lease with the shard manager and serves no keys"
+      + " until it renews it";
 
   private Router() {}
 
@@ -24,19 +27,22 @@ final class Router {
     Slot slot = c.slot;
     int s = slot.id();
     PodId owner = v.config().owner(s);
-    if (owner == null) {
-      return UNBOUND;
-    }
-    if (!v.ok()) {
-      return DOWN;
-    }
     PodId me = v.me();
     PodId migratingTo = v.migrating().get(s);
     PodId importingFrom = v.importing().get(s);
-    if (owner.equals(me) && migratingTo == null) {
+    // An ASKING request for a slot being imported is served whatever else this node's view says
+    // (a managed node may get a hand-off before it has the manager's config).
+    boolean asked = importingFrom != null && !me.equals(owner) && (c.session.asking || spec.has("asking"));
+    if (owner == null && !asked) {
+      return UNBOUND;
+    }
+    if (!v.ok() && !asked) {
+      return DOWN;
+    }
+    if (me.equals(owner) && migratingTo == null) {
       return null;
     }
-    if (owner.equals(me) || (importingFrom != null && (c.session.asking || spec.has("asking")))) {
+    if (me.equals(owner) || asked) {
       int missing = 0;
       int existing = 0;
       for (int i = first; i <= last; i += step) {
@@ -46,7 +52,7 @@ final class Router {
           existing++;
         }
       }
-      if (owner.equals(me)) { // migrating
+      if (me.equals(owner)) { // migrating
         if (missing == 0) {
           return null;
         }

@@ -1,0 +1,72 @@
+package io.atoll.kv.internal.managed;
+
+import io.atoll.core.Claim;
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.PodAddress;
+import io.atoll.core.PodEntry;
+import io.atoll.core.PodId;
+import io.atoll.core.slots.KeySlots;
+import io.atoll.kv.internal.cluster.Nodes;
+
+/**
+ * Between the manager's config and a KV node's. The manager knows a node by its control address
+ * (gRPC, the client port + {@link #CONTROL_OFFSET}, where Redis has its bus); clients and the
+ * node's own view know it by its client address. A node's view is the manager's config with every
+ * pod renamed to its client address (same incarnation, status and epochs, same claims at the same
+ * positions: shard {@code s + 1} is slot {@code s}), so the node's redirects, CLUSTER SLOTS,
+ * SHARDS and NODES name client addresses, and every node derives the same Redis ids. Pure.
+ */
+public final class ManagedConfigs {
+
+  /** The control (gRPC) port is the client port plus this, as Redis' bus port. */
+  public static final int CONTROL_OFFSET = 10000;
+
+  private ManagedConfigs() {}
+
+  /** The manager's name of a node known to clients as {@code kv}. */
+  public static PodId toManager(PodId kv) {
+    return new PodId(new PodAddress(kv.address().host(), kv.address().port() + CONTROL_OFFSET), kv.incarnation());
+  }
+
+  /** The client-side name of a node the manager knows as {@code managed}. */
+  public static PodId toKv(PodId managed) {
+    return new PodId(new PodAddress(managed.address().host(), clientPort(managed)), managed.incarnation());
+  }
+
+  private static int clientPort(PodId managed) {
+    int p = managed.address().port() - CONTROL_OFFSET;
+    if (p < 1) {
+      throw new IllegalArgumentException("pod " + managed + " is not a KV node (expected: a control port above "
+          + CONTROL_OFFSET + ")");
+    }
+    return p;
+  }
+
+  /**
+   * The manager's config in a node's terms.
+   *
+   * @throws IllegalArgumentException if it does not have 16384 positions, or names a pod that is
+   *     not a KV node
+   */
+  public static ClusterConfig toKv(ClusterConfig managed) {
+    if (managed.size() != KeySlots.SLOT_COUNT) {
+      throw new IllegalArgumentException("the shard manager has " + managed.size() + " shards (expected: "
+          + KeySlots.SLOT_COUNT + ", one per slot; start it with --shards " + KeySlots.SLOT_COUNT + ")");
+    }
+    ClusterConfig.Builder b = ClusterConfig.empty(KeySlots.SLOT_COUNT, managed.clusterId()).toBuilder();
+    for (PodEntry e : managed.pods()) {
+      PodId id = toKv(e.id());
+      b.pod(new PodEntry(Nodes.pod(id.address().host(), id.address().port(), id.incarnation(),
+          e.id().address().port()), e.status(), e.epoch()));
+    }
+    for (int s = 0; s < managed.size(); s++) {
+      Claim c = managed.claim(s);
+      if (c.owner() == null && c.peer() == null && c.epoch() == 0) {
+        continue;
+      }
+      b.claim(s, new Claim(c.owner() == null ? null : toKv(c.owner()), c.state(),
+          c.peer() == null ? null : toKv(c.peer()), c.epoch()));
+    }
+    return b.build();
+  }
+}

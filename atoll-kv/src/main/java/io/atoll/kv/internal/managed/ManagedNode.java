@@ -1,0 +1,168 @@
+package io.atoll.kv.internal.managed;
+
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.ClusterId;
+import io.atoll.core.Pod;
+import io.atoll.core.PodAddress;
+import io.atoll.core.PodVersion;
+import io.atoll.kv.KvDeparture;
+import io.atoll.kv.internal.cluster.ClusterState;
+import io.atoll.kv.internal.cluster.ClusterView;
+import io.atoll.kv.internal.cluster.Migrator;
+import io.atoll.kv.internal.store.SlotStore;
+import io.atoll.transport.grpc.Wire;
+import io.grpc.Server;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A KV node in managed mode: registers with the shard manager as a pod (its control port is the
+ * client port + {@link ManagedConfigs#CONTROL_OFFSET}), keeps its lease (the node serves keys only
+ * while it holds one), adopts every config the manager sends, hands slots off with their keys
+ * when the manager moves them, and on {@link #leave} drains: every slot and its keys move to the
+ * other nodes before it unregisters.
+ */
+public final class ManagedNode implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ManagedNode.class);
+  /** The version every KV node registers with (all alike: the strategy prefers none). */
+  static final PodVersion VERSION = new PodVersion("kv");
+
+  private final ClusterState cluster;
+  private final ManagerClient client;
+  private final HandOffs handOffs;
+  private final ExecutorService workers;
+  private final Server server;
+  private final Object configs = new Object();
+
+  private ManagedNode(ClusterState cluster, ManagerClient client, HandOffs handOffs, ExecutorService workers,
+      Server server) {
+    this.cluster = cluster;
+    this.client = client;
+    this.handOffs = handOffs;
+    this.workers = workers;
+    this.server = server;
+  }
+
+  /**
+   * Starts the control server and registers {@code me} (the node's client-side pod) with the
+   * manager at {@code manager}, waiting up to {@code registerTimeout}.
+   *
+   * @param onDeclaredDead called if the manager declared this node dead (it then serves nothing)
+   * @throws IllegalStateException if the control port cannot be bound or the manager refused
+   */
+  public static ManagedNode start(PodAddress manager, Pod me, SlotStore store, ClusterState cluster,
+      Migrator migrator, LongSupplier clock, Duration registerTimeout, Runnable onDeclaredDead) {
+    LongSupplier nanos = System::nanoTime;
+    NodeLease lease = new NodeLease(nanos);
+    cluster.managed(manager.toString(), lease::serving);
+    Pod managed = new Pod(ManagedConfigs.toManager(me.id()), VERSION);
+    ExecutorService workers = Executors.newFixedThreadPool(HandOffs.PARALLEL, r -> {
+      Thread t = new Thread(r, "kv-handoff");
+      t.setDaemon(true);
+      return t;
+    });
+    HandOffs handOffs = new HandOffs(store, cluster, migrator, workers, clock, nanos);
+    // Configs arrive once registered; the node exists by then (set below, before register).
+    java.util.concurrent.atomic.AtomicReference<ManagedNode> self = new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.function.Consumer<ClusterConfig> onConfig = c -> {
+      ManagedNode n = self.get();
+      if (n != null) {
+        n.onConfig(c);
+      }
+    };
+    ManagerClient client = new ManagerClient(manager, managed, lease, nanos, onConfig, () -> {
+      LOG.error("kv node {} was declared dead by the shard manager; its slots were given to other nodes and it"
+          + " serves nothing; restart it (it joins as a new node, without keys)", me.id());
+      onDeclaredDead.run();
+    });
+    KvPodService service = new KvPodService(managed, lease, client::clusterId, client::term,
+        () -> cluster.view().config().epoch(), onConfig, handOffs);
+    Server server;
+    try {
+      server = Wire.startServer(me.address().host(), managed.address().port(), List.of(service));
+    } catch (RuntimeException e) {
+      client.close();
+      workers.shutdownNow();
+      throw new IllegalStateException("cannot listen for the shard manager on " + managed.address() + ": "
+          + e.getMessage(), e);
+    }
+    ManagedNode node = new ManagedNode(cluster, client, handOffs, workers, server);
+    self.set(node);
+    try {
+      client.register(registerTimeout);
+    } catch (RuntimeException e) {
+      node.close();
+      throw e;
+    }
+    return node;
+  }
+
+  private void onConfig(ClusterConfig managed) {
+    ClusterId mine = client.clusterId();
+    if (!mine.equals(ClusterId.NONE) && !managed.clusterId().equals(ClusterId.NONE)
+        && !managed.clusterId().equals(mine)) {
+      LOG.warn("kv: ignored a config of cluster {} (this node belongs to {})", managed.clusterId(), mine);
+      return;
+    }
+    if (cluster.adopt(ManagedConfigs.toKv(managed))) {
+      synchronized (configs) {
+        configs.notifyAll();
+      }
+    }
+  }
+
+  /** Keys this node has handed to others. */
+  public long keysMoved() {
+    return handOffs.keysMoved();
+  }
+
+  /** Slots this node has handed to others. */
+  public long slotsMoved() {
+    return handOffs.slotsMoved();
+  }
+
+  /**
+   * Graceful leave: asks the manager to drain this node, waits until it owns no slot (each moved
+   * with its keys by the manager's hand-offs) or {@code timeout} passed, then unregisters. Slots
+   * still owned after the timeout move when the manager sees this node leave, without their keys.
+   */
+  public KvDeparture leave(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try {
+      client.drain();
+    } catch (IllegalStateException e) {
+      LOG.warn("kv: {}", e.getMessage());
+    }
+    synchronized (configs) {
+      while (owned() > 0 && System.nanoTime() - deadline < 0) {
+        try {
+          configs.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
+    int left = owned();
+    boolean unregistered = client.unregister();
+    return new KvDeparture(left, handOffs.keysMoved(), handOffs.slotsMoved(), unregistered);
+  }
+
+  private int owned() {
+    ClusterView v = cluster.view();
+    return v.config().ownedCounts().getOrDefault(v.me(), 0);
+  }
+
+  @Override
+  public void close() {
+    client.close();
+    server.shutdownNow();
+    workers.shutdownNow();
+  }
+}
