@@ -24,9 +24,10 @@ import java.util.concurrent.BlockingQueue;
  * with its start and end), all in microseconds of this machine's clock ({@link #nowMicros()}), so
  * that {@link ActivationLog} can look for two activations of one account live at the same time.
  *
- * <p>An activation claims its account row by raising the row's epoch to its token's epoch (it
- * refuses to activate if the row already carries a newer one). A deposit updates the row only
- * while the row's epoch is not newer than the token: once a newer activation has claimed the
+ * <p>An activation claims its account row by raising the row's token (epoch, then lease
+ * generation) to its own (it refuses to activate if the row already carries a newer one). A
+ * deposit updates the row only while the row's token is not newer than its own: once a newer
+ * activation (a newer epoch, or the same epoch after a lapse of the lease) has claimed the
  * account, an older one can never write again. Every refusal is recorded in {@code stale_writes},
  * so "two live instances" is something the demo counts from the database, not from the runtime.
  */
@@ -58,7 +59,9 @@ public final class AccountDb implements AutoCloseable {
   public static void createSchema(String url) throws SQLException {
     try (Connection c = DriverManager.getConnection(url, "sa", ""); Statement s = c.createStatement()) {
       s.execute("CREATE TABLE IF NOT EXISTS accounts (id VARCHAR(64) PRIMARY KEY, balance BIGINT NOT NULL,"
-          + " epoch BIGINT NOT NULL, pod VARCHAR(128))");
+          + " epoch BIGINT NOT NULL, generation BIGINT DEFAULT 0 NOT NULL, pod VARCHAR(128))");
+      // A database made before tokens carried their lease generation.
+      s.execute("ALTER TABLE accounts ADD COLUMN IF NOT EXISTS generation BIGINT DEFAULT 0 NOT NULL");
       s.execute("CREATE TABLE IF NOT EXISTS ops (op_id BIGINT PRIMARY KEY, account VARCHAR(64) NOT NULL,"
           + " amount BIGINT NOT NULL, epoch BIGINT NOT NULL, pod VARCHAR(128), activation BIGINT, started BIGINT,"
           + " ended BIGINT)");
@@ -122,32 +125,39 @@ public final class AccountDb implements AutoCloseable {
     long[] id = new long[1];
     long newer = tx(c -> {
       long current;
-      try (PreparedStatement q = c.prepareStatement("SELECT balance, epoch FROM accounts WHERE id = ? FOR UPDATE")) {
+      long currentGeneration = 0;
+      try (PreparedStatement q = c.prepareStatement(
+          "SELECT balance, epoch, generation FROM accounts WHERE id = ? FOR UPDATE")) {
         q.setString(1, account);
         try (ResultSet rs = q.executeQuery()) {
           if (rs.next()) {
             balance[0] = rs.getLong(1);
             current = rs.getLong(2);
+            currentGeneration = rs.getLong(3);
           } else {
             current = -1;
           }
         }
       }
-      if (current > token.epoch()) {
+      if (current > token.epoch() || (current == token.epoch() && currentGeneration > token.generation())) {
         return current;
       }
       if (current < 0) {
-        try (PreparedStatement i = c.prepareStatement("INSERT INTO accounts (id, balance, epoch, pod) VALUES (?, 0, ?, ?)")) {
+        try (PreparedStatement i = c.prepareStatement(
+            "INSERT INTO accounts (id, balance, epoch, generation, pod) VALUES (?, 0, ?, ?, ?)")) {
           i.setString(1, account);
           i.setLong(2, token.epoch());
-          i.setString(3, pod);
+          i.setLong(3, token.generation());
+          i.setString(4, pod);
           i.executeUpdate();
         }
       } else {
-        try (PreparedStatement u = c.prepareStatement("UPDATE accounts SET epoch = ?, pod = ? WHERE id = ?")) {
+        try (PreparedStatement u = c.prepareStatement(
+            "UPDATE accounts SET epoch = ?, generation = ?, pod = ? WHERE id = ?")) {
           u.setLong(1, token.epoch());
-          u.setString(2, pod);
-          u.setString(3, account);
+          u.setLong(2, token.generation());
+          u.setString(3, pod);
+          u.setString(4, account);
           u.executeUpdate();
         }
       }
@@ -169,8 +179,8 @@ public final class AccountDb implements AutoCloseable {
     });
     if (newer >= 0) {
       recordStale(account, token, pod, newer, "activate", -1, started);
-      throw new StaleTokenException("account " + account + " is claimed at epoch " + newer + ", newer than "
-          + token.epoch());
+      throw new StaleTokenException("account " + account + " is claimed at epoch " + newer + " by a newer token than "
+          + token);
     }
     return new Activation(id[0], balance[0]);
   }
@@ -202,10 +212,13 @@ public final class AccountDb implements AutoCloseable {
     try {
       applied = tx(c -> {
         try (PreparedStatement u = c.prepareStatement(
-            "UPDATE accounts SET balance = balance + ? WHERE id = ? AND epoch <= ?")) {
+            "UPDATE accounts SET balance = balance + ? WHERE id = ?"
+            + " AND (epoch < ? OR (epoch = ? AND generation <= ?))")) {
           u.setLong(1, amount);
           u.setString(2, account);
           u.setLong(3, token.epoch());
+          u.setLong(4, token.epoch());
+          u.setLong(5, token.generation());
           if (u.executeUpdate() == 0) {
             try (PreparedStatement q = c.prepareStatement("SELECT epoch FROM accounts WHERE id = ?")) {
               q.setString(1, account);
@@ -214,7 +227,7 @@ public final class AccountDb implements AutoCloseable {
               }
             }
             throw new StaleTokenException("account " + account + " is claimed at epoch " + newer[0]
-                + ", newer than " + token.epoch());
+                + " by a newer token than " + token);
           }
         }
         try (PreparedStatement i = c.prepareStatement(
