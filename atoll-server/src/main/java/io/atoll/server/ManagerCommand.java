@@ -164,7 +164,16 @@ final class ManagerCommand implements Callable<Integer> {
     while (!stopping.get()) {
       ShardManager manager;
       if (standby) {
-        StandbyWait waited = standBy(storeSpec, settings, listenPort, stopping);
+        StandbyWait waited;
+        try {
+          waited = standBy(storeSpec, settings, listenPort, stopping);
+        } catch (RuntimeException e) {
+          System.err.println("atoll manager: cannot stand by: " + e.getMessage());
+          if (dashboard != null) {
+            dashboard.close();
+          }
+          return 1;
+        }
         if (waited == null) {
           return 0;
         }

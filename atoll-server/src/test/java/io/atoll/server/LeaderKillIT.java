@@ -47,5 +47,12 @@ class LeaderKillIT {
     assertThat(Long.parseLong(takeover.group(1))).as("kill -9 to the standby leading")
         .isLessThan(LEASE.multipliedBy(2).toMillis());
     assertThat(log).containsPattern("the new leader's first rebalance gave pod-4 [1-9]\\d* shards");
+    // The client follows the new leader's configs to the end: pod-2's shards (killed last) moved.
+    Matcher shards = Pattern.compile("\\| shards (.*)").matcher(log);
+    String last = null;
+    while (shards.find()) {
+      last = shards.group(1);
+    }
+    assertThat(last).as("the client's last view of the shards").isNotNull().doesNotContain("pod-2=");
   }
 }

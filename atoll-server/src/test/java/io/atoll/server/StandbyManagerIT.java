@@ -23,8 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two {@code atoll manager} processes on one store, for each store: one leads, the other stands
- * by; after {@code kill -9} of the leader the standby leads within 2 × the lease, under a greater
- * term, from the state the leader saved.
+ * by (listening); after {@code kill -9} of the leader the standby leads within 2 × the lease, under
+ * a greater term, from the state the leader saved, and the pod (given both addresses) follows it.
  */
 class StandbyManagerIT {
 
@@ -69,10 +69,12 @@ class StandbyManagerIT {
       ManagedProcess leader = manager(processes, "manager-a", spec);
       PodAddress address = leader.awaitAddress(Duration.ofSeconds(60));
       ManagedProcess standby = manager(processes, "manager-b", spec);
-      standby.awaitLog(Pattern.compile("standing by: .*another manager leads"), Duration.ofSeconds(60));
+      String standbyAt = standby.awaitLog(Pattern.compile("standing by on (\\S+): .*another manager leads"),
+          Duration.ofSeconds(60));
       assertThat(standby.addressIfUp()).isEmpty();
 
-      pod = Sharding.builder().manager(address.toString()).register(Account.TYPE, Account.factory(null)).start();
+      pod = Sharding.builder().manager(address + "," + standbyAt).register(Account.TYPE, Account.factory(null))
+          .start();
       Sharding p = pod;
       Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> p.servedShards().size() == 30);
       ManagerState before = state(store);
@@ -92,6 +94,11 @@ class StandbyManagerIT {
         assertThat(after.config().owner(shard)).as("shard %d", shard).isEqualTo(pod.podId());
       }
       assertThat(store.leader().orElseThrow().term()).isEqualTo(after.term());
+      assertThat(next.toString()).isEqualTo(standbyAt);
+      // The pod follows the new leader: it renews there and keeps its shards.
+      Sharding following = pod;
+      Awaitility.await().during(LEASE.multipliedBy(2)).atMost(LEASE.multipliedBy(4))
+          .until(() -> following.holdsLease() && following.servedShards().size() == 30);
       System.out.println("standby took over (" + kind + ") in " + takeover.toMillis() + " ms");
     } finally {
       if (pod != null) {

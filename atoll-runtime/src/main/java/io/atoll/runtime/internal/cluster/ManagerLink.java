@@ -119,12 +119,20 @@ public final class ManagerLink {
   }
 
   private ShardManagerServiceGrpc.ShardManagerServiceBlockingStub blocking(ManagedChannel channel, long millis) {
-    return ShardManagerServiceGrpc.newBlockingStub(Wire.reconnecting(channel)).withWaitForReady()
+    return waitForReady(managers, ShardManagerServiceGrpc.newBlockingStub(Wire.reconnecting(channel)))
         .withDeadlineAfter(millis, TimeUnit.MILLISECONDS);
   }
 
   private ShardManagerServiceGrpc.ShardManagerServiceStub async() {
-    return ShardManagerServiceGrpc.newStub(Wire.reconnecting(managers.channel())).withWaitForReady();
+    return waitForReady(managers, ShardManagerServiceGrpc.newStub(Wire.reconnecting(managers.channel())));
+  }
+
+  /**
+   * With one manager, a call waits for it to be reachable (it may be restarting); with several, a
+   * call to one that cannot be reached fails at once, so that the link moves on to another.
+   */
+  private static <S extends io.grpc.stub.AbstractStub<S>> S waitForReady(ManagerAddresses managers, S stub) {
+    return managers.all().size() == 1 ? stub.withWaitForReady() : stub;
   }
 
   /** The newest manager term seen. */
@@ -154,8 +162,8 @@ public final class ManagerLink {
     for (;;) {
       PodAddress at = managers.current();
       try {
-        ConfigBytes b = ShardManagerServiceGrpc.newBlockingStub(Wire.reconnecting(managers.channel()))
-            .withWaitForReady().withDeadlineAfter(2000, TimeUnit.MILLISECONDS)
+        ConfigBytes b = waitForReady(managers, ShardManagerServiceGrpc.newBlockingStub(
+            Wire.reconnecting(managers.channel()))).withDeadlineAfter(2000, TimeUnit.MILLISECONDS)
             .getAssignments(GetAssignmentsRequest.getDefaultInstance());
         return Wire.config(b);
       } catch (StatusRuntimeException e) {
