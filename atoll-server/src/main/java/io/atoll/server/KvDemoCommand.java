@@ -36,6 +36,14 @@ final class KvDemoCommand implements Callable<Integer> {
       description = "The nodes' lease (default: ${DEFAULT-VALUE}).")
   Duration lease;
 
+  @Option(names = "--preload", defaultValue = "0", description = "Keys written before the run (not checked), so"
+      + " that moves carry data: the benchmark (default: ${DEFAULT-VALUE}).")
+  int preload;
+
+  @Option(names = "--join-only", description = "Only a fourth node joining at 1/3 of the run: no leave, no kill (the"
+      + " benchmark of a join).")
+  boolean joinOnly;
+
   @Option(names = "--dir", description = "Where logs go (default: a new directory under data/kv-demo).")
   Path dir;
 
@@ -59,7 +67,11 @@ final class KvDemoCommand implements Callable<Integer> {
     Files.createDirectories(where);
     // The client's reconnect warnings while nodes leave and die would bury the progress lines.
     System.setProperty("org.slf4j.simpleLogger.log.io.lettuce", "error");
-    return new KvDemoRun(new KvDemoRun.Options(duration, keys, writers, lease, where.toAbsolutePath()), System.out)
-        .run();
+    if (preload < 0 || preload > 50_000_000) {
+      System.err.println("atoll kv-demo: --preload " + preload + " (expected: 0..50000000)");
+      return 2;
+    }
+    return new KvDemoRun(new KvDemoRun.Options(duration, keys, writers, lease, where.toAbsolutePath(), preload,
+        joinOnly), System.out).run();
   }
 }

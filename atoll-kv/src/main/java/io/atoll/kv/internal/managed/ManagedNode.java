@@ -151,6 +151,7 @@ public final class ManagedNode implements AutoCloseable {
     }
     int left = owned();
     boolean unregistered = client.unregister();
+    client.close(); // no more renewals: the manager no longer knows this node
     return new KvDeparture(left, handOffs.keysMoved(), handOffs.slotsMoved(), unregistered);
   }
 
