@@ -4,7 +4,7 @@
 # docs/benchmarks.md is rewritten between its markers. Run from anywhere; about 11 minutes with
 # the defaults on a 2-core machine.
 #
-#   atoll-bench/side-by-side.sh [--no-build] [--pairs 3] [--seconds 4] [--warmup 2] [--idle 100000]
+#   atoll-bench/side-by-side.sh [--no-build] [--pairs 3] [--seconds 3] [--warmup 2] [--idle 100000]
 #
 # Needs JDK 25 (JAVA_HOME, or /usr/lib/jvm/temurin-25-jdk-amd64) and, unless --no-build, Maven.
 set -euo pipefail

@@ -33,7 +33,7 @@ public final class PekkoNode implements AutoCloseable {
   /** The settings of a node with {@code role}; see the class comment. */
   static Config config(String role, int shards) {
     return ConfigFactory.parseString(String.join("\n",
-        "pekko.loglevel = WARNING",
+        "pekko.loglevel = ERROR",
         "pekko.actor.provider = cluster",
         "pekko.actor.serialization-bindings {",
         "  \"io.atoll.bench.pekko.PekkoCounter$CborSerializable\" = jackson-cbor",

@@ -23,7 +23,7 @@ import java.util.Optional;
  * table rewritten from the pairs (medians, min–max, Atoll's advantage per pair).
  *
  * <pre>
- * atoll-bench/side-by-side.sh [--pairs 3] [--seconds 4] [--warmup 2] [--idle 100000] [--doc docs/benchmarks.md]
+ * atoll-bench/side-by-side.sh [--pairs 3] [--seconds 3] [--warmup 2] [--idle 100000] [--doc docs/benchmarks.md]
  * </pre>
  *
  * Public for the command line; not API.
@@ -61,7 +61,7 @@ public final class SideBySide {
     static Options parse(String[] args) {
       int pairs = 3;
       Path doc = Path.of("docs/benchmarks.md");
-      List<String> rest = new ArrayList<>(List.of("--seconds", "4", "--warmup", "2", "--idle", "100000"));
+      List<String> rest = new ArrayList<>(List.of("--seconds", "3", "--warmup", "2", "--idle", "100000"));
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
           case "--pairs" -> pairs = Integer.parseInt(value(args, ++i));
