@@ -1,5 +1,8 @@
 package io.atoll.bench.cluster;
 
+import io.atoll.bench.sidebyside.BenchArgs;
+import io.atoll.bench.sidebyside.ConfirmedTells;
+import io.atoll.bench.sidebyside.Results;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.ShardHasher;
 import io.atoll.manager.ManagerSettings;
@@ -35,62 +38,54 @@ import java.util.function.Function;
  *
  * <pre>
  * java -cp atoll-bench/target/benchmarks.jar io.atoll.bench.cluster.ClusterBench [scenario ...]
- *      [--runs 3] [--seconds 10] [--warmup 5]
+ *      [--runs 3] [--seconds 10] [--warmup 5] [--idle 200000]
  * </pre>
  *
- * Scenarios: remote-ask-64, remote-ask-1, remote-ask-1-vt, remote-tell, local-ask-64, local-ask-1,
- * local-ask-1-vt, local-tell, idle-heap, join, first-message ("-vt": the caller is a virtual
- * thread). Public for the command line; not API.
+ * Scenarios: remote-ask-64, remote-ask-1, remote-ask-1-vt, remote-tell, remote-tell-acked,
+ * local-ask-64, local-ask-1, local-ask-1-vt, local-tell, local-tell-acked, idle-heap, join,
+ * first-message ("-vt": the caller is a virtual thread). The tell scenarios ignore each tell's
+ * future and confirm the handled count in batches, as the Pekko peer must; "-acked" waits for
+ * every tell's acknowledgement instead (8192 in flight). Public for the command line; not API.
  */
 public final class ClusterBench {
 
   private final int seconds;
   private final int warmup;
+  private final int idle;
   private final Path dir;
   private final ProcessCluster processes;
   private final List<Sharding> shardings = new ArrayList<>();
   private ShardManager manager;
 
-  private ClusterBench(int seconds, int warmup) throws IOException {
+  private ClusterBench(int seconds, int warmup, int idle) throws IOException {
     this.seconds = seconds;
     this.warmup = warmup;
+    this.idle = idle;
     this.dir = Files.createTempDirectory("atoll-bench");
     this.processes = new ProcessCluster(dir);
   }
 
   /** Runs the scenarios named on the command line (all by default). */
   public static void main(String[] args) throws Exception {
-    List<String> scenarios = new ArrayList<>();
-    int runs = 3;
-    int seconds = 10;
-    int warmup = 5;
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--runs" -> runs = Integer.parseInt(args[++i]);
-        case "--seconds" -> seconds = Integer.parseInt(args[++i]);
-        case "--warmup" -> warmup = Integer.parseInt(args[++i]);
-        default -> scenarios.add(args[i]);
-      }
-    }
-    if (scenarios.isEmpty()) {
-      scenarios = List.of("remote-ask-64", "remote-ask-1", "remote-ask-1-vt", "remote-tell", "local-ask-64",
-          "local-ask-1", "local-ask-1-vt", "local-tell", "idle-heap", "join", "first-message");
-    }
+    BenchArgs a = BenchArgs.parse(args, List.of("remote-ask-64", "remote-ask-1", "remote-ask-1-vt", "remote-tell",
+        "local-ask-64", "local-ask-1", "local-ask-1-vt", "local-tell", "idle-heap", "join", "first-message"));
     System.out.printf("%s, %d cores, JDK %s; %d run(s) of %d s after %d s warm-up%n",
-        System.getProperty("os.name"), Runtime.getRuntime().availableProcessors(), Runtime.version(), runs, seconds,
-        warmup);
-    for (String s : scenarios) {
+        System.getProperty("os.name"), Runtime.getRuntime().availableProcessors(), Runtime.version(), a.runs(),
+        a.seconds(), a.warmup());
+    for (String s : a.scenarios()) {
       List<Map<String, Double>> results = new ArrayList<>();
-      for (int r = 0; r < runs; r++) {
-        ClusterBench b = new ClusterBench(seconds, warmup);
+      for (int r = 0; r < a.runs(); r++) {
+        ClusterBench b = new ClusterBench(a.seconds(), a.warmup(), a.idle());
         try {
           results.add(b.run(s));
         } finally {
           b.close();
         }
-        System.out.printf("  %s run %d: %s%n", s, r + 1, format(results.get(results.size() - 1)));
+        System.out.printf("  %s run %d: %s%n", s, r + 1, Results.format(results.get(results.size() - 1)));
       }
-      System.out.printf("%s median: %s%n", s, format(median(results)));
+      Map<String, Double> m = Results.median(results);
+      System.out.printf("%s median: %s%n", s, Results.format(m));
+      Results.emit(s, m);
     }
     System.exit(0);
   }
@@ -99,13 +94,15 @@ public final class ClusterBench {
     return switch (scenario) {
       case "remote-ask-64" -> throughput(remote(1), 64, true);
       case "remote-ask-1" -> latency(remote(1));
-      case "remote-tell" -> throughput(remote(1), 8192, false);
+      case "remote-tell" -> confirmedTells(remote(1), false);
+      case "remote-tell-acked" -> throughput(remote(1), 8192, false);
       case "local-ask-64" -> throughput(local(), 64, true);
       case "local-ask-1" -> latency(local());
       case "local-ask-1-vt" -> onVirtualThread(() -> latency(local()));
       case "remote-ask-1-vt" -> onVirtualThread(() -> latency(remote(1)));
-      case "local-tell" -> throughput(local(), 8192, false);
-      case "idle-heap" -> idleHeap(200_000);
+      case "local-tell" -> confirmedTells(local(), true);
+      case "local-tell-acked" -> throughput(local(), 8192, false);
+      case "idle-heap" -> idleHeap(idle);
       case "join" -> join();
       case "first-message" -> firstMessage();
       default -> throw new IllegalArgumentException("scenario: " + scenario
@@ -218,6 +215,19 @@ public final class ClusterBench {
     return r;
   }
 
+  /**
+   * Handled tells per second, the futures ignored and the handled count confirmed in batches,
+   * 8192 unconfirmed at most: the shape of the Pekko peer's tell load ({@link ConfirmedTells}).
+   */
+  private Map<String, Double> confirmedTells(Sharding s, boolean local) throws Exception {
+    List<EntityRef<BenchCounter.Msg>> refs = refs(s, 1000);
+    BenchCounter.Inc inc = new BenchCounter.Inc(1);
+    EntityRef<BenchCounter.Msg> counter = refs.get(0);
+    return ConfirmedTells.run(i -> refs.get(i).tell(inc), refs.size(), 8192, warmup, seconds,
+        local ? BenchCounter.HANDLED::sum : null,
+        () -> counter.<Long>ask(BenchCounter.Handled::new).toCompletableFuture());
+  }
+
   /** Runs a measurement on a virtual thread, as a caller in a virtual-thread service would. */
   private static Map<String, Double> onVirtualThread(java.util.concurrent.Callable<Map<String, Double>> m)
       throws Exception {
@@ -253,16 +263,7 @@ public final class ClusterBench {
       }
       i = i + 1 == refs.size() ? 0 : i + 1;
     }
-    return percentiles(Arrays.copyOf(samples, n));
-  }
-
-  private static Map<String, Double> percentiles(long[] samples) {
-    Arrays.sort(samples);
-    Map<String, Double> r = new LinkedHashMap<>();
-    r.put("p50 us", samples[samples.length / 2] / 1000.0);
-    r.put("p99 us", samples[(int) (samples.length * 0.99)] / 1000.0);
-    r.put("samples", (double) samples.length);
-    return r;
+    return Results.percentiles(Arrays.copyOf(samples, n));
   }
 
   /** Heap per idle entity: bytes retained per counter after {@code n} were activated and went idle. */
@@ -399,25 +400,10 @@ public final class ClusterBench {
       client.entity(BenchCounter.TYPE, byShard[shard]).<Long>ask(BenchCounter.Get::new).toCompletableFuture().get();
       samples[shard - 201] = System.nanoTime() - t0;
     }
-    return percentiles(samples);
+    return Results.percentiles(samples);
   }
 
   // ---- plumbing
-
-  private static Map<String, Double> median(List<Map<String, Double>> runs) {
-    Map<String, Double> out = new LinkedHashMap<>();
-    for (String k : runs.get(0).keySet()) {
-      double[] v = runs.stream().mapToDouble(m -> m.get(k)).sorted().toArray();
-      out.put(k, v[v.length / 2]);
-    }
-    return out;
-  }
-
-  private static String format(Map<String, Double> m) {
-    StringBuilder b = new StringBuilder();
-    m.forEach((k, v) -> b.append(String.format("%s %,.1f  ", k, v)));
-    return b.toString().trim();
-  }
 
   private void close() {
     for (Sharding s : shardings) {

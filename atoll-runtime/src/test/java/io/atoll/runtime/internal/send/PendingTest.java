@@ -81,4 +81,24 @@ class PendingTest {
     ask.send(42);
     assertThat(ask.get()).isEqualTo(42);
   }
+
+  @Test
+  void aWaitingPlatformThreadGetsAnAnswerThatComesDuringOrAfterItsSpin() throws Exception {
+    Pending early = pending();
+    Pending late = pending();
+    Thread answerer = Thread.ofVirtual().start(() -> early.send("early"));
+    assertThat(early.get(10, TimeUnit.SECONDS)).isEqualTo("early");
+    answerer.join();
+    // The waiter may still be spinning or already parked when the answer comes: both must see it.
+    CompletableFuture<Object> got = CompletableFuture.supplyAsync(late::join, r -> Thread.ofPlatform().start(r));
+    late.send("late");
+    assertThat(got.get(10, TimeUnit.SECONDS)).isEqualTo("late");
+  }
+
+  @Test
+  void aWaitStillTimesOutAfterTheSpin() {
+    Pending p = pending();
+    assertThatThrownBy(() -> p.get(1, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+    assertThat(p.isDone()).isFalse();
+  }
 }

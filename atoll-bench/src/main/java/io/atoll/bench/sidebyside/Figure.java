@@ -1,0 +1,44 @@
+package io.atoll.bench.sidebyside;
+
+/**
+ * One row of the side-by-side table: a figure both sides report under the same scenario and key.
+ * Atoll's advantage is Atoll ÷ Pekko when higher is better (throughput) and Pekko ÷ Atoll when
+ * lower is better (latency, bytes, seconds), so every target reads "at least N times". Not API.
+ *
+ * @param label what the row measures
+ * @param scenario the scenario both load generators run
+ * @param key the figure's key in the result lines
+ * @param higherIsBetter true for rates
+ * @param target the advantage the issue asks for, or 0 for none
+ * @param unit the unit shown after the values
+ */
+public record Figure(String label, String scenario, String key, boolean higherIsBetter, double target, String unit) {
+
+  /** Checks the fields. @throws IllegalArgumentException for a blank name or a negative target */
+  public Figure {
+    if (label.isBlank() || scenario.isBlank() || key.isBlank()) {
+      throw new IllegalArgumentException("figure: '" + label + "', '" + scenario + "', '" + key
+          + "' (expected: none blank)");
+    }
+    if (target < 0) {
+      throw new IllegalArgumentException("target: " + target + " (expected: >= 0)");
+    }
+  }
+
+  /** The key of this figure in a run's results: {@code scenario key}. */
+  public String id() {
+    return scenario + " " + key;
+  }
+
+  /**
+   * Atoll's advantage in one pair: how many times better Atoll's value is than Pekko's.
+   *
+   * @throws IllegalArgumentException if a value is not positive
+   */
+  public double advantage(double atoll, double pekko) {
+    if (!(atoll > 0) || !(pekko > 0)) {
+      throw new IllegalArgumentException(id() + ": atoll " + atoll + ", pekko " + pekko + " (expected: both > 0)");
+    }
+    return higherIsBetter ? atoll / pekko : pekko / atoll;
+  }
+}
