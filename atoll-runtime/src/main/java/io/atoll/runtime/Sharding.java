@@ -9,6 +9,9 @@ import io.atoll.core.ShardHasher;
 import io.atoll.core.Ticker;
 import io.atoll.runtime.internal.PodRuntime;
 import io.atoll.runtime.internal.util.PodSettings;
+import io.atoll.transport.grpc.security.Role;
+import io.atoll.transport.grpc.security.WireSecurity;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -136,6 +139,7 @@ public final class Sharding implements AutoCloseable {
     private ShardingObserver observer = ShardingObserver.NONE;
     private PodAddress advertise;
     private int maxQueued = 10_000;
+    private WireSecurity security = WireSecurity.PLAINTEXT;
     private final Map<EntityType<?>, EntityFactory<?>> types = new LinkedHashMap<>();
 
     private Builder() {}
@@ -293,6 +297,28 @@ public final class Sharding implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Mutual TLS on every connection of this pod, with the cluster's CA certificate and this pod's
+     * certificate and key (PEM files, as {@code atoll certs} writes them; reloaded when they
+     * change). The certificate must hold the pod role ({@code atoll:pod:NAME}). Default: plaintext.
+     *
+     * @throws IllegalArgumentException if a file cannot be read or they do not fit together
+     */
+    public Builder tls(Path ca, Path cert, Path key) {
+      WireSecurity s = WireSecurity.tls(ca, cert, key);
+      if (s.self().role() != Role.POD) {
+        throw new IllegalArgumentException(cert + " holds " + s.self() + " (expected: a pod certificate, atoll:pod:NAME)");
+      }
+      this.security = s;
+      return this;
+    }
+
+    /** The transport security this pod uses (see {@link #tls}); for tests that watch refusals. */
+    public Builder security(WireSecurity s) {
+      this.security = Objects.requireNonNull(s, "security");
+      return this;
+    }
+
     /** Hears shard and entity events. */
     public Builder observer(ShardingObserver o) {
       this.observer = Objects.requireNonNull(o, "observer");
@@ -312,7 +338,7 @@ public final class Sharding implements AutoCloseable {
       }
       PodSettings s = new PodSettings(manager, host, port, version, askTimeout, sendTimeout, bufferSize, maxInFlight,
           maxMessageBytes, terminationTimeout, gossipInterval, startTimeout, clientOnly, keepServingWhileManagerDown,
-          hasher, ticker, observer, maxQueued, advertise);
+          hasher, ticker, observer, maxQueued, advertise, security);
       PodRuntime rt = new PodRuntime(s, types);
       Sharding sharding = new Sharding(rt);
       try {

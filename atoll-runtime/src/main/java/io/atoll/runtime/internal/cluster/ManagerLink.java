@@ -1,5 +1,6 @@
 package io.atoll.runtime.internal.cluster;
 
+import com.google.protobuf.ByteString;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.Pod;
 import io.atoll.core.PodAddress;
@@ -22,6 +23,7 @@ import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
 import io.atoll.transport.grpc.proto.UnregisterRequest;
 import io.atoll.transport.grpc.proto.WatchRequest;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
@@ -89,13 +91,19 @@ public final class ManagerLink {
   private ScheduledFuture<?> renewals;
   private volatile ClientCallStreamObserver<WatchRequest> watchCall;
   private volatile long watchBackoffNanos;
+  private final SignedConfigs configs;
+  /** The current incarnation's credential, from its Register; null before. */
+  private volatile Credential credential;
+
+  private record Credential(PodId pod, ByteString token) {}
 
   /**
    * A link to the manager named in the settings over {@code channel} (the one {@link #fetchConfig}
    * used, so a pod keeps one connection to the manager); {@link #close} closes it.
    */
   public ManagerLink(PodContext ctx, ManagedChannel channel, View view, Lease lease, PeerChannels peers,
-      Callback callback) {
+      Callback callback, SignedConfigs configs) {
+    this.configs = configs;
     this.ticker = ctx.ticker();
     this.settings = ctx.settings();
     this.view = view;
@@ -138,7 +146,7 @@ public final class ManagerLink {
    * @throws IllegalStateException naming the manager and the last error if it never answered
    */
   public static ClusterConfig fetchConfig(ManagedChannel channel, PodAddress address, Ticker ticker,
-      Duration timeout) {
+      Duration timeout, SignedConfigs configs) {
     long deadline = ticker.nanoTime() + timeout.toNanos();
     long backoff = 0;
     for (;;) {
@@ -146,9 +154,9 @@ public final class ManagerLink {
         ConfigBytes b = ShardManagerServiceGrpc.newBlockingStub(Wire.reconnecting(channel)).withWaitForReady()
             .withDeadlineAfter(2000, TimeUnit.MILLISECONDS)
             .getAssignments(GetAssignmentsRequest.getDefaultInstance());
-        return Wire.config(b);
+        return configs.fromManager(b);
       } catch (StatusRuntimeException e) {
-        if (ticker.nanoTime() - deadline > 0) {
+        if (e.getStatus().getCode() == Status.Code.PERMISSION_DENIED || ticker.nanoTime() - deadline > 0) {
           throw new IllegalStateException("cannot reach the shard manager at " + address + " within "
               + timeout.toMillis() + " ms: " + Wire.describe(e) + "; is it running (atoll manager)?", e);
         }
@@ -183,7 +191,8 @@ public final class ManagerLink {
             throw new IllegalStateException("the shard manager at " + address + " has " + r.getNumberOfShards()
                 + " shards (expected: " + view.numberOfShards() + ")");
           }
-          ClusterConfig config = Wire.config(r.getConfig());
+          ClusterConfig config = configs.fromManager(r.getConfig());
+          credential = new Credential(me, r.getCredential());
           view.checkCluster(config, true); // never a lease from a manager of another cluster
           seeTerm(r.getManagerTerm());
           lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
@@ -225,7 +234,8 @@ public final class ManagerLink {
       // No waitForReady: a refused connection must fail the renewal at once, not at its deadline.
       ShardManagerServiceGrpc.newStub(Wire.reconnecting(channel)).withDeadlineAfter(deadline, TimeUnit.MILLISECONDS)
           .renewLease(
-          RenewLeaseRequest.newBuilder().setPod(Wire.ref(me)).setClusterId(view.clusterId().toString()).build(),
+          RenewLeaseRequest.newBuilder().setPod(Wire.ref(me)).setClusterId(view.clusterId().toString())
+              .setCredential(credentialOf(me)).build(),
           new StreamObserver<>() {
             @Override
             public void onNext(RenewLeaseResponse r) {
@@ -243,6 +253,11 @@ public final class ManagerLink {
               lease.renewalFailed(sent);
               renewing.set(false);
               outage.renewalFailed();
+              if (Status.fromThrowable(t).getCode() == Status.Code.PERMISSION_DENIED && me.equals(view.self())) {
+                // a manager with another key took over: this incarnation's credential means nothing to it
+                callback.unknownToManager("the shard manager refused its credential: " + Status.fromThrowable(t)
+                    .getDescription());
+              }
             }
 
             @Override
@@ -272,7 +287,7 @@ public final class ManagerLink {
             public void onNext(ConfigBytes b) {
               watchBackoffNanos = 0;
               try {
-                view.onManagerConfig(Wire.config(b));
+                view.onManagerConfig(configs.fromManager(b));
               } catch (RuntimeException e) {
                 log.warn("pod {}: ignored a config from the manager: {}", view.self(), e.getMessage());
               }
@@ -309,7 +324,9 @@ public final class ManagerLink {
   /** Tells the manager this pod leaves; waits up to five seconds. */
   public void unregister() {
     try {
-      blocking(5000).unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(view.self())).build());
+      PodId me = view.self();
+      blocking(5000).unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(me)).setCredential(credentialOf(me))
+          .build());
       log.info("pod {} unregistered", view.self());
     } catch (StatusRuntimeException e) {
       log.warn("pod {}: could not unregister from the shard manager at {} ({}); its shards move when its lease"
@@ -327,7 +344,8 @@ public final class ManagerLink {
     lastUnhealthy.put(peer, now);
     try {
       async().withDeadlineAfter(2, TimeUnit.SECONDS).notifyUnhealthyPod(NotifyUnhealthyPodRequest.newBuilder()
-          .setPod(Wire.ref(peer)).setReporter(Wire.ref(view.self())).build(), new StreamObserver<>() {
+          .setPod(Wire.ref(peer)).setReporter(Wire.ref(view.self())).setCredential(credentialOf(view.self())).build(),
+          new StreamObserver<>() {
             @Override
             public void onNext(NotifyUnhealthyPodResponse v) {}
 
@@ -340,6 +358,12 @@ public final class ManagerLink {
     } catch (RuntimeException e) {
       // best effort
     }
+  }
+
+  /** The credential of incarnation {@code me}, or empty if it has none (not registered yet). */
+  private ByteString credentialOf(PodId me) {
+    Credential c = credential;
+    return c != null && c.pod().equals(me) ? c.token() : ByteString.EMPTY;
   }
 
   /** Forgets the reports of pods not in {@code live} (the active peers of the current view). */

@@ -5,6 +5,7 @@ import io.atoll.core.PodVersion;
 import io.atoll.core.ShardHasher;
 import io.atoll.core.Ticker;
 import io.atoll.runtime.ShardingObserver;
+import io.atoll.transport.grpc.security.WireSecurity;
 import java.time.Duration;
 
 /**
@@ -31,6 +32,7 @@ import java.time.Duration;
  * @param maxQueued most messages waiting in this pod's mailboxes; more are refused as overloaded
  * @param advertise the address announced to the manager and peers, or null for {@code host} and the
  *     bound port
+ * @param security plaintext, or mutual TLS with this pod's certificate
  */
 public record PodSettings(
     PodAddress manager,
@@ -51,4 +53,5 @@ public record PodSettings(
     Ticker ticker,
     ShardingObserver observer,
     int maxQueued,
-    PodAddress advertise) {}
+    PodAddress advertise,
+    WireSecurity security) {}
