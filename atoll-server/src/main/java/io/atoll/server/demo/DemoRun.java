@@ -39,15 +39,17 @@ public final class DemoRun {
    * @param lease the pods' lease
    * @param shards number of shards
    * @param dir where logs, the manager's state and the database go
+   * @param secure whether every connection is mutual TLS, with certificates made in {@code dir/certs}
    */
   public record Options(Duration duration, boolean keepRunning, int pods, int accounts, int concurrency,
-      int rate, Duration lease, int shards, Path dir) {}
+      int rate, Duration lease, int shards, Path dir, boolean secure) {}
 
   private final Options o;
   private final PrintStream out;
   private final long start = System.nanoTime();
   private final PodNames names = new PodNames();
   private volatile boolean interrupted;
+  private DemoCerts certs;
 
   public DemoRun(Options options, PrintStream out) {
     this.o = options;
@@ -77,8 +79,14 @@ public final class DemoRun {
     Sharding client = null;
     Reporter reporter = null;
     try {
+      List<String> managerArgs = new ArrayList<>(List.of("--http-port", "0"));
+      if (o.secure()) {
+        certs = DemoCerts.create(o.dir().resolve("certs"), o.pods() + 1);
+        managerArgs.addAll(certs.manager());
+        say("mutual TLS: a CA, certificates and the manager's signing key in " + o.dir().resolve("certs"));
+      }
       ManagedProcess manager = processes.start(AtollProcesses.manager("manager", 0, o.dir().resolve("manager"),
-          o.shards(), o.lease(), "--http-port", "0"));
+          o.shards(), o.lease(), managerArgs.toArray(new String[0])));
       PodAddress managerAddress = manager.awaitAddress(Duration.ofSeconds(60));
       String managerHttp = manager.awaitLog(java.util.regex.Pattern.compile("http on (\\S+:\\d+)"),
           Duration.ofSeconds(30));
@@ -92,7 +100,11 @@ public final class DemoRun {
         names.put(p.awaitAddress(Duration.ofSeconds(60)), p.name());
       }
       PrometheusMeterRegistry clientMetrics = Probes.registry();
-      client = Sharding.builder().manager(managerAddress.toString()).clientOnly()
+      Sharding.Builder clientBuilder = Sharding.builder();
+      if (certs != null) {
+        certs.client(clientBuilder);
+      }
+      client = clientBuilder.manager(managerAddress.toString()).clientOnly()
           .observer(new PodMetrics(clientMetrics))
           .sendTimeout(Duration.ofSeconds(10)).askTimeout(Duration.ofSeconds(10)).start();
       reporter = Reporter.start(managerHttp, "demo client", clientMetrics);
@@ -127,8 +139,9 @@ public final class DemoRun {
     }
   }
 
-  private static ManagedProcess startPod(ProcessCluster processes, int i, PodAddress manager, String url) {
-    return processes.start(AtollProcesses.pod("pod-" + i, manager.toString(), url, List.of()));
+  private ManagedProcess startPod(ProcessCluster processes, int i, PodAddress manager, String url) {
+    return processes.start(AtollProcesses.pod("pod-" + i, manager.toString(), url,
+        certs == null ? List.of() : certs.pod("pod-" + i)));
   }
 
   private void timeline(ProcessCluster processes, Sharding client, Ledger ledger, PodAddress manager, String url,
