@@ -1,5 +1,6 @@
 package io.atoll.manager;
 
+import com.google.protobuf.ByteString;
 import io.atoll.core.ClusterId;
 import io.atoll.core.Pod;
 import io.atoll.core.PodId;
@@ -18,6 +19,7 @@ import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
 import io.atoll.transport.grpc.proto.UnregisterRequest;
 import io.atoll.transport.grpc.proto.UnregisterResponse;
 import io.atoll.transport.grpc.proto.WatchRequest;
+import io.atoll.transport.grpc.security.WireSecurity;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -33,9 +35,30 @@ import java.util.function.Function;
 final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceImplBase {
 
   private final ShardManager manager;
+  private final ManagerSecurity security;
 
-  ManagerService(ShardManager manager) {
+  ManagerService(ShardManager manager, ManagerSecurity security) {
     this.manager = manager;
+    this.security = security;
+  }
+
+  /**
+   * Whether the caller may act for incarnation {@code pod}: it presents the credential Register
+   * gave that incarnation, and (with TLS) holds the certificate that registered it. A refusal is
+   * answered PERMISSION_DENIED, logged once per caller and pod, and changes nothing.
+   */
+  private boolean actsFor(PodId pod, ByteString credential, String what, StreamObserver<?> out) {
+    String holder = WireSecurity.peerName();
+    if (security.signer().checkCredential(manager.clusterId().toString(), pod, holder, credential)) {
+      return true;
+    }
+    String caller = holder.isEmpty() ? "a caller without TLS" : holder;
+    security.wire().refuse("credential " + holder + " " + pod, "refused " + what + " for pod " + pod + " from "
+        + caller + ": " + (credential.isEmpty() ? "no credential" : "wrong credential"));
+    out.onError(Status.PERMISSION_DENIED.withDescription(what + " for pod " + pod + " refused: "
+        + (credential.isEmpty() ? "no" : "a wrong") + " credential (expected: the one Register returned to that"
+        + " incarnation, presented by the process that registered it)").asRuntimeException());
+    return false;
   }
 
   @Override
@@ -44,12 +67,14 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
     if (pod == null || !sameCluster(request.getClusterId(), pod.id(), out)) {
       return;
     }
+    String holder = WireSecurity.peerName(); // read here: the answer is made on the manager's loop
     answer(manager.register(pod), c -> RegisterResponse.newBuilder()
-        .setConfig(Wire.bytes(c))
+        .setConfig(security.signer().bytes(c))
         .setLeaseTtlMillis(manager.leaseTtlMillis())
         .setNumberOfShards(manager.numberOfShards())
         .setManagerTerm(manager.term())
         .setClusterId(manager.clusterId().toString())
+        .setCredential(security.signer().credential(manager.clusterId().toString(), pod.id(), holder))
         .build(), out);
   }
 
@@ -82,7 +107,7 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
   @Override
   public void unregister(UnregisterRequest request, StreamObserver<UnregisterResponse> out) {
     PodId pod = parse(() -> Wire.podId(request.getPod()), out);
-    if (pod == null) {
+    if (pod == null || !actsFor(pod, request.getCredential(), "unregister", out)) {
       return;
     }
     answer(request.getDrain() ? manager.drain(pod) : manager.unregister(pod),
@@ -92,7 +117,8 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
   @Override
   public void renewLease(RenewLeaseRequest request, StreamObserver<RenewLeaseResponse> out) {
     PodId pod = parse(() -> Wire.podId(request.getPod()), out);
-    if (pod == null || !sameCluster(request.getClusterId(), pod, out)) {
+    if (pod == null || !sameCluster(request.getClusterId(), pod, out)
+        || !actsFor(pod, request.getCredential(), "lease renewal", out)) {
       return;
     }
     answer(manager.renew(pod), renewed -> RenewLeaseResponse.newBuilder()
@@ -106,7 +132,13 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
   public void notifyUnhealthyPod(NotifyUnhealthyPodRequest request, StreamObserver<NotifyUnhealthyPodResponse> out) {
     try {
       PodId pod = Wire.podId(request.getPod());
-      PodId reporter = request.hasReporter() ? Wire.podId(request.getReporter()) : null;
+      if (!request.hasReporter()) {
+        throw Wire.invalid("reporter: missing (expected: the reporting pod, with its credential)");
+      }
+      PodId reporter = Wire.podId(request.getReporter());
+      if (!actsFor(reporter, request.getCredential(), "unhealthy report", out)) {
+        return;
+      }
       manager.reportUnhealthy(pod, reporter);
       out.onNext(NotifyUnhealthyPodResponse.getDefaultInstance());
       out.onCompleted();
@@ -117,7 +149,7 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
 
   @Override
   public void getAssignments(GetAssignmentsRequest request, StreamObserver<ConfigBytes> out) {
-    answer(manager.assignments(), Wire::bytes, out);
+    answer(manager.assignments(), security.signer()::bytes, out);
   }
 
   @Override

@@ -73,6 +73,7 @@ public final class ShardManager implements AutoCloseable {
   private final Rebalancer rebalancer;
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   private final Runnable onClose;
+  private final ManagerSecurity security;
   private ManagerObserver observer = ManagerObserver.NONE;
   private volatile Server server;
   private volatile PodAddress address;
@@ -95,6 +96,13 @@ public final class ShardManager implements AutoCloseable {
    */
   ShardManager(ManagerSettings settings, AssignmentStore store, PodHealth health, Pods pods, Loop loop, Executor io,
       Executor blocking, Ticker ticker, RandomGenerator random, Runnable onClose) {
+    this(settings, store, health, pods, loop, io, blocking, ticker, random, onClose, ManagerSecurity.plaintext());
+  }
+
+  /** As above, secured by {@code security}. */
+  ShardManager(ManagerSettings settings, AssignmentStore store, PodHealth health, Pods pods, Loop loop, Executor io,
+      Executor blocking, Ticker ticker, RandomGenerator random, Runnable onClose, ManagerSecurity security) {
+    this.security = security;
     this.settings = settings;
     this.store = store;
     this.pods = pods;
@@ -102,7 +110,7 @@ public final class ShardManager implements AutoCloseable {
     this.blocking = blocking;
     this.onClose = onClose;
     this.random = random;
-    this.watchers = new Watchers(loop);
+    this.watchers = new Watchers(loop, security.signer()::bytes);
     this.journal = new Journal(store, io, loop, ticker, settings.numberOfShards(), c -> {
       watchers.publish(c);
       observer.configInstalled(c);
@@ -133,11 +141,22 @@ public final class ShardManager implements AutoCloseable {
    */
   public static ShardManager start(ManagerSettings settings, AssignmentStore store, PodHealth health, String host,
       int port, Ticker ticker, RandomGenerator random, ManagerObserver observer) {
+    return start(settings, store, health, host, port, ticker, random, observer, ManagerSecurity.plaintext());
+  }
+
+  /**
+   * As {@link #start(ManagerSettings, AssignmentStore, PodHealth, String, int, Ticker,
+   * RandomGenerator, ManagerObserver)}, secured by {@code security}: mutual TLS on its port and to
+   * the pods, and its key for signatures and credentials.
+   */
+  public static ShardManager start(ManagerSettings settings, AssignmentStore store, PodHealth health, String host,
+      int port, Ticker ticker, RandomGenerator random, ManagerObserver observer, ManagerSecurity security) {
     ExecutorLoop loop = new ExecutorLoop("atoll-manager");
     ExecutorService io = Executors.newSingleThreadExecutor(
         Thread.ofPlatform().name("atoll-manager-store").daemon().factory());
     ExecutorService blocking = Executors.newVirtualThreadPerTaskExecutor();
-    ShardManager m = new ShardManager(settings, store, health, new GrpcPods(), loop, io, blocking, ticker, random,
+    ShardManager m = new ShardManager(settings, store, health,
+        new GrpcPods(security.wire(), security.signer()), loop, io, blocking, ticker, random,
         () -> {
           loop.shutdown();
           io.shutdown();
@@ -147,12 +166,13 @@ public final class ShardManager implements AutoCloseable {
             Thread.currentThread().interrupt();
           }
           blocking.shutdown();
-        });
+        }, security);
     m.holder = host + ":" + port;
     m.observe(observer);
     try {
       m.onLoop(m::recover);
-      m.server = Wire.startServer(host, port, List.<BindableService>of(new ManagerService(m)));
+      m.server = Wire.startServer(host, port, List.<BindableService>of(new ManagerService(m, security)),
+          security.wire());
       m.address = new PodAddress(host, Wire.port(m.server));
       m.onLoop(m::startServing);
       return m;

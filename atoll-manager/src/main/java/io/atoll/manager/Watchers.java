@@ -6,6 +6,7 @@ import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.grpc.stub.ServerCallStreamObserver;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The open {@code Watch} streams. Each gets the installed config when it opens and every config
@@ -17,11 +18,18 @@ import java.util.List;
 final class Watchers {
 
   private final Loop loop;
+  private final Function<ClusterConfig, ConfigBytes> encoder;
   private final List<Watcher> watchers = new ArrayList<>();
   private boolean closed;
 
   Watchers(Loop loop) {
+    this(loop, Wire::bytes);
+  }
+
+  /** Watchers that send each config as {@code encoder} makes it (signed by the manager's key). */
+  Watchers(Loop loop, Function<ClusterConfig, ConfigBytes> encoder) {
     this.loop = loop;
+    this.encoder = encoder;
   }
 
   /** Registers a stream (any thread); it first gets {@code current}'s value at the time it is added. */
@@ -35,7 +43,7 @@ final class Watchers {
         return;
       }
       watchers.add(w);
-      w.pending = Wire.bytes(current.get());
+      w.pending = encoder.apply(current.get());
       w.flush();
     });
   }
@@ -46,7 +54,7 @@ final class Watchers {
     if (watchers.isEmpty()) {
       return;
     }
-    ConfigBytes bytes = Wire.bytes(c);
+    ConfigBytes bytes = encoder.apply(c);
     for (Watcher w : watchers) {
       w.pending = bytes;
       w.flush();

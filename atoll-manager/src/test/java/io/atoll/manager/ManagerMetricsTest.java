@@ -31,8 +31,8 @@ class ManagerMetricsTest {
     ManagedChannel ch = Wire.channel(manager.address());
     try (FakePodServer a = new FakePodServer(1); FakePodServer b = new FakePodServer(2)) {
       var stub = ShardManagerServiceGrpc.newBlockingStub(ch).withDeadlineAfter(10, TimeUnit.SECONDS);
-      stub.register(RegisterRequest.newBuilder().setPod(Wire.info(a.pod)).build());
-      stub.register(RegisterRequest.newBuilder().setPod(Wire.info(b.pod)).build());
+      var credA = stub.register(RegisterRequest.newBuilder().setPod(Wire.info(a.pod)).build()).getCredential();
+      var credB = stub.register(RegisterRequest.newBuilder().setPod(Wire.info(b.pod)).build()).getCredential();
       await().atMost(Duration.ofSeconds(10)).until(() -> shards(r, a) == 4 && shards(r, b) == 4);
       assertThat(r.get("atoll.manager.pods.active").gauge().value()).isEqualTo(2);
       assertThat(r.get("atoll.manager.epoch").gauge().value()).isEqualTo(manager.config().epoch());
@@ -40,16 +40,18 @@ class ManagerMetricsTest {
       assertThat(r.get("atoll.manager.rebalance.duration").timer().count()).isPositive();
       assertThat(r.get("atoll.manager.rebalance.shards.moved").counter().count()).isGreaterThanOrEqualTo(8);
 
-      assertThat(stub.renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(a.pod.id())).build()).getStatus())
+      assertThat(stub.renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(a.pod.id())).setCredential(credA)
+          .build()).getStatus())
           .isEqualTo(RenewLeaseResponse.Status.RENEWED);
       assertThat(r.get("atoll.manager.lease.renewals").tag("result", "granted").counter().count()).isEqualTo(1);
 
-      stub.unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(b.pod.id())).build());
+      stub.unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(b.pod.id())).setCredential(credB).build());
       await().atMost(Duration.ofSeconds(10)).until(() -> shards(r, a) == 8);
       assertThat(r.get("atoll.manager.pods.gone").tag("cause", "left").counter().count()).isEqualTo(1);
       assertThat(r.find("atoll.manager.shards").tag("pod", b.pod.id().toString()).gauge())
           .as("a pod that left has no gauge").isNull();
-      assertThat(stub.renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(b.pod.id())).build()).getStatus())
+      assertThat(stub.renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(b.pod.id())).setCredential(credB)
+          .build()).getStatus())
           .isEqualTo(RenewLeaseResponse.Status.UNKNOWN_POD);
       assertThat(r.get("atoll.manager.lease.renewals").tag("result", "refused").counter().count()).isEqualTo(1);
     } finally {

@@ -1,5 +1,6 @@
 package io.atoll.manager;
 
+import com.google.protobuf.ByteString;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -167,23 +168,31 @@ class ShardManagerTest {
   void renewalsAreGrantedOnlyToActivePodsAndUnregisterMarksThePodGone() {
     start(2);
     FakePodServer a = pod();
-    register(a);
-    RenewLeaseResponse ok = stub.renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(a.pod.id())).build());
+    ByteString cred = register(a).getCredential();
+    assertThat(cred.size()).as("a 256-bit credential").isEqualTo(32);
+    RenewLeaseResponse ok = stub.renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(a.pod.id()))
+        .setCredential(cred).build());
     assertThat(ok.getStatus()).isEqualTo(RenewLeaseResponse.Status.RENEWED);
     assertThat(ok.getLeaseTtlMillis()).isEqualTo(30_000);
     assertThat(ok.getManagerTerm()).isEqualTo(1);
     PodRef stranger = Wire.ref(new PodId(a.pod.address(), 7));
-    assertThat(stub.renewLease(RenewLeaseRequest.newBuilder().setPod(stranger).build()).getStatus())
-        .isEqualTo(RenewLeaseResponse.Status.UNKNOWN_POD);
-    stub.unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(a.pod.id())).build());
+    assertThatThrownBy(() -> stub.renewLease(RenewLeaseRequest.newBuilder().setPod(stranger).setCredential(cred)
+        .build())).as("another incarnation's credential is no credential")
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
+    assertThatThrownBy(() -> stub.unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(a.pod.id())).build()))
+        .as("an unregister without the credential").isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
+    assertThat(manager.config().pod(a.pod.id()).orElseThrow().status()).isEqualTo(PodStatus.ACTIVE);
+    stub.unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(a.pod.id())).setCredential(cred).build());
     assertThat(manager.config().pod(a.pod.id()).orElseThrow().status()).isEqualTo(PodStatus.GONE);
-    assertThat(stub.renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(a.pod.id())).build()).getStatus())
-        .isEqualTo(RenewLeaseResponse.Status.UNKNOWN_POD);
+    assertThat(stub.renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(a.pod.id())).setCredential(cred)
+        .build()).getStatus()).isEqualTo(RenewLeaseResponse.Status.UNKNOWN_POD);
     assertThatThrownBy(() -> register(a)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
       assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
       assertThat(e.getStatus().getDescription()).contains("declared gone");
     });
-    stub.unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(a.pod.id())).build()); // idempotent
+    stub.unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(a.pod.id())).setCredential(cred).build()); // idempotent
   }
 
   @Test
@@ -267,9 +276,12 @@ class ShardManagerTest {
     FakePodServer a = pod();
     FakePodServer b = pod();
     register(a);
-    register(b);
+    ByteString credB = register(b).getCredential();
     NotifyUnhealthyPodRequest report = NotifyUnhealthyPodRequest.newBuilder().setPod(Wire.ref(a.pod.id()))
-        .setReporter(Wire.ref(b.pod.id())).build();
+        .setReporter(Wire.ref(b.pod.id())).setCredential(credB).build();
+    assertThatThrownBy(() -> stub.notifyUnhealthyPod(report.toBuilder().clearCredential().build()))
+        .as("a report without the reporter's credential").isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
     stub.notifyUnhealthyPod(report);
     stub.rebalance(RebalanceRequest.getDefaultInstance()); // a loop round trip after the check
     assertThat(manager.config().isActive(a.pod.id())).isTrue();
@@ -277,7 +289,8 @@ class ShardManagerTest {
     stub.notifyUnhealthyPod(report);
     await().atMost(Duration.ofSeconds(10)).until(() -> !manager.config().isActive(a.pod.id()));
     await().atMost(Duration.ofSeconds(10)).until(() -> manager.config().ownedCounts().getOrDefault(b.pod.id(), 0) == 2);
-    stub.notifyUnhealthyPod(NotifyUnhealthyPodRequest.newBuilder().setPod(Wire.ref(a.pod.id())).build());
+    assertInvalid(() -> stub.notifyUnhealthyPod(NotifyUnhealthyPodRequest.newBuilder().setPod(Wire.ref(a.pod.id()))
+        .build()), "reporter");
   }
 
   @Test
@@ -388,8 +401,10 @@ class ShardManagerTest {
       assertThat(e.getStatus().getDescription()).isEqualTo("shard manager: memory store: save failed (injected)");
     });
     assertThat(manager.config().pods()).isEmpty();
-    assertThat(Wire.config(register(a).getConfig()).isActive(a.pod.id())).isTrue();
-    assertThat(stub.unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(a.pod.id())).build())).isNotNull();
+    RegisterResponse r = register(a);
+    assertThat(Wire.config(r.getConfig()).isActive(a.pod.id())).isTrue();
+    assertThat(stub.unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(a.pod.id()))
+        .setCredential(r.getCredential()).build())).isNotNull();
     assertThat(stub.rebalance(RebalanceRequest.getDefaultInstance())).isNotNull();
   }
 

@@ -10,6 +10,9 @@ import io.atoll.core.Ticker;
 import io.atoll.runtime.internal.PodRuntime;
 import io.atoll.runtime.internal.util.GuardedObserver;
 import io.atoll.runtime.internal.util.PodSettings;
+import io.atoll.transport.grpc.security.Role;
+import io.atoll.transport.grpc.security.WireSecurity;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -137,6 +140,7 @@ public final class Sharding implements AutoCloseable {
     private ShardingObserver observer = ShardingObserver.NONE;
     private PodAddress advertise;
     private int maxQueued = 10_000;
+    private WireSecurity security = WireSecurity.PLAINTEXT;
     private final Map<EntityType<?>, EntityFactory<?>> types = new LinkedHashMap<>();
 
     private Builder() {}
@@ -315,6 +319,28 @@ public final class Sharding implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Mutual TLS on every connection of this pod, with the cluster's CA certificate and this pod's
+     * certificate and key (PEM files, as {@code atoll certs} writes them; reloaded when they
+     * change). The certificate must hold the pod role ({@code atoll:pod:NAME}). Default: plaintext.
+     *
+     * @throws IllegalArgumentException if a file cannot be read or they do not fit together
+     */
+    public Builder tls(Path ca, Path cert, Path key) {
+      WireSecurity s = WireSecurity.tls(ca, cert, key);
+      if (s.self().role() != Role.POD) {
+        throw new IllegalArgumentException(cert + " holds " + s.self() + " (expected: a pod certificate, atoll:pod:NAME)");
+      }
+      this.security = s;
+      return this;
+    }
+
+    /** The transport security this pod uses (see {@link #tls}); for tests that watch refusals. */
+    public Builder security(WireSecurity s) {
+      this.security = Objects.requireNonNull(s, "security");
+      return this;
+    }
+
     /** Hears shard and entity events. */
     public Builder observer(ShardingObserver o) {
       this.observer = Objects.requireNonNull(o, "observer");
@@ -334,7 +360,8 @@ public final class Sharding implements AutoCloseable {
       }
       PodSettings s = new PodSettings(managers.get(0), host, port, version, askTimeout, sendTimeout, bufferSize,
           maxInFlight, maxMessageBytes, terminationTimeout, gossipInterval, startTimeout, clientOnly,
-          keepServingWhileManagerDown, hasher, ticker, GuardedObserver.of(observer), maxQueued, advertise, managers);
+          keepServingWhileManagerDown, hasher, ticker, GuardedObserver.of(observer), maxQueued, advertise, managers,
+          security);
       PodRuntime rt = new PodRuntime(s, types);
       Sharding sharding = new Sharding(rt);
       try {

@@ -49,6 +49,10 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--shards", defaultValue = "300", description = "Default: ${DEFAULT-VALUE}.")
   int shards;
 
+  @Option(names = "--secure", description = "Run everything over mutual TLS with certificates made for the run"
+      + " (atoll certs) in <dir>/certs.")
+  boolean secure;
+
   @Option(names = "--dir", description = "Where logs and data go (default: a new directory under data/demo).")
   Path dir;
 
@@ -92,6 +96,6 @@ final class DemoCommand implements Callable<Integer> {
       return 2;
     }
     return new DemoRun(new DemoRun.Options(duration, keepRunning, pods, accounts, concurrency, rate, lease, shards,
-        where.toAbsolutePath(), store), System.out).run();
+        where.toAbsolutePath(), store, secure), System.out).run();
   }
 }

@@ -3,6 +3,8 @@ package io.atoll.server;
 import io.atoll.core.PodAddress;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
+import io.atoll.transport.grpc.security.Role;
+import io.atoll.transport.grpc.security.WireSecurity;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import java.time.Duration;
@@ -19,8 +21,15 @@ final class ManagerCall {
    *
    * @return 0 on success, 1 if the manager did not answer, 2 if the address is malformed
    */
-  static int run(String command, String manager, Duration timeout,
+  static int run(String command, String manager, Duration timeout, TlsOptions tls,
       Function<ShardManagerServiceGrpc.ShardManagerServiceBlockingStub, String> call) {
+    WireSecurity security;
+    try {
+      security = tls.security(Role.ADMIN);
+    } catch (IllegalArgumentException e) {
+      System.err.println("atoll " + command + ": " + e.getMessage());
+      return 2;
+    }
     PodAddress address;
     try {
       address = PodAddress.parse(manager);
@@ -28,7 +37,7 @@ final class ManagerCall {
       System.err.println("atoll " + command + ": --manager " + e.getMessage());
       return 2;
     }
-    ManagedChannel ch = Wire.channel(address);
+    ManagedChannel ch = Wire.channel(address, security, Role.MANAGER);
     try {
       System.out.print(call.apply(ShardManagerServiceGrpc.newBlockingStub(ch)
           .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)));

@@ -7,7 +7,11 @@ import io.atoll.core.spi.LeadershipTakenException;
 import io.atoll.core.spi.StoreException;
 import io.atoll.core.spi.PodHealth;
 import io.atoll.core.Ticker;
+import io.atoll.manager.ManagerSecurity;
 import io.atoll.manager.ManagerSettings;
+import io.atoll.transport.grpc.security.ConfigSigner;
+import io.atoll.transport.grpc.security.Role;
+import io.atoll.transport.grpc.security.WireSecurity;
 import io.atoll.manager.ManagerObserver;
 import io.atoll.manager.ShardManager;
 import io.atoll.manager.StandbyServer;
@@ -38,6 +42,14 @@ final class ManagerCommand implements Callable<Integer> {
 
   @Mixin
   Main.ConfigOption config;
+
+  @Mixin
+  TlsOptions tls;
+
+  @Option(names = "--signing-key", description = "The manager's Ed25519 key (PEM, atoll certs writes signing.key): it"
+      + " signs every config and hand-off and issues pod credentials. Managers that may take over from each other"
+      + " share it; without it a key is made at start, and pods registered with a previous manager register again.")
+  Path signingKey;
 
   @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
   String host;
@@ -139,6 +151,18 @@ final class ManagerCommand implements Callable<Integer> {
       System.err.println("atoll manager: " + e.getMessage());
       return 2;
     }
+    ManagerSecurity security;
+    try {
+      WireSecurity wire = tls.security(Role.MANAGER);
+      tls.checkBind("--host", host, wire.isTls());
+      if (httpPort >= 0) {
+        tls.checkBind("--http-host", httpHost, false);
+      }
+      security = new ManagerSecurity(wire, signingKey != null ? ConfigSigner.load(signingKey) : ConfigSigner.generate());
+    } catch (IllegalArgumentException e) {
+      System.err.println("atoll manager: " + e.getMessage());
+      return 2;
+    }
     PrometheusMeterRegistry registry = Probes.registry();
     Dashboard dashboard = httpPort >= 0 ? new Dashboard() : null;
     ManagerObserver observer = dashboard != null
@@ -181,7 +205,7 @@ final class ManagerCommand implements Callable<Integer> {
       }
       try {
         manager = ShardManager.start(settings, storeSpec.open(), PodHealth.LEASE_ONLY, host, listenPort,
-            Ticker.SYSTEM, new java.security.SecureRandom(), observer);
+            Ticker.SYSTEM, new java.security.SecureRandom(), observer, security);
       } catch (LeadershipTakenException e) {
         if (!standby) {
           System.err.println("atoll manager: cannot start: " + e.getMessage());
@@ -212,6 +236,8 @@ final class ManagerCommand implements Callable<Integer> {
       }
       System.out.println("atoll manager listening on " + manager.address() + " (term " + manager.term() + ", "
           + shards + " shards, " + storeSpec.describe() + ")");
+      System.out.println("atoll manager security: " + security.wire() + (signingKey != null ? ", signing key "
+          + signingKey : ", a signing key made at start"));
       HttpEndpoint http = httpRunning.get();
       if (http != null) {
         System.out.println("atoll manager http on " + http.address() + " (dashboard http://" + http.address() + "/)");

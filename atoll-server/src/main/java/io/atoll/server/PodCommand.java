@@ -7,6 +7,8 @@ import io.atoll.runtime.metrics.PodMetrics;
 import io.atoll.server.http.HttpEndpoint;
 import io.atoll.server.http.Probes;
 import io.atoll.server.http.Reporter;
+import io.atoll.transport.grpc.security.Role;
+import io.atoll.transport.grpc.security.WireSecurity;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.atoll.server.demo.Account;
 import io.atoll.server.demo.AccountDb;
@@ -24,6 +26,9 @@ final class PodCommand implements Callable<Integer> {
 
   @Mixin
   Main.ConfigOption config;
+
+  @Mixin
+  TlsOptions tls;
 
   @Option(names = "--manager", required = true, description = "The shard managers, host:port[,host:port...]: the leader and its standbys; the pod follows the leader.")
   String manager;
@@ -71,6 +76,17 @@ final class PodCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    WireSecurity security;
+    try {
+      security = tls.security(Role.POD);
+      tls.checkBind("--host", host, security.isTls());
+      if (httpPort >= 0) {
+        tls.checkBind("--http-host", httpHost, false);
+      }
+    } catch (IllegalArgumentException e) {
+      System.err.println("atoll pod: " + e.getMessage());
+      return 2;
+    }
     AccountDb accounts = null;
     if (db != null) {
       try {
@@ -91,6 +107,7 @@ final class PodCommand implements Callable<Integer> {
       pod = b
           .observer(httpPort >= 0 || reportTo != null ? metrics : ShardingObserver.NONE)
           .manager(manager)
+          .security(security)
           .host(host)
           .port(port)
           .version(version)

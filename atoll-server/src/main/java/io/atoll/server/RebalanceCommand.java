@@ -16,6 +16,9 @@ final class RebalanceCommand implements Callable<Integer> {
   @Mixin
   Main.ConfigOption config;
 
+  @Mixin
+  TlsOptions tls;
+
   @Option(names = "--manager", required = true, description = "The shard manager, host:port.")
   String manager;
 
@@ -24,7 +27,7 @@ final class RebalanceCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    return ManagerCall.run("rebalance", manager, timeout, stub -> {
+    return ManagerCall.run("rebalance", manager, timeout, tls, stub -> {
       RebalanceResponse r = stub.rebalance(RebalanceRequest.getDefaultInstance());
       return "moved " + r.getMoved() + " shards; config epoch " + r.getEpoch() + System.lineSeparator();
     });

@@ -20,6 +20,9 @@ final class StatusCommand implements Callable<Integer> {
   @Mixin
   Main.ConfigOption config;
 
+  @Mixin
+  TlsOptions tls;
+
   @Option(names = "--manager", required = true, description = "The shard manager, host:port.")
   String manager;
 
@@ -47,9 +50,16 @@ final class StatusCommand implements Callable<Integer> {
         System.err.println("atoll status: --updates " + updates + " (expected: >= 0)");
         return 2;
       }
-      return new StatusWatch(address, System.out, System.console() != null).run(updates);
+      io.atoll.transport.grpc.security.WireSecurity security;
+      try {
+        security = tls.security(io.atoll.transport.grpc.security.Role.ADMIN);
+      } catch (IllegalArgumentException e) {
+        System.err.println("atoll status: " + e.getMessage());
+        return 2;
+      }
+      return new StatusWatch(address, security, System.out, System.console() != null).run(updates);
     }
-    return ManagerCall.run("status", manager, timeout,
+    return ManagerCall.run("status", manager, timeout, tls,
         stub -> render(Wire.config(stub.getAssignments(GetAssignmentsRequest.getDefaultInstance()))));
   }
 

@@ -3,6 +3,8 @@ package io.atoll.server;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.PodAddress;
 import io.atoll.transport.grpc.Wire;
+import io.atoll.transport.grpc.security.Role;
+import io.atoll.transport.grpc.security.WireSecurity;
 import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
 import io.atoll.transport.grpc.proto.WatchRequest;
@@ -25,10 +27,16 @@ final class StatusWatch {
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
 
   private final PodAddress manager;
+  private final WireSecurity security;
   private final PrintStream out;
   private final boolean inPlace;
 
   StatusWatch(PodAddress manager, PrintStream out, boolean inPlace) {
+    this(manager, WireSecurity.PLAINTEXT, out, inPlace);
+  }
+
+  StatusWatch(PodAddress manager, WireSecurity security, PrintStream out, boolean inPlace) {
+    this.security = security;
     this.manager = manager;
     this.out = out;
     this.inPlace = inPlace;
@@ -36,7 +44,7 @@ final class StatusWatch {
 
   /** Redraws until interrupted, or after {@code updates} statuses if it is positive; returns 0. */
   int run(int updates) throws InterruptedException {
-    ManagedChannel ch = Wire.channel(manager);
+    ManagedChannel ch = Wire.channel(manager, security, Role.MANAGER);
     int shown = 0;
     try {
       while (true) {

@@ -35,7 +35,7 @@ class LeaderKillIT {
     int code;
     try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
       code = new DemoRun(new DemoRun.Options(Duration.ofSeconds(30), false, 3, 200, 2000, 400, LEASE, 60,
-          dir.resolve("run"), store), out).run();
+          dir.resolve("run"), store, false), out).run();
     }
     String log = bytes.toString(StandardCharsets.UTF_8);
     System.out.println(log); // the run's story and figures, in the build's output

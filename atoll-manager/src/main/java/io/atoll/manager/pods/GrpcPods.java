@@ -12,6 +12,9 @@ import io.atoll.transport.grpc.proto.PodServiceGrpc;
 import io.atoll.transport.grpc.proto.PushConfigResponse;
 import io.atoll.transport.grpc.proto.UnassignRequest;
 import io.atoll.transport.grpc.proto.UnassignResponse;
+import io.atoll.transport.grpc.security.ConfigSigner;
+import io.atoll.transport.grpc.security.Role;
+import io.atoll.transport.grpc.security.WireSecurity;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
@@ -32,8 +35,19 @@ public final class GrpcPods implements Pods {
 
   private record Encoded(ClusterConfig config, ConfigBytes bytes) {}
 
-  /** With no channels yet; they are opened on first use. */
-  public GrpcPods() {}
+  private final WireSecurity security;
+  private final ConfigSigner signer;
+
+  /** Plaintext, with a key of its own; no channels yet (they are opened on first use). */
+  public GrpcPods() {
+    this(WireSecurity.PLAINTEXT, ConfigSigner.generate());
+  }
+
+  /** Secured by {@code security}, signing configs and Unassign requests with {@code signer}. */
+  public GrpcPods(WireSecurity security, ConfigSigner signer) {
+    this.security = security;
+    this.signer = signer;
+  }
 
   @Override
   public void clusterId(ClusterId id) {
@@ -44,7 +58,7 @@ public final class GrpcPods implements Pods {
     if (closed) {
       throw new IllegalStateException("manager closed");
     }
-    ManagedChannel ch = channels.computeIfAbsent(pod.address(), Wire::channel);
+    ManagedChannel ch = channels.computeIfAbsent(pod.address(), a -> Wire.channel(a, security, Role.POD));
     return PodServiceGrpc.newStub(Wire.reconnecting(ch)).withWaitForReady()
         .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
   }
@@ -86,6 +100,7 @@ public final class GrpcPods implements Pods {
           .setTerminationTimeoutMillis(termination.toMillis())
           .setManagerTerm(term)
           .setClusterId(clusterId.toString())
+          .setSignature(signer.signUnassign(clusterId.toString(), term, newEpoch, shards))
           .build(), into(f));
     } catch (RuntimeException e) {
       f.completeExceptionally(e);
@@ -97,7 +112,7 @@ public final class GrpcPods implements Pods {
   public void push(PodId pod, ClusterConfig config, Duration deadline) {
     Encoded e = lastPushed;
     if (e == null || e.config() != config) {
-      e = new Encoded(config, Wire.bytes(config));
+      e = new Encoded(config, signer.bytes(config));
       lastPushed = e;
     }
     CompletableFuture<PushConfigResponse> f = new CompletableFuture<>();

@@ -11,6 +11,7 @@ import io.atoll.runtime.internal.cluster.Gossip;
 import io.atoll.runtime.internal.cluster.Lease;
 import io.atoll.runtime.internal.cluster.ManagerAddresses;
 import io.atoll.runtime.internal.cluster.ManagerLink;
+import io.atoll.runtime.internal.cluster.SignedConfigs;
 import io.atoll.runtime.internal.cluster.View;
 import io.atoll.runtime.internal.host.EntityHost;
 import io.atoll.runtime.internal.host.TypeRuntime;
@@ -20,6 +21,7 @@ import io.atoll.runtime.internal.util.PodContext;
 import io.atoll.runtime.internal.util.PodSettings;
 import io.atoll.runtime.internal.util.PodTimer;
 import io.atoll.transport.grpc.Wire;
+import io.atoll.transport.grpc.security.Role;
 import io.grpc.BindableService;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
@@ -54,6 +56,7 @@ public final class PodRuntime {
   private final PodContext ctx;
   private final TypeRuntime[] hosted;
   private final SecureRandom random = new SecureRandom();
+  private final SignedConfigs configs = new SignedConfigs();
 
   private View view;
   private Lease lease;
@@ -84,23 +87,24 @@ public final class PodRuntime {
 
   /** Starts the pod: learns the cluster, listens, registers, and begins renewing its lease. */
   public void start(Sharding facade) {
-    managerChannel = new ManagerAddresses(settings.managers(), Wire::channel);
-    ClusterConfig first = ManagerLink.fetchConfig(managerChannel, ctx.ticker(), settings.startTimeout());
+    managerChannel = new ManagerAddresses(settings.managers(),
+        a -> Wire.channel(a, settings.security(), Role.MANAGER));
+    ClusterConfig first = ManagerLink.fetchConfig(managerChannel, ctx.ticker(), settings.startTimeout(), configs);
     view = new View(first, null, new ViewEvents());
     lease = new Lease(ctx.ticker(), settings.clientOnly(), view.guard(), view::self, new LeaseEvents());
     if (!settings.clientOnly()) {
       host = new EntityHost(ctx, view, lease, hosted, facade, new HostEvents());
     }
     router = new Router(ctx, view, host, hosted, TypeCodecs::forType, new RouterEvents());
-    gossip = new Gossip(ctx.ticker(), view, router.channels(), random);
-    manager = new ManagerLink(ctx, managerChannel, view, lease, router.channels(), this::rejoin);
+    gossip = new Gossip(ctx.ticker(), view, router.channels(), random, configs);
+    manager = new ManagerLink(ctx, managerChannel, view, lease, router.channels(), this::rejoin, configs);
     PodAddress address;
     if (settings.clientOnly()) {
       address = new PodAddress(settings.host(), 1);
     } else {
       // The view is in place before the server starts: requests may arrive at once.
       server = Wire.startServer(settings.host(), settings.port(), List.<BindableService>of(
-          new PodService(ctx, view, lease, host, manager, () -> closing)));
+          new PodService(ctx, view, lease, host, manager, () -> closing, configs)), settings.security());
       address = settings.advertise() != null ? settings.advertise() : new PodAddress(settings.host(), Wire.port(server));
     }
     view.identify(new PodId(address, random.nextLong()));

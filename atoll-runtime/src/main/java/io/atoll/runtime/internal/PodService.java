@@ -6,6 +6,7 @@ import io.atoll.core.ClusterMismatchException;
 import io.atoll.core.Pod;
 import io.atoll.runtime.internal.cluster.Lease;
 import io.atoll.runtime.internal.cluster.ManagerLink;
+import io.atoll.runtime.internal.cluster.SignedConfigs;
 import io.atoll.runtime.internal.cluster.View;
 import io.atoll.runtime.internal.host.EntityHost;
 import io.atoll.runtime.internal.host.InboundStream;
@@ -22,6 +23,7 @@ import io.atoll.transport.grpc.proto.PushConfigResponse;
 import io.atoll.transport.grpc.proto.ReplyBatch;
 import io.atoll.transport.grpc.proto.UnassignRequest;
 import io.atoll.transport.grpc.proto.UnassignResponse;
+import io.atoll.transport.grpc.security.WireSecurity;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -43,8 +45,11 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
   private final EntityHost host;
   private final ManagerLink manager;
   private final BooleanSupplier closing;
+  private final SignedConfigs configs;
 
-  PodService(PodContext ctx, View view, Lease lease, EntityHost host, ManagerLink manager, BooleanSupplier closing) {
+  PodService(PodContext ctx, View view, Lease lease, EntityHost host, ManagerLink manager, BooleanSupplier closing,
+      SignedConfigs configs) {
+    this.configs = configs;
     this.ctx = ctx;
     this.view = view;
     this.lease = lease;
@@ -91,6 +96,12 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
       out.onError(Wire.invalid("new epoch: " + request.getNewEpoch() + " (expected: >= 1)"));
       return;
     }
+    try {
+      configs.checkUnassign(request);
+    } catch (StatusRuntimeException e) {
+      refused("unassign", e, out);
+      return;
+    }
     long term = manager.term();
     if (request.getManagerTerm() < term) {
       out.onError(Status.FAILED_PRECONDITION.withDescription("manager term " + request.getManagerTerm()
@@ -111,14 +122,22 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
     });
   }
 
+  /** Answers a refused request and logs it once per caller and kind. */
+  private void refused(String what, StatusRuntimeException e, StreamObserver<?> out) {
+    String caller = WireSecurity.peerName().isEmpty() ? "a caller without TLS" : WireSecurity.peerName();
+    ctx.settings().security().refuse(what + " " + caller, "pod " + view.self() + ": refused " + what + " from "
+        + caller + ": " + e.getStatus().getDescription());
+    out.onError(e);
+  }
+
   @Override
   public void pushConfig(ConfigBytes request, StreamObserver<PushConfigResponse> out) {
     try {
-      view.onConfig(Wire.config(request));
+      view.onConfig(configs.fromPeer(request, "a push from " + WireSecurity.peerName()));
       out.onNext(PushConfigResponse.newBuilder().setEpoch(view.config().epoch()).build());
       out.onCompleted();
     } catch (StatusRuntimeException e) {
-      out.onError(e);
+      refused("a config push", e, out);
     } catch (ClusterMismatchException e) {
       out.onError(Status.FAILED_PRECONDITION.withDescription("config refused: " + e.getMessage()).asRuntimeException());
     }
@@ -147,17 +166,18 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
     }
     try {
       if (request.hasConfig()) {
-        view.onConfig(Wire.config(request.getConfig()));
+        view.onConfig(configs.fromPeer(request.getConfig(), "gossip from " + WireSecurity.peerName()));
       }
       ClusterConfig v = view.config();
       GossipResponse.Builder r = GossipResponse.newBuilder().setEpoch(v.epoch());
-      if (v.epoch() > request.getEpoch()) {
-        r.setConfig(Wire.bytes(v));
+      ConfigBytes signed = configs.newest();
+      if (v.epoch() > request.getEpoch() && signed != null) {
+        r.setConfig(signed);
       }
       out.onNext(r.build());
       out.onCompleted();
     } catch (StatusRuntimeException e) {
-      out.onError(e);
+      refused("a gossiped config", e, out);
     } catch (ClusterMismatchException e) {
       out.onError(Status.FAILED_PRECONDITION.withDescription("gossip refused: " + e.getMessage()).asRuntimeException());
     }

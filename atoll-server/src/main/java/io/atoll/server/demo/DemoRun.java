@@ -46,14 +46,15 @@ public final class DemoRun {
    * @param dir where logs, the manager's state and the database go
    * @param store null for one manager on files; else {@code file}, {@code redis} or {@code etcd}
    *     for two managers on that store, and the fault "kill the leading manager"
+   * @param secure whether every connection is mutual TLS, with certificates made in {@code dir/certs}
    */
   public record Options(Duration duration, boolean keepRunning, int pods, int accounts, int concurrency,
-      int rate, Duration lease, int shards, Path dir, String store) {
+      int rate, Duration lease, int shards, Path dir, String store, boolean secure) {
 
-    /** One manager on files. */
+    /** One manager on files, plaintext. */
     public Options(Duration duration, boolean keepRunning, int pods, int accounts, int concurrency, int rate,
         Duration lease, int shards, Path dir) {
-      this(duration, keepRunning, pods, accounts, concurrency, rate, lease, shards, dir, null);
+      this(duration, keepRunning, pods, accounts, concurrency, rate, lease, shards, dir, null, false);
     }
   }
 
@@ -67,6 +68,7 @@ public final class DemoRun {
   private ManagedProcess leadingManager;
   /** Kill of the leading manager to the first config in which the pod added after it owns shards (ms), or -1. */
   private volatile long leaderChangeMillis = -1;
+  private DemoCerts certs;
 
   public DemoRun(Options options, PrintStream out) {
     this.o = options;
@@ -102,10 +104,17 @@ public final class DemoRun {
     Sharding client = null;
     Reporter reporter = null;
     try {
-      ManagedProcess manager = processes.start(storeUri == null
-          ? AtollProcesses.manager("manager", 0, o.dir().resolve("manager"), o.shards(), o.lease(), "--http-port", "0")
-          : AtollProcesses.manager("manager-1", 0, o.dir().resolve("manager"), o.shards(), o.lease(), "--http-port",
-              "0", "--store", storeUri));
+      List<String> managerArgs = new ArrayList<>(List.of("--http-port", "0"));
+      if (o.secure()) {
+        certs = DemoCerts.create(o.dir().resolve("certs"), o.pods() + 1);
+        managerArgs.addAll(certs.manager());
+        say("mutual TLS: a CA, certificates and the manager's signing key in " + o.dir().resolve("certs"));
+      }
+      if (storeUri != null) {
+        managerArgs.addAll(List.of("--store", storeUri));
+      }
+      ManagedProcess manager = processes.start(AtollProcesses.manager(storeUri == null ? "manager" : "manager-1", 0,
+          o.dir().resolve("manager"), o.shards(), o.lease(), managerArgs.toArray(new String[0])));
       PodAddress leaderAddress = manager.awaitAddress(Duration.ofSeconds(60));
       String managerHttp = manager.awaitLog(java.util.regex.Pattern.compile("http on (\\S+:\\d+)"),
           Duration.ofSeconds(30));
@@ -115,7 +124,7 @@ public final class DemoRun {
       if (storeUri != null) {
         leadingManager = manager;
         standbyManager = processes.start(AtollProcesses.manager("manager-2", 0, o.dir().resolve("manager"),
-            o.shards(), o.lease(), "--http-port", "0", "--store", storeUri));
+            o.shards(), o.lease(), managerArgs.toArray(new String[0])));
         String standbyAt = standbyManager.awaitLog(java.util.regex.Pattern.compile("standing by on (\\S+:\\d+)"),
             Duration.ofSeconds(60));
         say("standby manager up on " + standbyAt + " (it takes over when the leader's store lease lapses)");
@@ -130,7 +139,11 @@ public final class DemoRun {
         names.put(p.awaitAddress(Duration.ofSeconds(60)), p.name());
       }
       PrometheusMeterRegistry clientMetrics = Probes.registry();
-      client = Sharding.builder().manager(managerAddress).clientOnly()
+      Sharding.Builder clientBuilder = Sharding.builder();
+      if (certs != null) {
+        certs.client(clientBuilder);
+      }
+      client = clientBuilder.manager(managerAddress).clientOnly()
           .observer(new PodMetrics(clientMetrics))
           .sendTimeout(Duration.ofSeconds(10)).askTimeout(Duration.ofSeconds(10)).start();
       reporter = Reporter.start(managerHttp, "demo client", clientMetrics);
@@ -177,8 +190,9 @@ public final class DemoRun {
     }
   }
 
-  private static ManagedProcess startPod(ProcessCluster processes, int i, String managers, String url) {
-    return processes.start(AtollProcesses.pod("pod-" + i, managers, url, List.of()));
+  private ManagedProcess startPod(ProcessCluster processes, int i, String managers, String url) {
+    return processes.start(AtollProcesses.pod("pod-" + i, managers, url,
+        certs == null ? List.of() : certs.pod("pod-" + i)));
   }
 
   private void timeline(ProcessCluster processes, Sharding client, Ledger ledger, String manager, String url,

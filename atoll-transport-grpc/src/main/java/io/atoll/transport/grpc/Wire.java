@@ -9,6 +9,8 @@ import io.atoll.core.PodVersion;
 import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.proto.PodInfo;
 import io.atoll.transport.grpc.proto.PodRef;
+import io.atoll.transport.grpc.security.Role;
+import io.atoll.transport.grpc.security.WireSecurity;
 import io.grpc.BindableService;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
@@ -177,10 +179,19 @@ public final class Wire {
    * gRPC's own back-off (from about 1 s, growing to 2 min); {@link #reconnecting} cuts it short.
    */
   public static ManagedChannel channel(PodAddress address) {
-    return NettyChannelBuilder.forAddress(address.host(), address.port())
+    return channel(address, WireSecurity.PLAINTEXT, Role.POD);
+  }
+
+  /**
+   * As {@link #channel(PodAddress)}, secured by {@code security}: with TLS, the server must
+   * present a certificate of the cluster's CA holding {@code server}'s role.
+   */
+  public static ManagedChannel channel(PodAddress address, WireSecurity security, Role server) {
+    NettyChannelBuilder b = NettyChannelBuilder.forAddress(address.host(), address.port());
+    security.configure(b, server);
+    return b
         .eventLoopGroup(Io.GROUP)
         .channelType(Io.CLIENT)
-        .usePlaintext()
         .directExecutor()
         .maxInboundMessageSize(MAX_GRPC_MESSAGE_BYTES)
         .keepAliveTime(KEEPALIVE_SECONDS, TimeUnit.SECONDS)
@@ -196,6 +207,15 @@ public final class Wire {
    * @throws UncheckedIOException if the address cannot be bound, naming it
    */
   public static Server startServer(String host, int port, List<BindableService> services) {
+    return startServer(host, port, services, WireSecurity.PLAINTEXT);
+  }
+
+  /**
+   * As {@link #startServer(String, int, List)}, secured by {@code security}: with TLS, callers
+   * must present a certificate of the cluster's CA, and each call is admitted only from the roles
+   * {@link io.atoll.transport.grpc.security.AccessPolicy} allows.
+   */
+  public static Server startServer(String host, int port, List<BindableService> services, WireSecurity security) {
     NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
         .bossEventLoopGroup(Io.GROUP)
         .workerEventLoopGroup(Io.GROUP)
@@ -216,6 +236,7 @@ public final class Wire {
         .permitKeepAliveTime(KEEPALIVE_SECONDS / 2, TimeUnit.SECONDS)
         .permitKeepAliveWithoutCalls(true);
     services.forEach(b::addService);
+    security.configure(b);
     try {
       return b.build().start();
     } catch (IOException e) {

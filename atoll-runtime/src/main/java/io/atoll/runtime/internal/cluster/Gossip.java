@@ -4,6 +4,7 @@ import io.atoll.core.ClusterConfig;
 import io.atoll.core.PodId;
 import io.atoll.core.Ticker;
 import io.atoll.transport.grpc.Wire;
+import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.proto.GossipRequest;
 import io.atoll.transport.grpc.proto.GossipResponse;
 import io.atoll.transport.grpc.proto.PodServiceGrpc;
@@ -32,11 +33,13 @@ public final class Gossip {
   private final View view;
   private final PeerChannels channels;
   private final Random random;
+  private final SignedConfigs configs;
   private final Map<PodId, Long> lastHint = new ConcurrentHashMap<>();
   private final Map<PodId, Long> lastSentEpoch = new ConcurrentHashMap<>();
 
   /** Gossip for {@code view}, over {@code channels}, choosing peers with {@code random}. */
-  public Gossip(Ticker ticker, View view, PeerChannels channels, Random random) {
+  public Gossip(Ticker ticker, View view, PeerChannels channels, Random random, SignedConfigs configs) {
+    this.configs = configs;
     this.ticker = ticker;
     this.view = view;
     this.channels = channels;
@@ -94,8 +97,9 @@ public final class Gossip {
     }
     GossipRequest.Builder req = GossipRequest.newBuilder().setFrom(Wire.ref(view.self())).setEpoch(v.epoch())
         .setClusterId(v.clusterId().toString());
-    if (send) {
-      req.setConfig(Wire.bytes(v));
+    ConfigBytes signed = configs.newest();
+    if (send && signed != null) {
+      req.setConfig(signed); // what the manager signed, as it arrived: never a config of this pod's making
     }
     PodServiceGrpc.newStub(channels.channel(peer)).withDeadlineAfter(1, TimeUnit.SECONDS).gossip(req.build(),
         new StreamObserver<GossipResponse>() {
@@ -103,7 +107,7 @@ public final class Gossip {
           public void onNext(GossipResponse r) {
             if (r.hasConfig()) {
               try {
-                view.onConfig(Wire.config(r.getConfig()));
+                view.onConfig(configs.fromPeer(r.getConfig(), "pod " + peer));
               } catch (RuntimeException e) {
                 log.debug("pod {}: ignored a gossiped config from {}: {}", view.self(), peer, e.getMessage());
               }

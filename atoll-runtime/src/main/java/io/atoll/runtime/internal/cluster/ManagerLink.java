@@ -1,5 +1,6 @@
 package io.atoll.runtime.internal.cluster;
 
+import com.google.protobuf.ByteString;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.Pod;
 import io.atoll.core.PodAddress;
@@ -23,6 +24,7 @@ import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
 import io.atoll.transport.grpc.proto.UnregisterRequest;
 import io.atoll.transport.grpc.proto.WatchRequest;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
@@ -96,13 +98,19 @@ public final class ManagerLink {
   private volatile ClientCallStreamObserver<WatchRequest> watchCall;
   private volatile long watchBackoffNanos;
   private volatile long renewBackoffNanos;
+  private final SignedConfigs configs;
+  /** The current incarnation's credential, from its Register; null before. */
+  private volatile Credential credential;
+
+  private record Credential(PodId pod, ByteString token) {}
 
   /**
    * A link to the managers of the settings over {@code managers} (the one {@link #fetchConfig}
    * used, so a pod keeps one connection to a manager); {@link #close} closes it.
    */
   public ManagerLink(PodContext ctx, ManagerAddresses managers, View view, Lease lease, PeerChannels peers,
-      Callback callback) {
+      Callback callback, SignedConfigs configs) {
+    this.configs = configs;
     this.ticker = ctx.ticker();
     this.settings = ctx.settings();
     this.view = view;
@@ -156,7 +164,8 @@ public final class ManagerLink {
    *
    * @throws IllegalStateException naming the managers and the last error if none answered
    */
-  public static ClusterConfig fetchConfig(ManagerAddresses managers, Ticker ticker, Duration timeout) {
+  public static ClusterConfig fetchConfig(ManagerAddresses managers, Ticker ticker, Duration timeout,
+      SignedConfigs configs) {
     long deadline = ticker.nanoTime() + timeout.toNanos();
     long backoff = 0;
     for (;;) {
@@ -165,9 +174,9 @@ public final class ManagerLink {
         ConfigBytes b = waitForReady(managers, ShardManagerServiceGrpc.newBlockingStub(
             Wire.reconnecting(managers.channel()))).withDeadlineAfter(2000, TimeUnit.MILLISECONDS)
             .getAssignments(GetAssignmentsRequest.getDefaultInstance());
-        return Wire.config(b);
+        return configs.fromManager(b);
       } catch (StatusRuntimeException e) {
-        if (ticker.nanoTime() - deadline > 0) {
+        if (e.getStatus().getCode() == Status.Code.PERMISSION_DENIED || ticker.nanoTime() - deadline > 0) {
           throw new IllegalStateException("cannot reach the shard manager at " + describe(managers) + " within "
               + timeout.toMillis() + " ms: " + Wire.describe(e) + "; is it running (atoll manager)?", e);
         }
@@ -204,7 +213,8 @@ public final class ManagerLink {
             throw new IllegalStateException("the shard manager at " + address + " has " + r.getNumberOfShards()
                 + " shards (expected: " + view.numberOfShards() + ")");
           }
-          ClusterConfig config = Wire.config(r.getConfig());
+          ClusterConfig config = configs.fromManager(r.getConfig());
+          credential = new Credential(me, r.getCredential());
           view.checkCluster(config, true); // never a lease from a manager of another cluster
           if (r.getManagerTerm() < term) {
             throw io.grpc.Status.FAILED_PRECONDITION.withDescription("the shard manager at " + address
@@ -254,7 +264,8 @@ public final class ManagerLink {
       ShardManagerServiceGrpc.newStub(Wire.reconnecting(managers.channel()))
           .withDeadlineAfter(deadline, TimeUnit.MILLISECONDS)
           .renewLease(
-          RenewLeaseRequest.newBuilder().setPod(Wire.ref(me)).setClusterId(view.clusterId().toString()).build(),
+          RenewLeaseRequest.newBuilder().setPod(Wire.ref(me)).setClusterId(view.clusterId().toString())
+              .setCredential(credentialOf(me)).build(),
           new StreamObserver<>() {
             @Override
             public void onNext(RenewLeaseResponse r) {
@@ -280,7 +291,11 @@ public final class ManagerLink {
               lease.renewalFailed(sent);
               renewing.set(false);
               outage.renewalFailed();
-              if (managers.failed(at, LeaderHint.of(t))) {
+              if (Status.fromThrowable(t).getCode() == Status.Code.PERMISSION_DENIED && me.equals(view.self())) {
+                // a manager with another key took over: this incarnation's credential means nothing to it
+                callback.unknownToManager("the shard manager refused its credential: " + Status.fromThrowable(t)
+                    .getDescription());
+              } else if (managers.failed(at, LeaderHint.of(t))) {
                 retryRenewalSoon(); // another manager: try it before the next period
               }
             }
@@ -327,7 +342,7 @@ public final class ManagerLink {
             public void onNext(ConfigBytes b) {
               watchBackoffNanos = 0;
               try {
-                view.onManagerConfig(Wire.config(b));
+                view.onManagerConfig(configs.fromManager(b));
               } catch (RuntimeException e) {
                 log.warn("pod {}: ignored a config from the manager: {}", view.self(), e.getMessage());
               }
@@ -365,7 +380,9 @@ public final class ManagerLink {
   /** Tells the manager this pod leaves; waits up to five seconds. */
   public void unregister() {
     try {
-      blocking(managers.channel(), 5000).unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(view.self()))
+      PodId me = view.self();
+      blocking(managers.channel(), 5000).unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(me))
+          .setCredential(credentialOf(me))
           .build());
       log.info("pod {} unregistered", view.self());
     } catch (StatusRuntimeException e) {
@@ -384,7 +401,8 @@ public final class ManagerLink {
     lastUnhealthy.put(peer, now);
     try {
       async().withDeadlineAfter(2, TimeUnit.SECONDS).notifyUnhealthyPod(NotifyUnhealthyPodRequest.newBuilder()
-          .setPod(Wire.ref(peer)).setReporter(Wire.ref(view.self())).build(), new StreamObserver<>() {
+          .setPod(Wire.ref(peer)).setReporter(Wire.ref(view.self())).setCredential(credentialOf(view.self())).build(),
+          new StreamObserver<>() {
             @Override
             public void onNext(NotifyUnhealthyPodResponse v) {}
 
@@ -397,6 +415,12 @@ public final class ManagerLink {
     } catch (RuntimeException e) {
       // best effort
     }
+  }
+
+  /** The credential of incarnation {@code me}, or empty if it has none (not registered yet). */
+  private ByteString credentialOf(PodId me) {
+    Credential c = credential;
+    return c != null && c.pod().equals(me) ? c.token() : ByteString.EMPTY;
   }
 
   /** Forgets the reports of pods not in {@code live} (the active peers of the current view). */

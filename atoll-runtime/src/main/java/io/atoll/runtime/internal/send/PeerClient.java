@@ -11,6 +11,7 @@ import io.atoll.runtime.internal.util.LoopDrain;
 import io.atoll.runtime.internal.util.PodContext;
 import io.atoll.runtime.internal.util.Scheduler;
 import io.atoll.transport.grpc.Wire;
+import io.atoll.transport.grpc.security.Role;
 import io.atoll.transport.grpc.proto.DeliverBatch;
 import io.atoll.core.ClusterId;
 import java.util.function.Supplier;
@@ -90,7 +91,7 @@ final class PeerClient {
     this.scheduler = ctx.scheduler();
     this.maxMessageBytes = ctx.settings().maxMessageBytes();
     this.peer = peer;
-    this.channel = Wire.channel(peer.address());
+    this.channel = Wire.channel(peer.address(), ctx.settings().security(), Role.POD);
   }
 
   void enqueue(Pending p) {

@@ -5,6 +5,7 @@ import io.atoll.core.PodVersion;
 import io.atoll.core.ShardHasher;
 import io.atoll.core.Ticker;
 import io.atoll.runtime.ShardingObserver;
+import io.atoll.transport.grpc.security.WireSecurity;
 import java.time.Duration;
 
 /**
@@ -32,6 +33,7 @@ import java.time.Duration;
  * @param advertise the address announced to the manager and peers, or null for {@code host} and the
  *     bound port
  * @param managers every shard manager address, {@code manager} first; the pod follows the leader
+ * @param security plaintext, or mutual TLS with this pod's certificate
  */
 public record PodSettings(
     PodAddress manager,
@@ -53,7 +55,8 @@ public record PodSettings(
     ShardingObserver observer,
     int maxQueued,
     PodAddress advertise,
-    java.util.List<PodAddress> managers) {
+    java.util.List<PodAddress> managers,
+    WireSecurity security) {
 
   /** Validates the manager addresses. */
   public PodSettings {
@@ -68,9 +71,10 @@ public record PodSettings(
   public PodSettings(PodAddress manager, String host, int port, PodVersion version, Duration askTimeout,
       Duration sendTimeout, int bufferSize, int maxInFlight, int maxMessageBytes, Duration terminationTimeout,
       Duration gossipInterval, Duration startTimeout, boolean clientOnly, boolean keepServingWhileManagerDown,
-      ShardHasher hasher, Ticker ticker, ShardingObserver observer, int maxQueued, PodAddress advertise) {
+      ShardHasher hasher, Ticker ticker, ShardingObserver observer, int maxQueued, PodAddress advertise,
+      WireSecurity security) {
     this(manager, host, port, version, askTimeout, sendTimeout, bufferSize, maxInFlight, maxMessageBytes,
         terminationTimeout, gossipInterval, startTimeout, clientOnly, keepServingWhileManagerDown, hasher, ticker,
-        observer, maxQueued, advertise, java.util.List.of(manager));
+        observer, maxQueued, advertise, java.util.List.of(manager), security);
   }
 }

@@ -48,7 +48,7 @@ class PeerMemoryTest {
 
   @Test
   void gossipForgetsPodsThatLeftTheConfig() {
-    Gossip gossip = new Gossip(Ticker.SYSTEM, view, peer -> nowhere, new Random(1));
+    Gossip gossip = new Gossip(Ticker.SYSTEM, view, peer -> nowhere, new Random(1), new SignedConfigs());
     for (int i = 0; i < 100; i++) {
       gossip.onNotOwner(pod(i), 1, 5); // a claim newer than the view's: remembered as a hint
     }
@@ -74,7 +74,7 @@ class PeerMemoryTest {
     });
     ManagerAddresses channel = new ManagerAddresses(java.util.List.of(new PodAddress("127.0.0.1", 1)), Wire::channel);
     ManagerLink link = new ManagerLink(TestSettings.context(Ticker.SYSTEM), channel, view, lease, peer -> nowhere,
-        why -> { });
+        why -> { }, new SignedConfigs());
     try {
       for (int i = 0; i < 100; i++) {
         link.notifyUnhealthy(pod(i));

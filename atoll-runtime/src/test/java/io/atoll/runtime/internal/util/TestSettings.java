@@ -17,7 +17,7 @@ public final class TestSettings {
     return new PodSettings(new PodAddress("127.0.0.1", 1), "127.0.0.1", 0, PodVersion.of("1"),
         Duration.ofSeconds(5), Duration.ofSeconds(5), 100, 1000, 1 << 20, Duration.ofSeconds(1),
         Duration.ofSeconds(1), Duration.ofSeconds(1), false, true, ShardHasher.DEFAULT, ticker,
-        ShardingObserver.NONE, 10_000, null);
+        ShardingObserver.NONE, 10_000, null, io.atoll.transport.grpc.security.WireSecurity.PLAINTEXT);
   }
 
   /** A context of those settings whose scheduler runs nothing. */
