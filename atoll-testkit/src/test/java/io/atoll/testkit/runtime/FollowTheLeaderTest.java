@@ -5,29 +5,34 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.atoll.core.PodAddress;
 import io.atoll.manager.StandbyServer;
 import io.atoll.runtime.Sharding;
-import io.atoll.store.file.FileAssignmentStore;
+import io.atoll.core.spi.AssignmentStore;
 import io.atoll.testkit.LocalCluster;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
  * Pods given several manager addresses find the leader through a standby's answer, and follow the
- * leadership when the standby takes over: real managers, a real standby, real gRPC, a file store.
+ * leadership when the standby takes over: real managers, a real standby server, real gRPC, a file
+ * store. The standby's view of who leads is given by the test (what the store's lease names).
  */
 class FollowTheLeaderTest {
 
   @Test
   void aPodStartedAtTheStandbyFindsTheLeaderAndFollowsATakeover() throws Exception {
-    try (LocalCluster cluster = LocalCluster.builder().shards(12).podTemplate(new Counter.Pods()).start();
-        FileAssignmentStore watching = FileAssignmentStore.open(cluster.dir().resolve("manager"))) {
+    try (LocalCluster cluster = LocalCluster.builder().shards(12).podTemplate(new Counter.Pods()).start()) {
       PodAddress leader = cluster.managerAddress();
       long term = cluster.manager().term();
-      StandbyServer standby = StandbyServer.start("127.0.0.1", 0, watching::leader);
+      // Who leads, as the store would say (the holder of the live lease is host:port).
+      AtomicReference<Optional<AssignmentStore.Leader>> leads =
+          new AtomicReference<>(Optional.of(new AssignmentStore.Leader(leader.toString(), term)));
+      StandbyServer standby = StandbyServer.start("127.0.0.1", 0, leads::get);
       PodAddress standbyAt = standby.address();
       String both = standbyAt + "," + leader; // the standby first: the pod must be sent on
       Sharding a = cluster.adopt(cluster.podBuilder().manager(both).start());
@@ -38,6 +43,7 @@ class FollowTheLeaderTest {
 
       // The leader goes; the standby takes over on its own address.
       cluster.stopManager();
+      leads.set(Optional.empty());
       standby.close();
       cluster.startManager(standbyAt.port());
       assertThat(cluster.manager().term()).isGreaterThan(term);
