@@ -273,14 +273,21 @@ public final class KvDemoRun {
         out.printf("  keys handed off for the join    about %d (%d keys/s; sampled once a second), client errors"
             + " meanwhile %d%n", moved, moved * 1000 / ms, errorsAtShare - errorsAtJoin);
       }
-      out.printf("  kv2 left gracefully             %s%n", leftClean ? "yes, every slot handed over" : "NO");
-      out.printf("  slots served again after kill   %s (bound: lease + 2 s = %d ms)%n",
-          rehomeMs < 0 ? "never" : rehomeMs + " ms", bound);
+      if (!o.joinOnly()) {
+        out.printf("  kv2 left gracefully             %s%n", leftClean ? "yes, every slot handed over" : "NO");
+        out.printf("  slots served again after kill   %s (bound: lease + 2 s = %d ms)%n",
+            rehomeMs < 0 ? "never" : rehomeMs + " ms", bound);
+      }
       out.printf("  keys written                    %d%n", written);
       out.printf("  acknowledged writes lost        %d%n", lost);
-      out.printf("  ... of the killed node's slots  %d (not replicated: lost with kv3, expected)%n", lostKilled);
+      if (!o.joinOnly()) {
+        out.printf("  ... of the killed node's slots  %d (not replicated: lost with kv3, expected)%n", lostKilled);
+      }
       out.printf("  stale reads                     %d (and %d reads of keys lost with kv3)%n", load.staleReads(),
           load.lostReads());
+      if (o.preload() > 0) {
+        out.printf("  preloaded keys (not checked)    %d%n", o.preload());
+      }
       out.printf("  unreadable at the end           %d%n", unreadable);
       boolean ok = lost == 0 && load.staleReads() == 0 && unreadable == 0 && joinShareAt >= 0 && load.ops() > 0
           && (o.joinOnly() || (rehomeMs >= 0 && rehomeMs <= bound && leftClean));
