@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Atoll and Pekko Cluster Sharding side by side, in one run: per pair the loopback floor, then
 # Atoll's load generator, then Pekko's (fresh JVMs, A B A B ...), then the side-by-side table of
-# docs/benchmarks.md is rewritten between its markers. Run from anywhere; about 11 minutes with
+# docs/benchmarks.md is rewritten between its markers. Run from anywhere; 11–16 minutes with
 # the defaults on a 2-core machine.
 #
 #   atoll-bench/side-by-side.sh [--no-build] [--pairs 3] [--seconds 3] [--warmup 2] [--idle 100000]
