@@ -112,7 +112,7 @@ class HeadOfLineTest {
         .atMost(Duration.ofSeconds(15)).until(() -> replies.containsKey(other));
     assertThat(replies.get(other).getAccepted()).isTrue();
     long refused = count("stuck", r -> r.getFailure().getCode() == Failure.Code.OVERLOADED);
-    assertThat(refused).as("refused at once: the blocked entity's mailbox is bounded").isGreaterThan(4_000);
+    assertThat(refused).as("refused at once: the blocked entity's mailbox is bounded").isGreaterThan(3_900); // 6,000 less at most 2,048 queued
 
     gate.countDown();
     Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> replies.size() == nextId);

@@ -57,10 +57,12 @@ public final class EntityHost implements InstanceHost {
 
   /**
    * Most messages one entity's mailbox links (or the pod's {@code maxQueued}, if lower); more are
-   * refused as overloaded. A quarter of what one inbound stream lets wait, so that an entity whose
-   * handler blocks cannot fill a stream's backlog alone and stop the stream for every other entity.
+   * refused as overloaded. Half of what one inbound stream lets wait, so that an entity whose
+   * handler blocks cannot fill a stream's backlog alone and stop the stream for every other entity
+   * (several can, until their messages' deadlines pass: see {@link InboundStream}), while a burst
+   * of a couple of thousand messages to one entity still queues.
    */
-  static final int MAX_QUEUED_PER_ENTITY = InboundStream.MAX_QUEUED / 4;
+  static final int MAX_QUEUED_PER_ENTITY = InboundStream.MAX_QUEUED / 2;
 
   /** What the host reports upward. */
   public interface Callback {

@@ -48,7 +48,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * then holds the sender back, so a fast or misbehaving sender cannot grow this pod's memory
  * without bound. It reads again once the backlog is under half of each bound.
  *
- * <p><b>No head-of-line blocking.</b> One entity's mailbox holds at most a quarter of
+ * <p><b>No head-of-line blocking.</b> One entity's mailbox holds at most half of
  * {@link #MAX_QUEUED} (more are refused as overloaded, see {@code EntityHost}), so an entity whose
  * handler blocks cannot stop the stream alone. And while the stream is stopped, every envelope
  * whose deadline passes in its mailbox is answered TIMEOUT and leaves the backlog at once, not
