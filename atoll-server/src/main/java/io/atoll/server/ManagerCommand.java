@@ -192,7 +192,7 @@ final class ManagerCommand implements Callable<Integer> {
         try {
           waited = standBy(storeSpec, settings, listenPort, stopping);
         } catch (RuntimeException e) {
-          System.err.println("atoll manager: cannot stand by: " + e.getMessage());
+          System.err.println("atoll manager: cannot start: " + e.getMessage());
           if (dashboard != null) {
             dashboard.close();
           }
