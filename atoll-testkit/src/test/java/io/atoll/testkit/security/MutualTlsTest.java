@@ -243,8 +243,9 @@ class MutualTlsTest {
               StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isIn(Status.Code.UNAVAILABLE,
                   Status.Code.UNAUTHENTICATED));
     }
-    await().atMost(Duration.ofSeconds(5)).until(() -> count(managerRefusals, "refused client", "O=Atoll") >= 1);
-    assertThat(count(managerRefusals, "refused client", "CN=victim")).as("logged once").isEqualTo(1);
+    // The client's key manager finds no certificate of the issuers the server asks for, so it sends
+    // none: the refusal names the peer's address, once (shared with the no-certificate case).
+    assertThat(count(managerRefusals, "no client certificate", "127.0.0.1")).as("logged once").isEqualTo(1);
   }
 
   @Test
