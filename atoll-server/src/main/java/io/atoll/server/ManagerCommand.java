@@ -42,7 +42,7 @@ final class ManagerCommand implements Callable<Integer> {
 
   @Option(names = "--signing-key", description = "The manager's Ed25519 key (PEM, atoll certs writes signing.key): it"
       + " signs every config and hand-off and issues pod credentials. Managers that may take over from each other"
-      + " share it; without it a key is made at start, and pods registered with a previous manager register again.")
+      + " share it; without it the key is <data-dir>/signing.key, made on first start.")
   Path signingKey;
 
   @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
