@@ -48,7 +48,7 @@ final class ManagerCommand implements Callable<Integer> {
 
   @Option(names = "--signing-key", description = "The manager's Ed25519 key (PEM, atoll certs writes signing.key): it"
       + " signs every config and hand-off and issues pod credentials. Managers that may take over from each other"
-      + " share it; without it a key is made at start, and pods registered with a previous manager register again.")
+      + " share it; without it the key is <data-dir>/signing.key, made on first start.")
   Path signingKey;
 
   @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
@@ -132,6 +132,27 @@ final class ManagerCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * The key kept in the data directory when no --signing-key is given, made on first start, so a
+   * manager restarted (or a standby on the same directory) keeps verifying its pods' credentials.
+   */
+  private Path localKey() throws java.io.IOException {
+    Path f = dataDir.toAbsolutePath().resolve("signing.key");
+    if (!java.nio.file.Files.exists(f)) {
+      java.nio.file.Files.createDirectories(f.getParent());
+      Path tmp = f.resolveSibling("signing.key.tmp");
+      java.nio.file.Files.writeString(tmp, ConfigSigner.newKeyPem());
+      try {
+        java.nio.file.Files.setPosixFilePermissions(tmp,
+            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+      } catch (UnsupportedOperationException e) {
+        // not a POSIX file system
+      }
+      java.nio.file.Files.move(tmp, f, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+    return f;
+  }
+
   @Override
   public Integer call() throws Exception {
     ManagerSettings settings;
@@ -158,8 +179,8 @@ final class ManagerCommand implements Callable<Integer> {
       if (httpPort >= 0) {
         tls.checkBind("--http-host", httpHost, false);
       }
-      security = new ManagerSecurity(wire, signingKey != null ? ConfigSigner.load(signingKey) : ConfigSigner.generate());
-    } catch (IllegalArgumentException e) {
+      security = new ManagerSecurity(wire, ConfigSigner.load(signingKey != null ? signingKey : localKey()));
+    } catch (IllegalArgumentException | java.io.IOException e) {
       System.err.println("atoll manager: " + e.getMessage());
       return 2;
     }
@@ -236,8 +257,8 @@ final class ManagerCommand implements Callable<Integer> {
       }
       System.out.println("atoll manager listening on " + manager.address() + " (term " + manager.term() + ", "
           + shards + " shards, " + storeSpec.describe() + ")");
-      System.out.println("atoll manager security: " + security.wire() + (signingKey != null ? ", signing key "
-          + signingKey : ", a signing key made at start"));
+      System.out.println("atoll manager security: " + security.wire() + ", signing key "
+          + (signingKey != null ? signingKey : dataDir.toAbsolutePath().resolve("signing.key")));
       HttpEndpoint http = httpRunning.get();
       if (http != null) {
         System.out.println("atoll manager http on " + http.address() + " (dashboard http://" + http.address() + "/)");

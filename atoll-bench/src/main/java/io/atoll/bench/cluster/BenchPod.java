@@ -14,7 +14,11 @@ public final class BenchPod {
 
   /** Runs the pod until the process is stopped. */
   public static void main(String[] args) throws InterruptedException {
-    Sharding pod = Sharding.builder().manager(args[0]).register(BenchCounter.TYPE, ctx -> new BenchCounter())
+    Sharding.Builder b = Sharding.builder();
+    if (args.length == 4) { // mutual TLS: ca, certificate, key
+      b.tls(java.nio.file.Path.of(args[1]), java.nio.file.Path.of(args[2]), java.nio.file.Path.of(args[3]));
+    }
+    Sharding pod = b.manager(args[0]).register(BenchCounter.TYPE, ctx -> new BenchCounter())
         .terminationTimeout(Duration.ofSeconds(2)).start();
     System.out.println("bench pod listening on " + pod.podId().address());
     System.out.flush();

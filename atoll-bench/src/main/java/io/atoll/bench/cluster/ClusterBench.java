@@ -3,6 +3,13 @@ package io.atoll.bench.cluster;
 import io.atoll.bench.sidebyside.BenchArgs;
 import io.atoll.bench.sidebyside.ConfirmedTells;
 import io.atoll.bench.sidebyside.Results;
+import io.atoll.core.spi.PodHealth;
+import io.atoll.manager.ManagerObserver;
+import io.atoll.manager.ManagerSecurity;
+import io.atoll.testkit.tls.DevCa;
+import io.atoll.transport.grpc.security.ConfigSigner;
+import io.atoll.transport.grpc.security.Role;
+import io.atoll.transport.grpc.security.WireSecurity;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.ShardHasher;
 import io.atoll.manager.ManagerSettings;
@@ -45,7 +52,9 @@ import java.util.function.Function;
  * local-ask-64, local-ask-1, local-ask-1-vt, local-tell, local-tell-acked, idle-heap, join,
  * first-message ("-vt": the caller is a virtual thread). The tell scenarios ignore each tell's
  * future and confirm the handled count in batches, as the Pekko peer must; "-acked" waits for
- * every tell's acknowledgement instead (8192 in flight). Public for the command line; not API.
+ * every tell's acknowledgement instead (8192 in flight). A remote scenario with "-tls" appended
+ * runs every connection as mutual TLS (certificates made for the run); name both, alternating, to
+ * compare them in one run. Public for the command line; not API.
  */
 public final class ClusterBench {
 
@@ -56,6 +65,7 @@ public final class ClusterBench {
   private final ProcessCluster processes;
   private final List<Sharding> shardings = new ArrayList<>();
   private ShardManager manager;
+  private Path certs;
 
   private ClusterBench(int seconds, int warmup, int idle) throws IOException {
     this.seconds = seconds;
@@ -91,6 +101,15 @@ public final class ClusterBench {
   }
 
   private Map<String, Double> run(String scenario) throws Exception {
+    if (scenario.startsWith("remote-") && scenario.endsWith("-tls")) {
+      certs = dir.resolve("certs");
+      DevCa ca = DevCa.create("bench", Duration.ofDays(1));
+      ca.writeCa(certs);
+      ca.issue(Role.MANAGER, "manager", List.of()).write(certs, "manager");
+      ca.issue(Role.POD, "pod", List.of()).write(certs, "pod");
+      ca.issue(Role.POD, "client", List.of()).write(certs, "client");
+      scenario = scenario.substring(0, scenario.length() - "-tls".length());
+    }
     return switch (scenario) {
       case "remote-ask-64" -> throughput(remote(1), 64, true);
       case "remote-ask-1" -> latency(remote(1));
@@ -116,7 +135,15 @@ public final class ClusterBench {
   private void startManager(int shards) {
     ManagerSettings s = ManagerSettings.defaults().withNumberOfShards(shards)
         .withRebalanceIntervals(Duration.ofSeconds(20), Duration.ofSeconds(1));
-    manager = ShardManager.start(s, FileAssignmentStore.open(dir.resolve("manager")), "127.0.0.1", 0);
+    manager = certs == null
+        ? ShardManager.start(s, FileAssignmentStore.open(dir.resolve("manager")), "127.0.0.1", 0)
+        : ShardManager.start(s, FileAssignmentStore.open(dir.resolve("manager")), PodHealth.LEASE_ONLY, "127.0.0.1", 0,
+            io.atoll.core.Ticker.SYSTEM, new java.util.Random(), ManagerObserver.NONE,
+            new ManagerSecurity(security("manager"), ConfigSigner.generate()));
+  }
+
+  private WireSecurity security(String name) {
+    return WireSecurity.tls(certs.resolve("ca.pem"), certs.resolve(name + ".pem"), certs.resolve(name + ".key"));
   }
 
   private void startPods(int n) {
@@ -132,7 +159,9 @@ public final class ClusterBench {
   private ManagedProcess startPod() {
     // A pod measured at full speed: a 1 GB heap and the JVM's default collector and compilers.
     ProcessSpec.Builder spec = ProcessSpec.builder("pod-" + processes.processes().size(), BenchPod.class.getName())
-        .heap("1g").quickStart(false).args(manager.address().toString());
+        .heap("1g").quickStart(false).args(certs == null ? List.of(manager.address().toString())
+            : List.of(manager.address().toString(), certs.resolve("ca.pem").toString(),
+                certs.resolve("pod.pem").toString(), certs.resolve("pod.key").toString()));
     String extra = System.getProperty("bench.podJvmArgs", "");
     if (!extra.isBlank()) {
       spec.jvmOptions(List.of(extra.trim().split("\\s+"))); // e.g. a flight recording of the pod
@@ -143,7 +172,11 @@ public final class ClusterBench {
   private Sharding remote(int pods) throws Exception {
     startManager(300);
     startPods(pods);
-    Sharding client = Sharding.builder().manager(manager.address().toString()).clientOnly()
+    Sharding.Builder b = Sharding.builder();
+    if (certs != null) {
+      b.security(security("client"));
+    }
+    Sharding client = b.manager(manager.address().toString()).clientOnly()
         .askTimeout(Duration.ofSeconds(30)).sendTimeout(Duration.ofSeconds(30)).start();
     shardings.add(client);
     awaitOwned(client, pods);

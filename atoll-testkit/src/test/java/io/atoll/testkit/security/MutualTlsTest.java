@@ -85,7 +85,7 @@ class MutualTlsTest {
   }
 
   @TempDir
-  Path dir;
+  static Path dir;
   Path certs;
   final List<String> managerRefusals = new CopyOnWriteArrayList<>();
   final List<String> victimRefusals = new CopyOnWriteArrayList<>();
@@ -236,12 +236,16 @@ class MutualTlsTest {
             .keyManager(f.resolve("pod.pem").toFile(), f.resolve("pod.key").toFile()).build()).build();
     channels.add(half);
     for (int i = 0; i < 3; i++) {
+      // The JDK's TLS drops an untrusted client certificate (the server asks for one without
+      // requiring it), so the call arrives without one and is refused as unauthenticated.
       assertThatThrownBy(() -> ShardManagerServiceGrpc.newBlockingStub(half).withDeadlineAfter(5, TimeUnit.SECONDS)
           .getAssignments(GetAssignmentsRequest.getDefaultInstance())).isInstanceOfSatisfying(
-              StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+              StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isIn(Status.Code.UNAVAILABLE,
+                  Status.Code.UNAUTHENTICATED));
     }
-    await().atMost(Duration.ofSeconds(5)).until(() -> count(managerRefusals, "refused client", "O=Atoll") >= 1);
-    assertThat(count(managerRefusals, "refused client", "CN=victim")).as("logged once").isEqualTo(1);
+    // The client's key manager finds no certificate of the issuers the server asks for, so it sends
+    // none: the refusal names the peer's address, once (shared with the no-certificate case).
+    assertThat(count(managerRefusals, "no client certificate", "127.0.0.1")).as("logged once").isEqualTo(1);
   }
 
   @Test
