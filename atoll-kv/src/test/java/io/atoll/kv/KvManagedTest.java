@@ -68,7 +68,7 @@ class KvManagedTest {
   @BeforeEach
   void startManager() {
     settings = ManagerSettings.defaults().withNumberOfShards(16384)
-        .withLease(Duration.ofMillis(1500), Duration.ofMillis(300))
+        .withLease(Duration.ofSeconds(4), Duration.ofMillis(500))
         .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(4))
         .withRebalanceIntervals(Duration.ofSeconds(2), Duration.ofMillis(500))
         .withAllocation(RebalanceLimits.UNLIMITED, AllocationStrategy.versionAware());
@@ -207,9 +207,10 @@ class KvManagedTest {
     clients.add(client::shutdown);
     try (StatefulRedisConnection<String, String> c = client.connect(RedisURI.create("127.0.0.1", a.port()))) {
       c.sync().set("{k}1", "v");
-      // Renewals carry the incarnation's credential: the manager keeps the node alive for many
-      // leases (1.5 s each), and the node keeps serving.
-      await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(8)).until(() ->
+      // Renewals carry the incarnation's credential: the manager keeps the node alive lease after
+      // lease (4 s each; without the credential every renewal is refused and it is declared dead
+      // within one lease and the margin), and the node keeps serving.
+      await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(15)).until(() ->
           manager.config().activePods().size() == 1 && a.ownedSlots() == 16384);
       assertThat(c.sync().get("{k}1")).isEqualTo("v");
       assertThat(c.sync().clusterInfo()).contains("atoll_serving:1");

@@ -50,7 +50,7 @@ class KvTlsTest {
     ca.issue(Role.MANAGER, "manager", List.of()).write(certs, "manager");
     ca.issue(Role.POD, "kv1", List.of()).write(certs, "kv1");
     ManagerSettings settings = ManagerSettings.defaults().withNumberOfShards(16384)
-        .withLease(Duration.ofMillis(1500), Duration.ofMillis(300));
+        .withLease(Duration.ofSeconds(4), Duration.ofMillis(500));
     try (ShardManager manager = ShardManager.start(settings, FileAssignmentStore.open(dir.resolve("store")),
         PodHealth.LEASE_ONLY, "127.0.0.1", 0, Ticker.SYSTEM, new Random(), ManagerObserver.NONE,
         new ManagerSecurity(security(certs, "manager"), ConfigSigner.generate()))) {
@@ -64,7 +64,7 @@ class KvTlsTest {
       try (KvServer node = KvServer.startManaged(KvSettings.defaults(port2, dir.resolve("kv1")), KvObserver.NONE,
           managers, security(certs, "kv1"), Duration.ofSeconds(10), () -> { })) {
         // Lease renewals over TLS carry the credential; the node keeps its slots lease after lease.
-        await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(20)).until(() ->
+        await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(25)).until(() ->
             node.ownedSlots() == 16384 && manager.config().activePods().size() == 1);
         assertThat(node.clusterOk()).isTrue();
       }
