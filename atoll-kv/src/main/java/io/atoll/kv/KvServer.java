@@ -40,6 +40,8 @@ import io.atoll.core.PodAddress;
 import io.atoll.kv.internal.cluster.Health;
 import io.atoll.kv.internal.managed.ManagedConfigs;
 import io.atoll.kv.internal.managed.ManagedNode;
+import io.atoll.transport.grpc.security.WireSecurity;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -115,11 +117,30 @@ public final class KvServer implements AutoCloseable {
    */
   public static KvServer startManaged(KvSettings s, KvObserver observer, PodAddress manager, Duration registerTimeout,
       Runnable onDeclaredDead) {
-    KvServer server = start(s, observer, java.util.Objects.requireNonNull(manager, "manager"), registerTimeout);
+    return startManaged(s, observer, List.of(java.util.Objects.requireNonNull(manager, "manager")),
+        WireSecurity.PLAINTEXT, registerTimeout, onDeclaredDead);
+  }
+
+  /**
+   * As {@link #startManaged(KvSettings, KvObserver, PodAddress, Duration, Runnable)}, with every
+   * manager of the cluster (a leader and its standbys: the node registers with the leader and
+   * follows the one that takes over) and the transport security the managers use: with mutual
+   * TLS, the node holds a pod certificate of the cluster's CA, talks to the managers over TLS and
+   * takes only the manager's calls on its control port. Either way, configs and hand-offs count
+   * only if signed by the manager's key.
+   *
+   * @throws IllegalArgumentException if {@code managers} is empty
+   */
+  public static KvServer startManaged(KvSettings s, KvObserver observer, List<PodAddress> managers,
+      WireSecurity security, Duration registerTimeout, Runnable onDeclaredDead) {
+    if (managers.isEmpty()) {
+      throw new IllegalArgumentException("managers: none (expected: at least one host:port)");
+    }
+    KvServer server = start(s, observer, managers.get(0), registerTimeout);
     try {
-      server.managed = ManagedNode.start(manager, server.cluster.view().config().pod(server.cluster.view().me())
-          .orElseThrow().pod(), server.store, server.cluster, server.migrator, System::currentTimeMillis,
-          registerTimeout, onDeclaredDead);
+      server.managed = ManagedNode.start(managers, java.util.Objects.requireNonNull(security, "security"),
+          server.cluster.view().config().pod(server.cluster.view().me()).orElseThrow().pod(), server.store,
+          server.cluster, server.migrator, System::currentTimeMillis, registerTimeout, onDeclaredDead);
     } catch (RuntimeException e) {
       server.close();
       throw e;

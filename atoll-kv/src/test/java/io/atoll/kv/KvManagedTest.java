@@ -3,11 +3,26 @@ package io.atoll.kv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.atoll.core.PodAddress;
+import io.atoll.core.Ticker;
 import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.RebalanceLimits;
+import io.atoll.core.spi.AssignmentStore;
+import io.atoll.core.spi.PodHealth;
+import io.atoll.manager.ManagerObserver;
+import io.atoll.manager.ManagerSecurity;
 import io.atoll.manager.ManagerSettings;
 import io.atoll.manager.ShardManager;
+import io.atoll.manager.StandbyServer;
 import io.atoll.store.file.FileAssignmentStore;
+import io.atoll.transport.grpc.Wire;
+import io.atoll.transport.grpc.proto.PodServiceGrpc;
+import io.atoll.transport.grpc.proto.UnassignRequest;
+import io.atoll.transport.grpc.security.ConfigSigner;
+import io.atoll.transport.grpc.security.WireSecurity;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisURI;
@@ -25,6 +40,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,17 +59,26 @@ class KvManagedTest {
   Path dir;
 
   private ShardManager manager;
+  private ManagerSettings settings;
+  /** The managers' key (a standby taking over shares it, as with --signing-key). */
+  private final ConfigSigner signer = ConfigSigner.generate();
   private final List<KvServer> nodes = new ArrayList<>();
   private final List<AutoCloseable> clients = new ArrayList<>();
 
   @BeforeEach
   void startManager() {
-    ManagerSettings settings = ManagerSettings.defaults().withNumberOfShards(16384)
-        .withLease(Duration.ofMillis(1500), Duration.ofMillis(300))
+    settings = ManagerSettings.defaults().withNumberOfShards(16384)
+        .withLease(Duration.ofSeconds(4), Duration.ofMillis(500))
         .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(4))
         .withRebalanceIntervals(Duration.ofSeconds(2), Duration.ofMillis(500))
         .withAllocation(RebalanceLimits.UNLIMITED, AllocationStrategy.versionAware());
-    manager = ShardManager.start(settings, FileAssignmentStore.open(dir.resolve("manager")), "127.0.0.1", 0);
+    manager = startManager(0);
+  }
+
+  private ShardManager startManager(int port) {
+    return ShardManager.start(settings, FileAssignmentStore.open(dir.resolve("manager")), PodHealth.LEASE_ONLY,
+        "127.0.0.1", port, Ticker.SYSTEM, new java.util.Random(), ManagerObserver.NONE,
+        new ManagerSecurity(WireSecurity.PLAINTEXT, signer));
   }
 
   @AfterEach
@@ -66,9 +91,13 @@ class KvManagedTest {
   }
 
   private KvServer node() throws IOException {
+    return node(List.of(manager.address()));
+  }
+
+  private KvServer node(List<PodAddress> managers) throws IOException {
     int port = freePortPair();
     KvServer n = KvServer.startManaged(KvSettings.defaults(port, dir.resolve("kv-" + port)), KvObserver.NONE,
-        manager.address(), Duration.ofSeconds(10), () -> { });
+        managers, WireSecurity.PLAINTEXT, Duration.ofSeconds(10), () -> { });
     nodes.add(n);
     return n;
   }
@@ -168,6 +197,88 @@ class KvManagedTest {
       assertThat(sync.get("k:" + i)).as("key k:%s", i).isNotNull();
     }
     conn.close();
+  }
+
+  @Test
+  void aNodeKeepsItsLeaseAndSlotsLeaseAfterLeaseAndLeavesWithItsCredential() throws Exception {
+    KvServer a = node();
+    awaitSpread(1);
+    RedisClient client = RedisClient.create();
+    clients.add(client::shutdown);
+    try (StatefulRedisConnection<String, String> c = client.connect(RedisURI.create("127.0.0.1", a.port()))) {
+      c.sync().set("{k}1", "v");
+      // Renewals carry the incarnation's credential: the manager keeps the node alive lease after
+      // lease (4 s each; without the credential every renewal is refused and it is declared dead
+      // within one lease and the margin), and the node keeps serving.
+      await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(15)).until(() ->
+          manager.config().activePods().size() == 1 && a.ownedSlots() == 16384);
+      assertThat(c.sync().get("{k}1")).isEqualTo("v");
+      assertThat(c.sync().clusterInfo()).contains("atoll_serving:1");
+    }
+    KvDeparture d = a.leave(Duration.ofSeconds(10));
+    assertThat(d.unregistered()).as("unregistered with its credential").isTrue();
+    assertThat(manager.config().activePods()).isEmpty();
+  }
+
+  @Test
+  void theControlPortRefusesUnsignedAndForgedConfigsAndUnassigns() throws Exception {
+    KvServer a = node();
+    awaitSpread(1);
+    ManagedChannel ch = Wire.channel(new PodAddress("127.0.0.1", a.port() + 10000));
+    clients.add(() -> Wire.close(ch));
+    PodServiceGrpc.PodServiceBlockingStub pod = PodServiceGrpc.newBlockingStub(ch)
+        .withDeadlineAfter(5, java.util.concurrent.TimeUnit.SECONDS);
+    io.atoll.core.ClusterConfig current = manager.config();
+    // A config giving every slot to nobody, unsigned, then signed by a key of someone else's.
+    io.atoll.core.ClusterConfig.Builder b = current.toBuilder();
+    for (int s = 0; s < 16384; s++) {
+      b.claim(s, io.atoll.core.Claim.offline(current.epoch() + 10));
+    }
+    io.atoll.core.ClusterConfig forged = b.build();
+    for (io.atoll.transport.grpc.proto.ConfigBytes bytes : List.of(Wire.bytes(forged),
+        ConfigSigner.generate().bytes(forged))) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> pod.pushConfig(bytes))
+          .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
+    }
+    // An Unassign ordering slots 0..99 to an address of the forger's choosing, signed by another key.
+    List<Integer> shards = java.util.stream.IntStream.rangeClosed(1, 100).boxed().toList();
+    UnassignRequest.Builder u = UnassignRequest.newBuilder().addAllShards(shards).setNewEpoch(current.epoch() + 1)
+        .setManagerTerm(manager.term() + 1).setClusterId(current.clusterId().toString())
+        .setTerminationTimeoutMillis(2000);
+    shards.forEach(x -> u.addTargets(Wire.ref(new io.atoll.core.PodId(new PodAddress("127.0.0.1", 1 + 10000), 1))));
+    for (UnassignRequest r : List.of(u.build(), u.setSignature(ConfigSigner.generate().signUnassign(
+        current.clusterId().toString(), manager.term() + 1, current.epoch() + 1, shards)).build())) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> pod.unassign(r))
+          .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
+    }
+    assertThat(a.ownedSlots()).isEqualTo(16384);
+    assertThat(a.clusterOk()).isTrue();
+  }
+
+  @Test
+  void aNodeFindsTheLeaderThroughAStandbyAndFollowsATakeover() throws Exception {
+    PodAddress leader = manager.address();
+    StandbyServer standby = StandbyServer.start("127.0.0.1", 0,
+        () -> Optional.of(new AssignmentStore.Leader(leader.toString(), manager.term())));
+    PodAddress standbyAt = standby.address();
+    long term = manager.term();
+    KvServer a = node(List.of(standbyAt, leader)); // the standby first: the node must be sent on
+    awaitSpread(1);
+    assertThat(a.clusterOk()).isTrue();
+
+    // The leader goes; the standby takes over on its own address, with the same key.
+    manager.close();
+    standby.close();
+    manager = startManager(standbyAt.port());
+    assertThat(manager.term()).isGreaterThan(term);
+    // The node renews with the new leader and keeps its slots; a node joining afterwards gets its
+    // share from it: the old node follows the new leader's configs and hand-offs.
+    KvServer b = node(List.of(leader, standbyAt));
+    awaitSpread(2);
+    assertThat(manager.config().activePods()).hasSize(2);
+    assertThat(a.keys() + b.keys()).isZero();
   }
 
   /** A port p with p + 10000 (the control port) free too, both below the ephemeral range. */

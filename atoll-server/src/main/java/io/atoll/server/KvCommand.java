@@ -7,6 +7,8 @@ import io.atoll.server.http.HttpEndpoint;
 import io.atoll.server.http.Probes;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.atoll.kv.KvSettings;
+import io.atoll.transport.grpc.security.Role;
+import io.atoll.transport.grpc.security.WireSecurity;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -22,6 +24,9 @@ final class KvCommand implements Callable<Integer> {
 
   @Mixin
   Main.ConfigOption config;
+
+  @Mixin
+  TlsOptions tls;
 
   @Option(names = "--port", required = true, description = "Client port (the cluster bus listens on port+10000 unless --bus-port).")
   int port;
@@ -50,9 +55,10 @@ final class KvCommand implements Callable<Integer> {
   @Option(names = "--client-output-buffer-limit", defaultValue = "64mb", description = "Reply bytes pending per client before it is disconnected (default: ${DEFAULT-VALUE}).")
   String outputLimit;
 
-  @Option(names = "--manager", description = "Managed mode: the shard manager (host:port, started with --shards 16384)"
-      + " places this node's slots and moves them with their keys; the node listens for it on port+10000 and refuses"
-      + " operator slot commands.")
+  @Option(names = "--manager", description = "Managed mode: the shard managers (host:port[,host:port...], the leader"
+      + " and its standbys, started with --shards 16384) place this node's slots and move them with their keys; the"
+      + " node follows the leader, listens for it on port+10000 (with --tls-*: mutual TLS, a pod certificate) and"
+      + " refuses operator slot commands.")
   String manager;
 
   @Option(names = "--drain-timeout", defaultValue = "120s",
@@ -87,20 +93,38 @@ final class KvCommand implements Callable<Integer> {
     HttpEndpoint http = null;
     try {
       if (manager != null) {
-        io.atoll.core.PodAddress m;
+        java.util.List<io.atoll.core.PodAddress> m = new java.util.ArrayList<>();
+        WireSecurity security;
         try {
-          m = io.atoll.core.PodAddress.parse(manager);
+          for (String part : manager.split(",", -1)) {
+            m.add(io.atoll.core.PodAddress.parse(part.strip()));
+          }
+          if (m.size() > 16) {
+            throw new IllegalArgumentException(m.size() + " addresses (expected: 1..16)");
+          }
         } catch (IllegalArgumentException e) {
           System.err.println("atoll kv: --manager: " + e.getMessage());
           return 2;
         }
-        server = KvServer.startManaged(settings, httpPort >= 0 ? metrics : KvObserver.NONE, m,
+        try {
+          security = tls.security(Role.POD);
+          tls.checkBind("--bind", bind, security.isTls());
+        } catch (IllegalArgumentException e) {
+          System.err.println("atoll kv: " + e.getMessage());
+          return 2;
+        }
+        server = KvServer.startManaged(settings, httpPort >= 0 ? metrics : KvObserver.NONE, m, security,
             java.time.Duration.ofSeconds(30), () -> {
               System.err.println("atoll kv: the shard manager declared this node dead (its lease lapsed) and gave its"
                   + " slots to other nodes; stopping. Restart it to join again as a new node.");
               System.exit(3);
             });
       } else {
+        if (tls.ca != null || tls.cert != null || tls.key != null) {
+          System.err.println("atoll kv: --tls-ca, --tls-cert and --tls-key secure the link to the shard manager and"
+              + " need --manager (a Redis-cluster-mode node's client port and bus have no TLS)");
+          return 2;
+        }
         server = KvServer.start(settings, httpPort >= 0 ? metrics : KvObserver.NONE);
       }
     } catch (RuntimeException e) {

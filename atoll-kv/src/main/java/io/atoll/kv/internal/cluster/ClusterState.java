@@ -111,7 +111,11 @@ public final class ClusterState {
    * a slot no longer owned here loses its MIGRATING mark (the move is made); an IMPORTING mark
    * goes when the slot is owned here (the move is made) or by a third node (the source lost it).
    * A mark on a slot the manager gave back to its source stays, so that keys already moved are
-   * still found (-ASK) until the move is resumed.
+   * still found (-ASK) until the move is resumed, unless its peer is no longer an active member
+   * (left, or declared dead): the keys that reached it are gone with it, and the mark would keep
+   * sending clients to a dead node and the slot from being handed to anyone else. The mark was
+   * made for a hand-off the manager planned on a config listing the peer, and this node follows
+   * the same manager's configs in order, so a peer missing from a newer config has left.
    */
   public synchronized boolean adopt(ClusterConfig config) {
     ClusterView v = view;
@@ -123,13 +127,17 @@ public final class ClusterState {
     }
     Map<Integer, PodId> mig = new HashMap<>(v.migrating());
     Map<Integer, PodId> imp = new HashMap<>(v.importing());
-    mig.keySet().removeIf(s -> !v.me().equals(config.owner(s)));
+    mig.entrySet().removeIf(e -> !v.me().equals(config.owner(e.getKey())) || !active(config, e.getValue()));
     imp.entrySet().removeIf(e -> {
       PodId owner = config.owner(e.getKey());
-      return v.me().equals(owner) || !e.getValue().equals(owner);
+      return v.me().equals(owner) || !e.getValue().equals(owner) || !active(config, e.getValue());
     });
     publish(new ClusterView(config, v.me(), mig, imp, v.failed()));
     return true;
+  }
+
+  private static boolean active(ClusterConfig config, PodId pod) {
+    return config.pod(pod).map(p -> p.status() == PodStatus.ACTIVE).orElse(false);
   }
 
   /** Managed mode: marks {@code slots} as moving to {@code target}. */

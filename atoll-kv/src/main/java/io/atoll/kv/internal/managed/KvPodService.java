@@ -12,7 +12,9 @@ import io.atoll.transport.grpc.proto.PodServiceGrpc;
 import io.atoll.transport.grpc.proto.PushConfigResponse;
 import io.atoll.transport.grpc.proto.UnassignRequest;
 import io.atoll.transport.grpc.proto.UnassignResponse;
+import io.atoll.transport.grpc.security.ManagerTrust;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +27,10 @@ import java.util.function.Supplier;
  * The pod face of a KV node, for the shard manager: Ping (identity, epoch, lease), PushConfig, and
  * Unassign, which becomes a hand-off of each slot's keys to its target ({@link HandOffs}) before
  * the slot is reported released. Deliver and Gossip are entity pods' and stay unimplemented.
+ *
+ * <p>A pushed config and an Unassign count only if signed by the manager's key, as learned from
+ * the manager's own answers ({@link ManagerTrust}): anyone else who reaches the port is refused
+ * (PERMISSION_DENIED, or FAILED_PRECONDITION before the node has registered).
  */
 final class KvPodService extends PodServiceGrpc.PodServiceImplBase {
 
@@ -35,9 +41,11 @@ final class KvPodService extends PodServiceGrpc.PodServiceImplBase {
   private final LongSupplier epoch;
   private final Consumer<io.atoll.core.ClusterConfig> onConfig;
   private final HandOffs handOffs;
+  private final ManagerTrust trust;
 
   KvPodService(Pod me, NodeLease lease, Supplier<ClusterId> clusterId, LongSupplier term, LongSupplier epoch,
-      Consumer<io.atoll.core.ClusterConfig> onConfig, HandOffs handOffs) {
+      Consumer<io.atoll.core.ClusterConfig> onConfig, HandOffs handOffs, ManagerTrust trust) {
+    this.trust = trust;
     this.me = me;
     this.lease = lease;
     this.clusterId = clusterId;
@@ -58,7 +66,10 @@ final class KvPodService extends PodServiceGrpc.PodServiceImplBase {
   @Override
   public void pushConfig(ConfigBytes request, StreamObserver<PushConfigResponse> out) {
     try {
-      onConfig.accept(Wire.config(request));
+      onConfig.accept(trust.fromPeer(request, "a push to kv node " + me.id()));
+    } catch (StatusRuntimeException e) {
+      out.onError(e);
+      return;
     } catch (RuntimeException e) {
       out.onError(Status.INVALID_ARGUMENT.withDescription("config refused: " + e.getMessage()).asRuntimeException());
       return;
@@ -69,6 +80,12 @@ final class KvPodService extends PodServiceGrpc.PodServiceImplBase {
 
   @Override
   public void unassign(UnassignRequest request, StreamObserver<UnassignResponse> out) {
+    try {
+      trust.checkUnassign(request);
+    } catch (StatusRuntimeException e) {
+      out.onError(e);
+      return;
+    }
     ClusterId mine = clusterId.get();
     if (!request.getClusterId().isEmpty() && !mine.equals(ClusterId.NONE)
         && !request.getClusterId().equals(mine.toString())) {

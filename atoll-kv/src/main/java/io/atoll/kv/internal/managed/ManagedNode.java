@@ -10,7 +10,11 @@ import io.atoll.kv.internal.cluster.ClusterState;
 import io.atoll.kv.internal.cluster.ClusterView;
 import io.atoll.kv.internal.cluster.Migrator;
 import io.atoll.kv.internal.store.SlotStore;
+import io.atoll.runtime.internal.cluster.ManagerAddresses;
 import io.atoll.transport.grpc.Wire;
+import io.atoll.transport.grpc.security.ManagerTrust;
+import io.atoll.transport.grpc.security.Role;
+import io.atoll.transport.grpc.security.WireSecurity;
 import io.grpc.Server;
 import java.time.Duration;
 import java.util.List;
@@ -50,17 +54,19 @@ public final class ManagedNode implements AutoCloseable {
   }
 
   /**
-   * Starts the control server and registers {@code me} (the node's client-side pod) with the
-   * manager at {@code manager}, waiting up to {@code registerTimeout}.
+   * Starts the control server and registers {@code me} (the node's client-side pod) with one of
+   * the {@code managers} (the leader; the node follows it when another takes over), waiting up to
+   * {@code registerTimeout}. With TLS in {@code security}, the node talks to the managers and
+   * takes their calls on its control port with its pod certificate, over mutual TLS.
    *
    * @param onDeclaredDead called if the manager declared this node dead (it then serves nothing)
    * @throws IllegalStateException if the control port cannot be bound or the manager refused
    */
-  public static ManagedNode start(PodAddress manager, Pod me, SlotStore store, ClusterState cluster,
-      Migrator migrator, LongSupplier clock, Duration registerTimeout, Runnable onDeclaredDead) {
+  public static ManagedNode start(List<PodAddress> managers, WireSecurity security, Pod me, SlotStore store,
+      ClusterState cluster, Migrator migrator, LongSupplier clock, Duration registerTimeout, Runnable onDeclaredDead) {
     LongSupplier nanos = System::nanoTime;
     NodeLease lease = new NodeLease(nanos);
-    cluster.managed(manager.toString(), lease::serving);
+    cluster.managed(String.join(",", managers.stream().map(PodAddress::toString).toList()), lease::serving);
     Pod managed = new Pod(ManagedConfigs.toManager(me.id()), VERSION);
     ExecutorService workers = Executors.newFixedThreadPool(HandOffs.PARALLEL, r -> {
       Thread t = new Thread(r, "kv-handoff");
@@ -76,16 +82,18 @@ public final class ManagedNode implements AutoCloseable {
         n.onConfig(c);
       }
     };
-    ManagerClient client = new ManagerClient(manager, managed, lease, nanos, onConfig, () -> {
+    ManagerTrust trust = new ManagerTrust();
+    ManagerAddresses addresses = new ManagerAddresses(managers, a -> Wire.channel(a, security, Role.MANAGER));
+    ManagerClient client = new ManagerClient(addresses, trust, managed, lease, nanos, onConfig, () -> {
       LOG.error("kv node {} was declared dead by the shard manager; its slots were given to other nodes and it"
           + " serves nothing; restart it (it joins as a new node, without keys)", me.id());
       onDeclaredDead.run();
     });
     KvPodService service = new KvPodService(managed, lease, client::clusterId, client::term,
-        () -> cluster.view().config().epoch(), onConfig, handOffs);
+        () -> cluster.view().config().epoch(), onConfig, handOffs, trust);
     Server server;
     try {
-      server = Wire.startServer(me.address().host(), managed.address().port(), List.of(service));
+      server = Wire.startServer(me.address().host(), managed.address().port(), List.of(service), security);
     } catch (RuntimeException e) {
       client.close();
       workers.shutdownNow();
@@ -96,6 +104,14 @@ public final class ManagedNode implements AutoCloseable {
     self.set(node);
     try {
       client.register(registerTimeout);
+    } catch (IllegalStateException e) {
+      node.close();
+      if (!security.isTls()) {
+        throw new IllegalStateException(e.getMessage() + " (this node talks to the manager without TLS: if the"
+            + " manager runs with mutual TLS, give this node a pod certificate of the cluster's CA, --tls-ca, --tls-cert"
+            + " and --tls-key)", e);
+      }
+      throw e;
     } catch (RuntimeException e) {
       node.close();
       throw e;

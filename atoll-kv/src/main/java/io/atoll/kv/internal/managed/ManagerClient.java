@@ -1,10 +1,12 @@
 package io.atoll.kv.internal.managed;
 
+import com.google.protobuf.ByteString;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.ClusterId;
 import io.atoll.core.Pod;
 import io.atoll.core.PodAddress;
-import io.atoll.core.PodId;
+import io.atoll.runtime.internal.cluster.ManagerAddresses;
+import io.atoll.transport.grpc.LeaderHint;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.proto.RegisterRequest;
@@ -14,8 +16,10 @@ import io.atoll.transport.grpc.proto.RenewLeaseResponse;
 import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
 import io.atoll.transport.grpc.proto.UnregisterRequest;
 import io.atoll.transport.grpc.proto.WatchRequest;
-import io.grpc.ManagedChannel;
+import io.atoll.transport.grpc.security.ManagerTrust;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.AbstractStub;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
@@ -38,14 +42,23 @@ import org.slf4j.LoggerFactory;
  * view, lease and peer rooms; a KV node has none of them, and does not ride out a manager outage
  * (its lease lapses and it fences itself).
  *
- * <p>Configs go to {@code onConfig} (in the manager's terms); an UNKNOWN_POD answer to a renewal
- * (the manager declared this node dead and gave its slots away) goes to {@code onDeclaredDead}.
+ * <p>Like a pod, it talks to one of several managers at a time ({@link ManagerAddresses}): when a
+ * call fails it moves on to the leader a standby named ({@link LeaderHint}), else to the next
+ * address; grants from a manager term older than the highest seen are ignored. Every config it
+ * takes from a manager must be signed by the manager's key ({@link ManagerTrust}, which then
+ * checks pushes and Unassigns on the control port), and every renewal, drain and unregistration
+ * carries the credential Register gave this incarnation.
+ *
+ * <p>Configs go to {@code onConfig} (in the manager's terms); an UNKNOWN_POD answer to a renewal,
+ * or a refusal of its credential (PERMISSION_DENIED: the manager declared this node dead and gave
+ * its slots away, or a manager with another key took over), revokes the lease and goes to
+ * {@code onDeclaredDead}, once.
  */
 final class ManagerClient implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ManagerClient.class);
 
-  private final PodAddress manager;
-  private final ManagedChannel channel;
+  private final ManagerAddresses managers;
+  private final ManagerTrust trust;
   private final Pod me;
   private final NodeLease lease;
   private final LongSupplier nanoClock;
@@ -53,21 +66,29 @@ final class ManagerClient implements AutoCloseable {
   private final Runnable onDeclaredDead;
   private final ScheduledExecutorService timer;
   private final AtomicBoolean renewing = new AtomicBoolean();
+  private final AtomicBoolean dead = new AtomicBoolean();
   private volatile boolean closed;
   private volatile long ttlNanos;
   private volatile long term;
+  private volatile long renewBackoffNanos;
   private volatile ClusterId clusterId = ClusterId.NONE;
+  /** The credential Register gave this incarnation; empty before. */
+  private volatile ByteString credential = ByteString.EMPTY;
   private volatile ClientCallStreamObserver<WatchRequest> watchCall;
 
-  ManagerClient(PodAddress manager, Pod me, NodeLease lease, LongSupplier nanoClock, Consumer<ClusterConfig> onConfig,
-      Runnable onDeclaredDead) {
-    this.manager = manager;
+  /**
+   * @param managers the managers to talk to (closed by {@link #close})
+   * @param trust checks the manager's signature on every config; learns its key from Register
+   */
+  ManagerClient(ManagerAddresses managers, ManagerTrust trust, Pod me, NodeLease lease, LongSupplier nanoClock,
+      Consumer<ClusterConfig> onConfig, Runnable onDeclaredDead) {
+    this.managers = managers;
+    this.trust = trust;
     this.me = me;
     this.lease = lease;
     this.nanoClock = nanoClock;
     this.onConfig = onConfig;
     this.onDeclaredDead = onDeclaredDead;
-    this.channel = Wire.channel(manager);
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "kv-lease-keeper");
       t.setDaemon(true);
@@ -75,9 +96,21 @@ final class ManagerClient implements AutoCloseable {
     });
   }
 
+  /**
+   * With one manager, a call waits for it to be reachable (it may be restarting); with several, a
+   * call to one that cannot be reached fails at once, so that the client moves on to another.
+   */
+  private <S extends AbstractStub<S>> S ready(S stub) {
+    return managers.all().size() == 1 ? stub.withWaitForReady() : stub;
+  }
+
   private ShardManagerServiceGrpc.ShardManagerServiceBlockingStub blocking(long millis) {
-    return ShardManagerServiceGrpc.newBlockingStub(Wire.reconnecting(channel)).withWaitForReady()
+    return ready(ShardManagerServiceGrpc.newBlockingStub(Wire.reconnecting(managers.channel())))
         .withDeadlineAfter(millis, TimeUnit.MILLISECONDS);
+  }
+
+  private String describe() {
+    return managers.all().size() == 1 ? managers.all().get(0).toString() : managers.all().toString();
   }
 
   /** The newest manager term seen. */
@@ -90,20 +123,32 @@ final class ManagerClient implements AutoCloseable {
     return clusterId;
   }
 
+  /** The credential of this incarnation (empty before registering). */
+  ByteString credential() {
+    return credential;
+  }
+
   /**
-   * Registers, retrying until {@code timeout}; then renews every third of the lease and watches.
+   * Registers, retrying until {@code timeout} (moving to the leader a standby names, or to the
+   * next manager, after each failure); then renews every third of the lease and watches.
    *
-   * @throws IllegalStateException naming the manager and the last error if it never accepted
+   * @throws IllegalStateException naming the managers and the last error if none accepted
    */
   void register(Duration timeout) {
     long deadline = nanoClock.getAsLong() + timeout.toNanos();
     long backoff = 50_000_000L;
     while (true) {
       long sent = nanoClock.getAsLong();
+      PodAddress at = managers.current();
       try {
         RegisterResponse r = blocking(5000).register(RegisterRequest.newBuilder().setPod(Wire.info(me)).build());
-        ClusterConfig config = Wire.config(r.getConfig());
+        ClusterConfig config = trust.fromManager(r.getConfig()); // refuses an unsigned or badly signed config
         ManagedConfigs.toKv(config); // refuses a manager without 16384 shards, saying so
+        if (r.getManagerTerm() < term) {
+          throw Status.FAILED_PRECONDITION.withDescription("the shard manager at " + at + " answered under term "
+              + r.getManagerTerm() + ", older than term " + term + " seen (a deposed manager)").asRuntimeException();
+        }
+        credential = r.getCredential();
         clusterId = config.clusterId();
         term = r.getManagerTerm();
         ttlNanos = TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis());
@@ -111,15 +156,16 @@ final class ManagerClient implements AutoCloseable {
         onConfig.accept(config);
         long every = Math.max(1, r.getLeaseTtlMillis() / 3);
         timer.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
-        LOG.info("kv node {} registered with the shard manager at {} (term {}, lease {} ms)", me.id(), manager,
+        LOG.info("kv node {} registered with the shard manager at {} (term {}, lease {} ms)", me.id(), at,
             r.getManagerTerm(), r.getLeaseTtlMillis());
         watch();
         return;
       } catch (StatusRuntimeException e) {
         if (nanoClock.getAsLong() - deadline > 0) {
-          throw new IllegalStateException("could not register with the shard manager at " + manager + " within "
+          throw new IllegalStateException("could not register with the shard manager at " + describe() + " within "
               + timeout.toMillis() + " ms: " + Wire.describe(e) + "; is it running (atoll manager --shards 16384)?", e);
         }
+        managers.failed(at, LeaderHint.of(e));
       }
       LockSupport.parkNanos(backoff); // retry pacing, not synchronization
       backoff = Math.min(1_000_000_000L, backoff * 2);
@@ -127,29 +173,41 @@ final class ManagerClient implements AutoCloseable {
   }
 
   private void renew() {
-    if (closed || !renewing.compareAndSet(false, true)) {
+    if (closed || dead.get() || !renewing.compareAndSet(false, true)) {
       return;
     }
     long sent = nanoClock.getAsLong();
     long deadline = Math.max(100, TimeUnit.NANOSECONDS.toMillis(ttlNanos) / 3);
+    PodAddress at = managers.current();
     try {
-      ShardManagerServiceGrpc.newStub(Wire.reconnecting(channel)).withDeadlineAfter(deadline, TimeUnit.MILLISECONDS)
+      // No waitForReady: a refused connection must fail the renewal at once, not at its deadline.
+      ShardManagerServiceGrpc.newStub(Wire.reconnecting(managers.channel()))
+          .withDeadlineAfter(deadline, TimeUnit.MILLISECONDS)
           .renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(me.id())).setClusterId(clusterId.toString())
-              .build(), new StreamObserver<>() {
+              .setCredential(credential).build(), new StreamObserver<>() {
                 @Override
                 public void onNext(RenewLeaseResponse r) {
-                  term = Math.max(term, r.getManagerTerm());
+                  if (r.getManagerTerm() < term) {
+                    return; // a deposed manager that has not noticed yet: its grant is worth nothing
+                  }
+                  term = r.getManagerTerm();
                   if (r.getStatus() == RenewLeaseResponse.Status.RENEWED) {
+                    renewBackoffNanos = 0;
                     lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
-                  } else if (!closed) {
-                    lease.revoke();
-                    onDeclaredDead.run();
+                  } else {
+                    declaredDead("the shard manager does not know it");
                   }
                 }
 
                 @Override
                 public void onError(Throwable t) {
                   renewing.set(false);
+                  Status s = Status.fromThrowable(t);
+                  if (s.getCode() == Status.Code.PERMISSION_DENIED) {
+                    declaredDead("the shard manager refused its credential: " + s.getDescription());
+                  } else if (managers.failed(at, LeaderHint.of(t))) {
+                    retryRenewalSoon(); // another manager: try it before the next period
+                  }
                 }
 
                 @Override
@@ -162,37 +220,62 @@ final class ManagerClient implements AutoCloseable {
     }
   }
 
+  private void declaredDead(String why) {
+    if (closed || !dead.compareAndSet(false, true)) {
+      return;
+    }
+    lease.revoke();
+    LOG.warn("kv node {}: {}", me.id(), why);
+    onDeclaredDead.run();
+  }
+
+  private void retryRenewalSoon() {
+    long wait = Math.min(1_000_000_000L, Math.max(50_000_000L, renewBackoffNanos * 2));
+    renewBackoffNanos = wait;
+    try {
+      timer.schedule(this::renew, wait, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // closed
+    }
+  }
+
   private void watch() {
     if (closed) {
       return;
     }
-    ShardManagerServiceGrpc.newStub(Wire.reconnecting(channel)).withWaitForReady().watch(
-        WatchRequest.newBuilder().setPod(Wire.ref(me.id())).build(),
-        new ClientResponseObserver<WatchRequest, ConfigBytes>() {
-          @Override
-          public void beforeStart(ClientCallStreamObserver<WatchRequest> call) {
-            watchCall = call;
-          }
-
-          @Override
-          public void onNext(ConfigBytes b) {
-            try {
-              onConfig.accept(Wire.config(b));
-            } catch (RuntimeException e) {
-              LOG.warn("kv node {}: ignored a config from the manager: {}", me.id(), e.getMessage());
+    PodAddress at = managers.current();
+    try {
+      ready(ShardManagerServiceGrpc.newStub(Wire.reconnecting(managers.channel()))).watch(
+          WatchRequest.newBuilder().setPod(Wire.ref(me.id())).build(),
+          new ClientResponseObserver<WatchRequest, ConfigBytes>() {
+            @Override
+            public void beforeStart(ClientCallStreamObserver<WatchRequest> call) {
+              watchCall = call;
             }
-          }
 
-          @Override
-          public void onError(Throwable t) {
-            rewatch();
-          }
+            @Override
+            public void onNext(ConfigBytes b) {
+              try {
+                onConfig.accept(trust.fromManager(b));
+              } catch (RuntimeException e) {
+                LOG.warn("kv node {}: ignored a config from the manager: {}", me.id(), e.getMessage());
+              }
+            }
 
-          @Override
-          public void onCompleted() {
-            rewatch();
-          }
-        });
+            @Override
+            public void onError(Throwable t) {
+              managers.failed(at, LeaderHint.of(t));
+              rewatch();
+            }
+
+            @Override
+            public void onCompleted() {
+              rewatch();
+            }
+          });
+    } catch (RuntimeException e) {
+      rewatch();
+    }
   }
 
   private void rewatch() {
@@ -213,22 +296,41 @@ final class ManagerClient implements AutoCloseable {
    */
   void drain() {
     try {
-      blocking(5000).unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(me.id())).setDrain(true).build());
+      unregisterCall(true);
     } catch (StatusRuntimeException e) {
-      throw new IllegalStateException("the shard manager at " + manager + " did not start draining this node: "
-          + Wire.describe(e), e);
+      throw new IllegalStateException("the shard manager at " + managers.current()
+          + " did not start draining this node: " + Wire.describe(e), e);
     }
   }
 
   /** Leaves the cluster; false if the manager did not answer (the lease then runs out). */
   boolean unregister() {
     try {
-      blocking(5000).unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(me.id())).build());
+      unregisterCall(false);
       return true;
     } catch (StatusRuntimeException e) {
       LOG.warn("kv node {}: could not unregister from the shard manager at {} ({}); its slots move when its lease"
-          + " runs out", me.id(), manager, Wire.describe(e));
+          + " runs out", me.id(), managers.current(), Wire.describe(e));
       return false;
+    }
+  }
+
+  /** Unregister (or drain) with this incarnation's credential, at the leader: each manager tried once. */
+  private void unregisterCall(boolean drain) {
+    UnregisterRequest request = UnregisterRequest.newBuilder().setPod(Wire.ref(me.id())).setDrain(drain)
+        .setCredential(credential).build();
+    for (int attempt = 0; ; attempt++) {
+      PodAddress at = managers.current();
+      try {
+        blocking(5000).unregister(request);
+        return;
+      } catch (StatusRuntimeException e) {
+        Status.Code code = e.getStatus().getCode();
+        if (code == Status.Code.PERMISSION_DENIED || code == Status.Code.INVALID_ARGUMENT
+            || attempt >= managers.all().size() || !managers.failed(at, LeaderHint.of(e))) {
+          throw e;
+        }
+      }
     }
   }
 
@@ -240,6 +342,6 @@ final class ManagerClient implements AutoCloseable {
       w.cancel("kv node closing", null);
     }
     timer.shutdownNow();
-    Wire.close(channel);
+    managers.close();
   }
 }

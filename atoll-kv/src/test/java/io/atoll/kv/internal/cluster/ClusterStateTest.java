@@ -3,9 +3,12 @@ package io.atoll.kv.internal.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.atoll.core.Claim;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.Pod;
+import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
+import io.atoll.core.PodStatus;
 import io.atoll.core.slots.SlotState;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -169,5 +172,42 @@ class ClusterStateTest {
     ClusterConfig stale = ClusterState.fresh(b.view().config().pod(me).orElseThrow().pod()).config();
     b.merge(stale);
     assertThat(b.view().config().owner(3)).isEqualTo(me);
+  }
+
+  /** A managed config (epoch {@code epoch}): {@code me} owns slots 0..9; {@code peer} has {@code status}. */
+  private static ClusterConfig managed(Pod me, Pod peer, PodStatus status, long epoch) {
+    ClusterConfig.Builder b = ClusterConfig.empty(16384).toBuilder()
+        .pod(new PodEntry(me, PodStatus.ACTIVE, 1)).pod(new PodEntry(peer, status, epoch));
+    for (int s = 0; s < 10; s++) {
+      b.claim(s, Claim.stable(me.id(), epoch));
+    }
+    return b.build();
+  }
+
+  @Test
+  void aHandOffMarkWhosePeerLeftIsDroppedAndOneWhosePeerLivesIsKept() {
+    ClusterState source = node(7001);
+    Pod me = source.view().config().pod(source.view().me()).orElseThrow().pod();
+    Pod target = Nodes.pod("127.0.0.1", 7002, 7002 * 7919L, 17002);
+    ClusterState importer = new ClusterState(ClusterState.fresh(target), clock::get, saved::add);
+    assertThat(source.adopt(managed(me, target, PodStatus.ACTIVE, 2))).isTrue();
+    assertThat(importer.adopt(managed(me, target, PodStatus.ACTIVE, 2))).isTrue();
+    // A hand-off of slots 3 and 4 started, then failed part way (the manager gave them back).
+    importer.markImporting(new int[] {3, 4}, me.id());
+    source.markMigrating(new int[] {3, 4}, target.id());
+    assertThat(source.adopt(managed(me, target, PodStatus.ACTIVE, 3))).isTrue();
+    assertThat(source.view().migrating()).as("the target lives: its keys stay findable (-ASK)")
+        .containsOnlyKeys(3, 4);
+    assertThat(importer.adopt(managed(me, target, PodStatus.ACTIVE, 3))).isTrue();
+    assertThat(importer.view().importing()).containsOnlyKeys(3, 4);
+    // The target is declared dead (a tombstone), then pruned: the marks go, so the slot is served
+    // here alone and can be handed to another node.
+    assertThat(source.adopt(managed(me, target, PodStatus.GONE, 4))).isTrue();
+    assertThat(source.view().migrating()).isEmpty();
+    source.markMigrating(new int[] {5}, target.id());
+    ClusterConfig pruned = ClusterConfig.empty(16384).toBuilder().pod(new PodEntry(me, PodStatus.ACTIVE, 1))
+        .claim(5, Claim.stable(me.id(), 5)).build();
+    assertThat(source.adopt(pruned)).isTrue();
+    assertThat(source.view().migrating()).isEmpty();
   }
 }
