@@ -6,6 +6,7 @@ import io.atoll.core.ClusterId;
 import io.atoll.core.Pod;
 import io.atoll.core.PodAddress;
 import io.atoll.runtime.internal.cluster.ManagerAddresses;
+import io.atoll.runtime.internal.util.BackoffPolicy;
 import io.atoll.transport.grpc.LeaderHint;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.ConfigBytes;
@@ -55,6 +56,11 @@ import org.slf4j.LoggerFactory;
  * {@code onDeclaredDead}, once.
  */
 final class ManagerClient implements AutoCloseable {
+
+  /** Pause before watching again after the watch broke: the runtime's pacing for the same stream. */
+  private static final BackoffPolicy WATCH_BACKOFF =
+      BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2));
+  private volatile long watchBackoffNanos;
   private static final Logger LOG = LoggerFactory.getLogger(ManagerClient.class);
 
   private final ManagerAddresses managers;
@@ -255,6 +261,7 @@ final class ManagerClient implements AutoCloseable {
 
             @Override
             public void onNext(ConfigBytes b) {
+              watchBackoffNanos = 0;
               try {
                 onConfig.accept(trust.fromManager(b));
               } catch (RuntimeException e) {
@@ -283,7 +290,9 @@ final class ManagerClient implements AutoCloseable {
       return;
     }
     try {
-      timer.schedule(this::watch, 200, TimeUnit.MILLISECONDS);
+      long wait = WATCH_BACKOFF.nextNanos(watchBackoffNanos);
+      watchBackoffNanos = wait;
+      timer.schedule(this::watch, wait, TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       // closed
     }
