@@ -313,7 +313,7 @@ class MutualTlsTest {
     refused(() -> asOther.register(steal), Status.Code.PERMISSION_DENIED, "register for pod " + v + " refused");
     refused(() -> asOther.register(steal.toBuilder().setCredential(ByteString.copyFrom(new byte[32])).build()),
         Status.Code.PERMISSION_DENIED, "did not register that incarnation");
-    assertThat(count(managerRefusals, "register for pod " + v, "atoll:pod:other")).isEqualTo(1);
+    assertThat(count(managerRefusals, "refused register for pod " + v, "atoll:pod:other")).isEqualTo(1);
     assertThat(manager.config().pod(v).orElseThrow().status()).isEqualTo(PodStatus.ACTIVE);
     nothingMoved(owners, epoch);
   }
