@@ -246,9 +246,12 @@ class KvManagedTest {
     UnassignRequest.Builder u = UnassignRequest.newBuilder().addAllShards(shards).setNewEpoch(current.epoch() + 1)
         .setManagerTerm(manager.term() + 1).setClusterId(current.clusterId().toString())
         .setTerminationTimeoutMillis(2000);
-    shards.forEach(x -> u.addTargets(Wire.ref(new io.atoll.core.PodId(new PodAddress("127.0.0.1", 1 + 10000), 1))));
+    io.atoll.core.PodId forgersNode = new io.atoll.core.PodId(new PodAddress("127.0.0.1", 1 + 10000), 1);
+    shards.forEach(x -> u.addTargets(Wire.ref(forgersNode)));
+    io.atoll.core.PodId receiver = current.pods().get(0).pod().id();
     for (UnassignRequest r : List.of(u.build(), u.setSignature(ConfigSigner.generate().signUnassign(
-        current.clusterId().toString(), manager.term() + 1, current.epoch() + 1, shards)).build())) {
+        current.clusterId().toString(), manager.term() + 1, current.epoch() + 1, receiver, shards,
+        java.util.Collections.nCopies(shards.size(), forgersNode), 2000)).build())) {
       org.assertj.core.api.Assertions.assertThatThrownBy(() -> pod.unassign(r))
           .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
               assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));

@@ -84,6 +84,8 @@ final class Journal {
   private Duration promisedTtl = Duration.ZERO;
   private Duration promisedMargin = Duration.ZERO;
   private PrunedPods pruned = PrunedPods.NONE;
+  /** The cluster's signing key kept in the state ("" when the managers bring a key file). */
+  private String signingKey = "";
   private AssignmentStore.Lease lease;
   private volatile long term;
   private long storeVersion;
@@ -134,6 +136,14 @@ final class Journal {
   }
 
   /**
+   * Keeps {@code encodedKey} in every state saved from {@link #recover} on: the cluster's signing
+   * key, which the next manager loads at its start. Before {@link #recover}.
+   */
+  void keepSigningKey(String encodedKey) {
+    signingKey = java.util.Objects.requireNonNull(encodedKey, "encodedKey");
+  }
+
+  /**
    * Loads the store, takes the next term, and saves {@code startOfTerm} of the stored config
    * under it before anything else happens. Blocks on the store (a start has nothing else to do).
    *
@@ -160,6 +170,11 @@ final class Journal {
     try {
       Optional<AssignmentStore.Stored> stored = store.load(); // under the lease: nobody else writes now
       ManagerState state = checkShards(stored);
+      if (!signingKey.isEmpty() && !state.signingKey().isEmpty() && !state.signingKey().equals(signingKey)) {
+        // Read before the lease; another manager saved its key in between (both started on an empty store).
+        throw new StoreException(store + ": another manager stored the cluster's signing key during this start"
+            + " (expected: the key read at start); start again");
+      }
       long version = stored.map(AssignmentStore.Stored::version).orElse(0L);
       Duration ttl = max(state.leaseTtl(), ownTtl);
       Duration margin = max(state.leaseMargin(), ownMargin);
@@ -170,8 +185,8 @@ final class Journal {
       }
       Rounds.Pruned p = Rounds.pruneTombstones(startOfTerm.apply(state.config()), maxTombstones);
       PrunedPods nextPruned = state.pruned().plus(p.pruned(), maxPruned);
-      storeVersion = store.save(new ManagerState(l.term(), p.config(), ttl, margin, nextPruned).encode(), l.term(),
-          version);
+      storeVersion = store.save(new ManagerState(l.term(), p.config(), ttl, margin, nextPruned, signingKey).encode(),
+          l.term(), version);
       lease = l;
       leaseSentAt = sent;
       // A store may round a lease up, never down; count the shorter, which is surely live.
@@ -369,7 +384,7 @@ final class Journal {
         result.complete(before);
         return CompletableFuture.completedFuture(null);
       }
-      byte[] data = new ManagerState(term, next, promisedTtl, promisedMargin, nextPruned).encode();
+      byte[] data = new ManagerState(term, next, promisedTtl, promisedMargin, nextPruned, signingKey).encode();
       long expected = storeVersion;
       long writer = term;
       return CompletableFuture.supplyAsync(() -> store.save(data, writer, expected), io)

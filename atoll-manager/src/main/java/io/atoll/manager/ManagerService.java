@@ -68,7 +68,15 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
       return;
     }
     String holder = WireSecurity.peerName(); // read here: the answer is made on the manager's loop
-    answer(manager.register(pod), c -> RegisterResponse.newBuilder()
+    boolean vouched = !request.getCredential().isEmpty()
+        && security.signer().checkCredential(manager.clusterId().toString(), pod.id(), holder, request.getCredential());
+    answer(manager.register(pod, holder, vouched).whenComplete((c, e) -> {
+      Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+      if (cause instanceof SecurityException) {
+        security.wire().refuse("register " + holder + " " + pod.id(), "refused register for pod " + pod.id()
+            + " from " + (holder.isEmpty() ? "a caller without TLS" : holder) + ": " + cause.getMessage());
+      }
+    }), c -> RegisterResponse.newBuilder()
         .setConfig(security.signer().bytes(c))
         .setLeaseTtlMillis(manager.leaseTtlMillis())
         .setNumberOfShards(manager.numberOfShards())
@@ -179,6 +187,7 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
         Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
         Status s = cause instanceof IllegalStateException
             ? Status.FAILED_PRECONDITION.withDescription(cause.getMessage())
+            : cause instanceof SecurityException ? Status.PERMISSION_DENIED.withDescription(cause.getMessage())
             : Status.UNAVAILABLE.withDescription("shard manager: " + cause.getMessage()).withCause(cause);
         out.onError(s.asRuntimeException());
         return;

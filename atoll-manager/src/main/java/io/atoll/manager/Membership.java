@@ -41,6 +41,8 @@ final class Membership {
   private boolean closed;
   /** Pods that asked to drain: they get no shards and give theirs away, yet stay members. */
   private final Set<PodId> draining = new java.util.HashSet<>();
+  /** The TLS identity that registered each incarnation, as this manager saw it (not saved). */
+  private final java.util.Map<PodId, String> holders = new java.util.HashMap<>();
   /** Set once by the manager before the loop runs. */
   ManagerObserver observer = ManagerObserver.NONE;
 
@@ -67,10 +69,25 @@ final class Membership {
     }
   }
 
-  /** A pod registers; completes once its entry is saved. */
+  /** A pod registers without TLS; completes once its entry is saved. */
   CompletableFuture<ClusterConfig> register(Pod pod) {
+    return register(pod, "", false);
+  }
+
+  /**
+   * A pod registers as the TLS identity {@code holder} ("" without TLS); completes once its entry
+   * is saved. An incarnation already known is answered again (Register is idempotent) only to the
+   * identity that registered it: the one recorded here, or one that presents that incarnation's
+   * credential ({@code vouched}, as after a takeover); any other fails with a
+   * {@link SecurityException} and changes nothing.
+   */
+  CompletableFuture<ClusterConfig> register(Pod pod, String holder, boolean vouched) {
     loop.checkOnLoop();
     Optional<PodEntry> existing = journal.config().pod(pod.id());
+    if (existing.isPresent() && !holder.isEmpty() && !vouched && !holder.equals(holders.get(pod.id()))) {
+      return CompletableFuture.failedFuture(new SecurityException("register for pod " + pod.id() + " refused: "
+          + holder + " did not register that incarnation (expected: the identity that did, or its credential)"));
+    }
     if ((existing.isPresent() && existing.get().status() == PodStatus.GONE)
         || (existing.isEmpty() && journal.wasPruned(pod.id()))) {
       return CompletableFuture.failedFuture(new IllegalStateException("pod " + pod.id()
@@ -89,6 +106,12 @@ final class Membership {
       return CompletableFuture.failedFuture(notLeading());
     }
     leases.grant(pod.id(), ticker.nanoTime()); // its lease starts now, before the save
+    if (!holder.isEmpty()) {
+      if (holders.size() >= journal.maxActivePods()) {
+        holders.keySet().removeIf(p -> !journal.config().isActive(p));
+      }
+      holders.put(pod.id(), holder);
+    }
     if (existing.isPresent()) {
       return CompletableFuture.completedFuture(journal.config());
     }

@@ -15,6 +15,8 @@ import io.atoll.manager.pods.Pods;
 import io.atoll.manager.round.Rounds;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.ConfigBytes;
+import io.atoll.transport.grpc.security.ConfigSigner;
+import io.atoll.transport.grpc.security.WireSecurity;
 import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -72,6 +74,8 @@ public final class ShardManager implements AutoCloseable {
   private final Watchers watchers;
   private final Rebalancer rebalancer;
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+  private final java.util.concurrent.atomic.AtomicBoolean releasing = new java.util.concurrent.atomic.AtomicBoolean();
+  private final CompletableFuture<Void> released = new CompletableFuture<>();
   private final Runnable onClose;
   private final ManagerSecurity security;
   private ManagerObserver observer = ManagerObserver.NONE;
@@ -96,7 +100,9 @@ public final class ShardManager implements AutoCloseable {
    */
   ShardManager(ManagerSettings settings, AssignmentStore store, PodHealth health, Pods pods, Loop loop, Executor io,
       Executor blocking, Ticker ticker, RandomGenerator random, Runnable onClose) {
-    this(settings, store, health, pods, loop, io, blocking, ticker, random, onClose, ManagerSecurity.plaintext());
+    // a key of its own: only start() reads the cluster's key from the store before the term
+    this(settings, store, health, pods, loop, io, blocking, ticker, random, onClose,
+        new ManagerSecurity(WireSecurity.PLAINTEXT, ConfigSigner.generate()));
   }
 
   /** As above, secured by {@code security}. */
@@ -120,6 +126,9 @@ public final class ShardManager implements AutoCloseable {
         stallThreshold(settings)), health, loop, blocking, ticker, this::requestRebalance);
     this.rebalancer = new Rebalancer(settings, journal, pods, loop, random, membership::suspect);
     this.rebalancer.draining = membership::draining;
+    if (security.keyInStore()) {
+      journal.keepSigningKey(security.signer().encodedKey());
+    }
   }
 
   /**
@@ -150,7 +159,14 @@ public final class ShardManager implements AutoCloseable {
    * the pods, and its key for signatures and credentials.
    */
   public static ShardManager start(ManagerSettings settings, AssignmentStore store, PodHealth health, String host,
-      int port, Ticker ticker, RandomGenerator random, ManagerObserver observer, ManagerSecurity security) {
+      int port, Ticker ticker, RandomGenerator random, ManagerObserver observer, ManagerSecurity given) {
+    ManagerSecurity security;
+    try {
+      security = given.keyInStore() ? storedKey(store).map(given::withSigner).orElse(given) : given;
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
     ExecutorLoop loop = new ExecutorLoop("atoll-manager");
     ExecutorService io = Executors.newSingleThreadExecutor(
         Thread.ofPlatform().name("atoll-manager-store").daemon().factory());
@@ -180,6 +196,21 @@ public final class ShardManager implements AutoCloseable {
       m.close();
       throw e;
     }
+  }
+
+  /**
+   * The cluster's signing key the store holds, if any. Read before the store's lease is taken:
+   * {@link Journal#recover} refuses the start if another manager stored another key meanwhile.
+   */
+  private static java.util.Optional<ConfigSigner> storedKey(AssignmentStore store) {
+    return store.load().map(s -> ManagerState.decode(s.data()).signingKey()).filter(k -> !k.isEmpty())
+        .map(k -> {
+          try {
+            return ConfigSigner.fromEncodedKey(k);
+          } catch (IllegalArgumentException e) {
+            throw new StoreException(store + ": the cluster's " + e.getMessage(), e);
+          }
+        });
   }
 
   /** Starts a manager with the system clock and a random seed. */
@@ -321,7 +352,15 @@ public final class ShardManager implements AutoCloseable {
 
   /** A pod registers; completes once its entry is saved. */
   CompletableFuture<ClusterConfig> register(Pod pod) {
-    return supply(() -> membership.register(pod));
+    return register(pod, "", false);
+  }
+
+  /**
+   * A pod registers as the TLS identity {@code holder} ("" without TLS), {@code vouched} if it
+   * presented that incarnation's credential for {@code holder}; see {@link Membership#register}.
+   */
+  CompletableFuture<ClusterConfig> register(Pod pod, String holder, boolean vouched) {
+    return supply(() -> membership.register(pod, holder, vouched));
   }
 
   /** A pod leaves for good, having stopped its entities. */
@@ -441,8 +480,30 @@ public final class ShardManager implements AutoCloseable {
     release();
   }
 
-  /** Releases what runs off the loop: the server, the calls to pods, the threads, the store. */
+  /**
+   * Releases what runs off the loop: the server, the calls to pods, the threads, the store. Once:
+   * a second call (a close after a depose) waits for the first, so that the port is free when
+   * {@link #close()} returns.
+   */
   private void release() {
+    if (!releasing.compareAndSet(false, true)) {
+      try {
+        released.get(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+        log.warn("shard manager: releasing its resources did not finish: {}", e.toString());
+      }
+      return;
+    }
+    try {
+      releaseOnce();
+    } finally {
+      released.complete(null);
+    }
+  }
+
+  private void releaseOnce() {
     Server s = server;
     if (s != null) {
       s.shutdownNow();

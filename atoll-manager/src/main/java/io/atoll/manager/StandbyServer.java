@@ -18,6 +18,7 @@ import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
 import io.atoll.transport.grpc.proto.UnregisterRequest;
 import io.atoll.transport.grpc.proto.UnregisterResponse;
 import io.atoll.transport.grpc.proto.WatchRequest;
+import io.atoll.transport.grpc.security.WireSecurity;
 import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
@@ -54,7 +55,16 @@ public final class StandbyServer implements AutoCloseable {
    * @throws java.io.UncheckedIOException if the address cannot be bound
    */
   public static StandbyServer start(String host, int port, Supplier<Optional<AssignmentStore.Leader>> leader) {
-    Server s = Wire.startServer(host, port, List.<BindableService>of(new Refusing(leader)));
+    return start(host, port, leader, WireSecurity.PLAINTEXT);
+  }
+
+  /**
+   * As {@link #start(String, int, Supplier)}, secured as the manager is ({@code security}: with
+   * TLS, pods of a secure cluster reach it and get their hint, and nobody else does).
+   */
+  public static StandbyServer start(String host, int port, Supplier<Optional<AssignmentStore.Leader>> leader,
+      WireSecurity security) {
+    Server s = Wire.startServer(host, port, List.<BindableService>of(new Refusing(leader)), security);
     return new StandbyServer(s, new PodAddress(host, Wire.port(s)));
   }
 

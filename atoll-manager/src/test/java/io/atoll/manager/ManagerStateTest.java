@@ -27,7 +27,7 @@ class ManagerStateTest {
     byte[] bytes = s.encode();
     assertThat(bytes[0]).isEqualTo((byte) 'A');
     assertThat(bytes[1]).isEqualTo((byte) 'M');
-    assertThat(bytes[2]).isEqualTo((byte) 2);
+    assertThat(bytes[2]).isEqualTo((byte) 3);
     ManagerState back = ManagerState.decode(bytes);
     assertThat(back).isEqualTo(s);
     assertThat(back.pruned().contains(new PodId(new PodAddress("h", 1), 5))).isTrue();
@@ -61,6 +61,23 @@ class ManagerStateTest {
   }
 
   @Test
+  void keepsTheClustersSigningKeyAndRefusesADamagedOne() {
+    ManagerState s = new ManagerState(4, ClusterConfig.empty(2), Duration.ofSeconds(1), Duration.ZERO,
+        PrunedPods.NONE, "private public");
+    assertThat(ManagerState.decode(s.encode())).isEqualTo(s);
+    byte[] length = s.encode();
+    ByteBuffer.wrap(length).putInt(31, 1 << 20);
+    assertThatThrownBy(() -> ManagerState.decode(length)).isInstanceOf(StoreException.class)
+        .hasMessageContaining("signing key of 1048576 bytes");
+    // a state of the format before (no key) reads as one without a key
+    byte[] c = ClusterConfig.empty(2).encode();
+    byte[] v2 = ByteBuffer.allocate(3 + 8 + 16 + 4 + c.length).put((byte) 'A').put((byte) 'M').put((byte) 2)
+        .putLong(4).putLong(1000).putLong(0).putInt(0).put(c).array();
+    assertThat(ManagerState.decode(v2)).isEqualTo(new ManagerState(4, ClusterConfig.empty(2), Duration.ofSeconds(1),
+        Duration.ZERO, PrunedPods.NONE));
+  }
+
+  @Test
   void refusesBytesWithoutTheHeader() {
     assertThatThrownBy(() -> ManagerState.decode(new byte[10])).isInstanceOf(StoreException.class)
         .hasMessageContaining("10 bytes without the 'AM' header");
@@ -78,9 +95,9 @@ class ManagerStateTest {
   void refusesAnotherFormatAndADamagedConfig() {
     byte[] ok = new ManagerState(1, ClusterConfig.empty(1)).encode();
     byte[] format = ok.clone();
-    format[2] = 3;
+    format[2] = 4;
     assertThatThrownBy(() -> ManagerState.decode(format)).isInstanceOf(StoreException.class)
-        .hasMessageContaining("format 3 (expected: 1 or 2)");
+        .hasMessageContaining("format 4 (expected: 1..3)");
     assertThatThrownBy(() -> ManagerState.decode(Arrays.copyOf(ok, 31))).isInstanceOf(StoreException.class)
         .hasMessageStartingWith("manager state: ");
   }

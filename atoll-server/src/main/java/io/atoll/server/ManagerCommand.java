@@ -48,7 +48,8 @@ final class ManagerCommand implements Callable<Integer> {
 
   @Option(names = "--signing-key", description = "The manager's Ed25519 key (PEM, atoll certs writes signing.key): it"
       + " signs every config and hand-off and issues pod credentials. Managers that may take over from each other"
-      + " share it; without it the key is <data-dir>/signing.key, made on first start.")
+      + " share it; without it the first manager makes the cluster's key and keeps it in the store, where the others find"
+      + " it (whoever can read the store can then sign for the cluster).")
   Path signingKey;
 
   @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
@@ -132,27 +133,6 @@ final class ManagerCommand implements Callable<Integer> {
     }
   }
 
-  /**
-   * The key kept in the data directory when no --signing-key is given, made on first start, so a
-   * manager restarted (or a standby on the same directory) keeps verifying its pods' credentials.
-   */
-  private Path localKey() throws java.io.IOException {
-    Path f = dataDir.toAbsolutePath().resolve("signing.key");
-    if (!java.nio.file.Files.exists(f)) {
-      java.nio.file.Files.createDirectories(f.getParent());
-      Path tmp = f.resolveSibling("signing.key.tmp");
-      java.nio.file.Files.writeString(tmp, ConfigSigner.newKeyPem());
-      try {
-        java.nio.file.Files.setPosixFilePermissions(tmp,
-            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-      } catch (UnsupportedOperationException e) {
-        // not a POSIX file system
-      }
-      java.nio.file.Files.move(tmp, f, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    }
-    return f;
-  }
-
   @Override
   public Integer call() throws Exception {
     ManagerSettings settings;
@@ -179,8 +159,9 @@ final class ManagerCommand implements Callable<Integer> {
       if (httpPort >= 0) {
         tls.checkBind("--http-host", httpHost, false);
       }
-      security = new ManagerSecurity(wire, ConfigSigner.load(signingKey != null ? signingKey : localKey()));
-    } catch (IllegalArgumentException | java.io.IOException e) {
+      security = signingKey != null ? new ManagerSecurity(wire, ConfigSigner.load(signingKey))
+          : ManagerSecurity.keyInStore(wire);
+    } catch (IllegalArgumentException e) {
       System.err.println("atoll manager: " + e.getMessage());
       return 2;
     }
@@ -211,7 +192,7 @@ final class ManagerCommand implements Callable<Integer> {
       if (standby) {
         StandbyWait waited;
         try {
-          waited = standBy(storeSpec, settings, listenPort, stopping);
+          waited = standBy(storeSpec, settings, listenPort, stopping, security.wire());
         } catch (RuntimeException e) {
           System.err.println("atoll manager: cannot start: " + e.getMessage());
           if (dashboard != null) {
@@ -257,8 +238,8 @@ final class ManagerCommand implements Callable<Integer> {
       }
       System.out.println("atoll manager listening on " + manager.address() + " (term " + manager.term() + ", "
           + shards + " shards, " + storeSpec.describe() + ")");
-      System.out.println("atoll manager security: " + security.wire() + ", signing key "
-          + (signingKey != null ? signingKey : dataDir.toAbsolutePath().resolve("signing.key")));
+      System.out.println("atoll manager security: " + security.wire() + (signingKey != null ? ", signing key "
+          + signingKey : ", the cluster's signing key kept in the store"));
       HttpEndpoint http = httpRunning.get();
       if (http != null) {
         System.out.println("atoll manager http on " + http.address() + " (dashboard http://" + http.address() + "/)");
@@ -272,6 +253,8 @@ final class ManagerCommand implements Callable<Integer> {
         if (!standby || stopping.get()) {
           return 3;
         }
+        // A deposed manager releases its server off the loop; wait for it before binding the port again.
+        manager.close();
         System.out.println("atoll manager: deposed; standing by again");
         System.out.flush();
         listenPort = manager.address().port();
@@ -287,11 +270,12 @@ final class ManagerCommand implements Callable<Integer> {
    * Listens as a standby on {@code port} (answering pods with the leader's address) until the
    * store has no live leader, then frees the port for the manager. Null if stopped meanwhile.
    */
-  private StandbyWait standBy(StoreSpec storeSpec, ManagerSettings settings, int port, AtomicBoolean stopping)
+  private StandbyWait standBy(StoreSpec storeSpec, ManagerSettings settings, int port, AtomicBoolean stopping,
+      WireSecurity wire)
       throws InterruptedException {
     boolean told = false;
     try (AssignmentStore watching = storeSpec.open();
-        StandbyServer server = StandbyServer.start(host, port, watching::leader)) {
+        StandbyServer server = StandbyServer.start(host, port, watching::leader, wire)) {
       while (!stopping.get()) {
         Optional<AssignmentStore.Leader> leader;
         try {

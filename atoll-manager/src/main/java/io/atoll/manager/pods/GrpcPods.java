@@ -100,7 +100,8 @@ public final class GrpcPods implements Pods {
           .setTerminationTimeoutMillis(termination.toMillis())
           .setManagerTerm(term)
           .setClusterId(clusterId.toString())
-          .setSignature(signer.signUnassign(clusterId.toString(), term, newEpoch, shards))
+          .setSignature(signer.signUnassign(clusterId.toString(), term, newEpoch, pod, shards, targets,
+              termination.toMillis()))
           .build(), into(f));
     } catch (RuntimeException e) {
       f.completeExceptionally(e);

@@ -97,7 +97,7 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
       return;
     }
     try {
-      configs.checkUnassign(request);
+      configs.checkUnassign(request, view.self());
     } catch (StatusRuntimeException e) {
       refused("unassign", e, out);
       return;

@@ -3,6 +3,7 @@ package io.atoll.testkit.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.atoll.core.PodAddress;
+import io.atoll.core.PodId;
 import io.atoll.manager.StandbyServer;
 import io.atoll.runtime.Sharding;
 import io.atoll.core.spi.AssignmentStore;
@@ -40,6 +41,10 @@ class FollowTheLeaderTest {
       Sharding b = cluster.adopt(cluster.podBuilder().manager(standbyAt.toString()).start());
       cluster.awaitSettled(Duration.ofSeconds(15));
       assertThat(a.servedShards().size() + b.servedShards().size()).isEqualTo(12);
+      PodId aId = a.podId();
+      PodId bId = b.podId();
+      Set<Integer> aShards = Set.copyOf(a.servedShards());
+      Set<Integer> bShards = Set.copyOf(b.servedShards());
 
       // The leader goes; the standby takes over on its own address.
       cluster.stopManager();
@@ -48,6 +53,14 @@ class FollowTheLeaderTest {
       cluster.startManager(standbyAt.port());
       assertThat(cluster.manager().term()).isGreaterThan(term);
       assertThat(cluster.managerAddress()).isEqualTo(standbyAt);
+
+      // The new leader signs with the cluster's key (kept in the store), so the pods' credentials
+      // still hold: for two leases, they renew as the same incarnations and keep their shards.
+      Duration lease = cluster.manager().settings().leaseTtl();
+      Awaitility.await().during(lease.multipliedBy(2)).atMost(lease.multipliedBy(4)).until(() ->
+          a.podId().equals(aId) && b.podId().equals(bId) && a.holdsLease() && b.holdsLease()
+              && Set.copyOf(a.servedShards()).equals(aShards) && Set.copyOf(b.servedShards()).equals(bShards));
+      assertThat(cluster.manager().config().activePods()).extracting(p -> p.id()).containsExactlyInAnyOrder(aId, bId);
 
       // The pods renew with the new leader (it counts them as alive from its start), keep their
       // shards, and a pod that joins after the takeover gets its share: the first rebalance works.

@@ -10,7 +10,11 @@ import io.atoll.core.ClusterConfig;
 import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
 import io.atoll.core.Ticker;
+import io.atoll.core.PodAddress;
+import io.atoll.core.spi.AssignmentStore;
 import io.atoll.manager.ManagerSecurity;
+import io.atoll.manager.StandbyServer;
+import io.atoll.transport.grpc.LeaderHint;
 import io.atoll.manager.ManagerSettings;
 import io.atoll.manager.ShardManager;
 import io.atoll.runtime.Entity;
@@ -28,6 +32,7 @@ import io.atoll.transport.grpc.proto.GossipRequest;
 import io.atoll.transport.grpc.proto.NotifyUnhealthyPodRequest;
 import io.atoll.transport.grpc.proto.PodServiceGrpc;
 import io.atoll.transport.grpc.proto.RebalanceRequest;
+import io.atoll.transport.grpc.proto.RegisterRequest;
 import io.atoll.transport.grpc.proto.RenewLeaseRequest;
 import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
 import io.atoll.transport.grpc.proto.UnassignRequest;
@@ -45,6 +50,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -90,6 +96,7 @@ class MutualTlsTest {
   final List<String> managerRefusals = new CopyOnWriteArrayList<>();
   final List<String> victimRefusals = new CopyOnWriteArrayList<>();
   ShardManager manager;
+  ConfigSigner managerKey;
   Sharding victim;
   Sharding other;
   ConfigBytes firstSigned;
@@ -109,8 +116,9 @@ class MutualTlsTest {
     foreign.issue(Role.MANAGER, "manager", List.of()).write(dir.resolve("foreign"), "manager");
     foreign.issue(Role.POD, "victim", List.of()).write(dir.resolve("foreign"), "pod");
 
+    managerKey = ConfigSigner.generate();
     ManagerSecurity security = new ManagerSecurity(security("manager").withRefusalSink(managerRefusals::add),
-        ConfigSigner.generate());
+        managerKey);
     manager = ShardManager.start(ManagerSettings.defaults().withNumberOfShards(12),
         FileAssignmentStore.open(dir.resolve("store")), PodHealth.LEASE_ONLY, "127.0.0.1", 0, Ticker.SYSTEM,
         new Random(), io.atoll.manager.ManagerObserver.NONE, security);
@@ -294,6 +302,23 @@ class MutualTlsTest {
   }
 
   @Test
+  void aPodRegisteringAnotherPodsIncarnationGetsNoCredentialAndTheVictimKeepsServing() {
+    Map<Integer, PodId> owners = owners(manager.config());
+    long epoch = manager.config().epoch();
+    var asOther = managerStub(security("other"));
+    PodId v = victim.podId();
+    RegisterRequest steal = RegisterRequest.newBuilder().setPod(Wire.info(manager.config().pod(v).orElseThrow().pod()))
+        .setClusterId(manager.clusterId().toString()).build();
+    // Before the fix this returned a credential for (victim, other), and Unregister with it took the victim out.
+    refused(() -> asOther.register(steal), Status.Code.PERMISSION_DENIED, "register for pod " + v + " refused");
+    refused(() -> asOther.register(steal.toBuilder().setCredential(ByteString.copyFrom(new byte[32])).build()),
+        Status.Code.PERMISSION_DENIED, "did not register that incarnation");
+    assertThat(count(managerRefusals, "refused register for pod " + v, "atoll:pod:other")).isEqualTo(1);
+    assertThat(manager.config().pod(v).orElseThrow().status()).isEqualTo(PodStatus.ACTIVE);
+    nothingMoved(owners, epoch);
+  }
+
+  @Test
   void forgedTamperedForeignAndReplayedConfigsAreRefusedOrChangeNothing() {
     Map<Integer, PodId> owners = owners(manager.config());
     long epoch = manager.config().epoch();
@@ -334,11 +359,56 @@ class MutualTlsTest {
     refused(() -> asRogue.unassign(r.build()), Status.Code.PERMISSION_DENIED, "not signed by this cluster's manager");
     // A genuine signature of another request does not carry over to a made-up one.
     ByteString otherSig = ConfigSigner.generate().signUnassign(manager.clusterId().toString(), 1_000_000,
-        epoch + 1_000, served);
+        epoch + 1_000, victim.podId(), served, List.of(), 100);
     refused(() -> asRogue.unassign(r.setSignature(otherSig).build()), Status.Code.PERMISSION_DENIED,
         "not signed by this cluster's manager");
     assertThat(count(victimRefusals, "unassign", "atoll:manager")).isEqualTo(1);
     assertThat(victim.servedShards()).isEqualTo(served);
     nothingMoved(owners, epoch);
+  }
+
+  @Test
+  void anUnassignSignedForAnotherPodOrWithOtherTargetsOrTimeoutIsRefused() {
+    Map<Integer, PodId> owners = owners(manager.config());
+    long epoch = manager.config().epoch();
+    List<Integer> served = victim.servedShards();
+    String cluster = manager.clusterId().toString();
+    long term = manager.term();
+    var asRogue = podStub(victim, security("rogue-manager"));
+    List<PodId> targets = served.stream().map(s -> other.podId()).toList();
+    UnassignRequest.Builder r = UnassignRequest.newBuilder().addAllShards(served).setNewEpoch(epoch + 1_000)
+        .setManagerTerm(term).setTerminationTimeoutMillis(100).setClusterId(cluster)
+        .addAllTargets(targets.stream().map(Wire::ref).toList());
+    // A genuine signature of the manager's key, over a request made for the other pod: replayed to the victim.
+    ByteString forOther = managerKey.signUnassign(cluster, term, epoch + 1_000, other.podId(), served, targets, 100);
+    refused(() -> asRogue.unassign(r.setSignature(forOther).build()), Status.Code.PERMISSION_DENIED,
+        "not signed by this cluster's manager");
+    // Signed for the victim, but the targets or the timeout were changed on the way.
+    ByteString genuine = managerKey.signUnassign(cluster, term, epoch + 1_000, victim.podId(), served, targets, 100);
+    PodId elsewhere = new PodId(new io.atoll.core.PodAddress("127.0.0.1", 1), 1);
+    refused(() -> asRogue.unassign(r.clone().setSignature(genuine).clearTargets()
+        .addAllTargets(served.stream().map(s -> Wire.ref(elsewhere)).toList()).build()),
+        Status.Code.PERMISSION_DENIED, "not signed by this cluster's manager");
+    refused(() -> asRogue.unassign(r.clone().setSignature(genuine).setTerminationTimeoutMillis(1).build()),
+        Status.Code.PERMISSION_DENIED, "not signed by this cluster's manager");
+    assertThat(victim.servedShards()).isEqualTo(served);
+    nothingMoved(owners, epoch);
+  }
+
+  @Test
+  void aStandbyOfASecureClusterSpeaksTlsAndSendsPodsToTheLeader() {
+    PodAddress leaderAt = new PodAddress("127.0.0.1", 4711);
+    try (StandbyServer standby = StandbyServer.start("127.0.0.1", 0,
+        () -> Optional.of(new AssignmentStore.Leader(leaderAt.toString(), 7)), security("manager"))) {
+      ManagedChannel ch = Wire.channel(standby.address(), security("other"), Role.MANAGER);
+      channels.add(ch);
+      var stub = ShardManagerServiceGrpc.newBlockingStub(ch).withDeadlineAfter(5, TimeUnit.SECONDS);
+      // Before, the standby listened in plaintext: the TLS handshake failed and the pod got no hint.
+      assertThatThrownBy(() -> stub.renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(other.podId()))
+          .build())).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+            assertThat(LeaderHint.of(e)).contains(leaderAt);
+          });
+    }
   }
 }

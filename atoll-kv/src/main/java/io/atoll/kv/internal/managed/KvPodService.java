@@ -81,7 +81,7 @@ final class KvPodService extends PodServiceGrpc.PodServiceImplBase {
   @Override
   public void unassign(UnassignRequest request, StreamObserver<UnassignResponse> out) {
     try {
-      trust.checkUnassign(request);
+      trust.checkUnassign(request, me.id());
     } catch (StatusRuntimeException e) {
       out.onError(e);
       return;

@@ -208,19 +208,20 @@ public final class ManagerLink {
         try {
           RegisterResponse r = blocking(managers.channel(), 5000).register(RegisterRequest.newBuilder()
               .setPod(Wire.info(new Pod(me, settings.version())))
-              .setClusterId(view.clusterId().toString()).build());
+              .setClusterId(view.clusterId().toString()).setCredential(credentialOf(me)).build());
           if (r.getNumberOfShards() != view.numberOfShards()) {
             throw new IllegalStateException("the shard manager at " + address + " has " + r.getNumberOfShards()
                 + " shards (expected: " + view.numberOfShards() + ")");
           }
-          ClusterConfig config = configs.fromManager(r.getConfig());
-          credential = new Credential(me, r.getCredential());
-          view.checkCluster(config, true); // never a lease from a manager of another cluster
+          // The term first: a deposed manager gives no key and no credential.
           if (r.getManagerTerm() < term) {
             throw io.grpc.Status.FAILED_PRECONDITION.withDescription("the shard manager at " + address
                 + " answered under term " + r.getManagerTerm() + ", older than term " + term
                 + " this pod has seen (a deposed manager)").asRuntimeException();
           }
+          ClusterConfig config = configs.fromManager(r.getConfig(), true);
+          view.checkCluster(config, true); // never a lease from a manager of another cluster
+          credential = new Credential(me, r.getCredential());
           seeTerm(r.getManagerTerm());
           lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
           view.onManagerConfig(config);
@@ -342,7 +343,8 @@ public final class ManagerLink {
             public void onNext(ConfigBytes b) {
               watchBackoffNanos = 0;
               try {
-                view.onManagerConfig(configs.fromManager(b));
+                // no term on this stream: it may not change the key (a deposed manager's old stream)
+                view.onManagerConfig(configs.fromManager(b, false));
               } catch (RuntimeException e) {
                 log.warn("pod {}: ignored a config from the manager: {}", view.self(), e.getMessage());
               }

@@ -1,6 +1,7 @@
 package io.atoll.runtime.internal.cluster;
 
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.PodId;
 import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.security.ManagerTrust;
 import io.atoll.transport.grpc.proto.UnassignRequest;
@@ -28,8 +29,26 @@ public final class SignedConfigs {
    * @throws io.grpc.StatusRuntimeException if it is unsigned, badly signed or does not decode
    */
   public ClusterConfig fromManager(ConfigBytes bytes) {
-    ClusterConfig c = trust.fromManager(bytes);
-    remember(c, bytes);
+    return fromManager(bytes, true);
+  }
+
+  /**
+   * A config from the manager's own connection; unless {@code mayChangeKey}, only with the key
+   * trusted now (see {@link ManagerTrust#fromManager(ConfigBytes, boolean)}). When the key changes,
+   * this config replaces the one gossiped on, whatever its epoch: peers that trust the new key
+   * would refuse the old one.
+   *
+   * @throws io.grpc.StatusRuntimeException if it is unsigned, badly signed, does not decode, or
+   *     changes the key when it may not
+   */
+  public synchronized ClusterConfig fromManager(ConfigBytes bytes, boolean mayChangeKey) {
+    ClusterConfig c = trust.fromManager(bytes, mayChangeKey);
+    Newest n = newest;
+    if (n != null && !n.bytes().getSignerKey().equals(bytes.getSignerKey())) {
+      newest = new Newest(c.epoch(), bytes);
+    } else {
+      remember(c, bytes);
+    }
     return c;
   }
 
@@ -45,12 +64,12 @@ public final class SignedConfigs {
   }
 
   /**
-   * Checks that an Unassign request is signed by the trusted key.
+   * Checks that an Unassign request is signed by the trusted key, for pod {@code self}.
    *
    * @throws io.grpc.StatusRuntimeException PERMISSION_DENIED if not
    */
-  public void checkUnassign(UnassignRequest request) {
-    trust.checkUnassign(request);
+  public void checkUnassign(UnassignRequest request, PodId self) {
+    trust.checkUnassign(request, self);
   }
 
   /** The newest signed config accepted, as it arrived (for gossip), or null before the first. */

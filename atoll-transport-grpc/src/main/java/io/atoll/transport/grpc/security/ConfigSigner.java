@@ -12,12 +12,16 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.MessageDigest;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.Signature;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.security.spec.X509EncodedKeySpec;
+import java.util.Base64;
 import java.util.List;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -25,15 +29,15 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * The manager's key: signs every config it publishes and every Unassign it sends (Ed25519, from
  * the JDK), and issues and checks the credential of each pod incarnation (HMAC-SHA256 under a key
- * derived from the same private key). Nothing of it is stored with the cluster state: managers
- * that share one key file (a standby taking over) verify each other's credentials and signatures;
- * a manager with another key makes pods adopt its key on their next call to it, and makes
- * incarnations registered with the old key register again. Thread-safe.
+ * derived from the same private key). Managers that share one key (one key file, or the key the
+ * first manager kept in the store, see {@link #encodedKey()}) verify each other's credentials and
+ * signatures; a manager with another key makes pods adopt its key on their next call to it, and
+ * makes incarnations registered with the old key register again. Thread-safe.
  */
 public final class ConfigSigner {
 
   static final byte[] CONFIG_CONTEXT = "atoll-config-v1\0".getBytes(StandardCharsets.US_ASCII);
-  static final byte[] UNASSIGN_CONTEXT = "atoll-unassign-v1\0".getBytes(StandardCharsets.US_ASCII);
+  static final byte[] UNASSIGN_CONTEXT = "atoll-unassign-v2\0".getBytes(StandardCharsets.US_ASCII);
 
   private final PrivateKey privateKey;
   private final PublicKey publicKey;
@@ -87,6 +91,41 @@ public final class ConfigSigner {
     return s;
   }
 
+  /**
+   * The key pair as one line of text (Base64 PKCS#8 private key, a space, Base64 X.509 public
+   * key), for a manager that keeps its cluster's key in the store; {@link #fromEncodedKey} reads it.
+   */
+  public String encodedKey() {
+    Base64.Encoder b = Base64.getEncoder();
+    return b.encodeToString(privateKey.getEncoded()) + " " + b.encodeToString(publicKey.getEncoded());
+  }
+
+  /**
+   * The signer of a key pair written by {@link #encodedKey()}.
+   *
+   * @throws IllegalArgumentException if {@code encoded} is not an Ed25519 key pair in that form
+   */
+  public static ConfigSigner fromEncodedKey(String encoded) {
+    String[] parts = encoded.split(" ", -1);
+    if (parts.length != 2) {
+      throw new IllegalArgumentException("signing key: " + parts.length + " parts (expected: 2, private and public)");
+    }
+    ConfigSigner s;
+    try {
+      KeyFactory f = KeyFactory.getInstance("Ed25519");
+      Base64.Decoder b = Base64.getDecoder();
+      s = new ConfigSigner(f.generatePrivate(new PKCS8EncodedKeySpec(b.decode(parts[0]))),
+          f.generatePublic(new X509EncodedKeySpec(b.decode(parts[1]))));
+    } catch (GeneralSecurityException | IllegalArgumentException e) {
+      throw new IllegalArgumentException("signing key: " + e.getMessage() + " (expected: an Ed25519 key pair)", e);
+    }
+    byte[] probe = "probe".getBytes(StandardCharsets.US_ASCII);
+    if (!ManagerTrust.verify(s.publicKey, CONFIG_CONTEXT, probe, s.sign(CONFIG_CONTEXT, probe))) {
+      throw new IllegalArgumentException("signing key: its public key is not the private key's (expected: one pair)");
+    }
+    return s;
+  }
+
   /** A new Ed25519 key pair, PEM ({@code PRIVATE KEY}, PKCS#8, then {@code PUBLIC KEY}), for a key file. */
   public static String newKeyPem() {
     ConfigSigner s = generate();
@@ -118,28 +157,47 @@ public final class ConfigSigner {
     return signed;
   }
 
-  /** The signature of an Unassign request with these fields. */
-  public ByteString signUnassign(String clusterId, long term, long newEpoch, List<Integer> shards) {
-    return ByteString.copyFrom(sign(UNASSIGN_CONTEXT, unassignPayload(clusterId, term, newEpoch, shards)));
+  /** The signature of an Unassign request with these fields, sent to {@code pod}. */
+  public ByteString signUnassign(String clusterId, long term, long newEpoch, PodId pod, List<Integer> shards,
+      List<PodId> targets, long terminationMillis) {
+    return ByteString.copyFrom(sign(UNASSIGN_CONTEXT,
+        unassignPayload(clusterId, term, newEpoch, pod, shards, targets, terminationMillis)));
   }
 
-  /** What an Unassign signature covers: the cluster, the manager's term, the new epoch and the shards. */
-  public static byte[] unassignPayload(String clusterId, long term, long newEpoch, List<Integer> shards) {
+  /**
+   * What an Unassign signature covers (context {@code atoll-unassign-v2}): the cluster, the
+   * manager's term, the new epoch, the receiving pod (so a request for one pod means nothing to
+   * another), the shards, where each goes, and how long the pod may take to stop its entities.
+   */
+  public static byte[] unassignPayload(String clusterId, long term, long newEpoch, PodId pod, List<Integer> shards,
+      List<PodId> targets, long terminationMillis) {
     try {
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       DataOutputStream out = new DataOutputStream(bytes);
       out.writeUTF(clusterId);
       out.writeLong(term);
       out.writeLong(newEpoch);
+      writePod(out, pod);
+      out.writeLong(terminationMillis);
       out.writeInt(shards.size());
       for (int s : shards) {
         out.writeInt(s);
+      }
+      out.writeInt(targets.size());
+      for (PodId t : targets) {
+        writePod(out, t);
       }
       out.flush();
       return bytes.toByteArray();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  private static void writePod(DataOutputStream out, PodId pod) throws IOException {
+    out.writeUTF(pod.address().host());
+    out.writeInt(pod.address().port());
+    out.writeLong(pod.incarnation());
   }
 
   private byte[] sign(byte[] context, byte[] payload) {

@@ -2,6 +2,7 @@ package io.atoll.transport.grpc.security;
 
 import com.google.protobuf.ByteString;
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.PodId;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.proto.UnassignRequest;
@@ -12,6 +13,7 @@ import java.security.KeyFactory;
 import java.security.PublicKey;
 import java.security.Signature;
 import java.security.spec.X509EncodedKeySpec;
+import java.util.List;
 
 /**
  * A pod's trust in its manager's key: configs and Unassign requests count only with a valid
@@ -41,7 +43,25 @@ public final class ManagerTrust {
    *     INVALID_ARGUMENT if it does not decode
    */
   public ClusterConfig fromManager(ConfigBytes bytes) {
+    return fromManager(bytes, true);
+  }
+
+  /**
+   * As {@link #fromManager(ConfigBytes)}; unless {@code mayChangeKey}, only with the key trusted
+   * now (if any). A pod lets a manager change its key only where it checked first that the manager
+   * answers under a term at least the newest it has seen: a deposed manager still answering on an
+   * old stream cannot take the pod back to its key.
+   *
+   * @throws StatusRuntimeException FAILED_PRECONDITION for a key change that is not allowed, else as
+   *     {@link #fromManager(ConfigBytes)}
+   */
+  public ClusterConfig fromManager(ConfigBytes bytes, boolean mayChangeKey) {
     Key k = key;
+    if (k != null && !mayChangeKey && !k.encoded().equals(bytes.getSignerKey())) {
+      throw Status.FAILED_PRECONDITION.withDescription("config from the manager ignored: signed with another key"
+          + " than the one trusted (expected: the same; a new key is adopted at Register, under a term at least"
+          + " the newest seen)").asRuntimeException();
+    }
     if (k == null || !k.encoded().equals(bytes.getSignerKey())) {
       k = parse(bytes.getSignerKey());
     }
@@ -70,19 +90,28 @@ public final class ManagerTrust {
   }
 
   /**
-   * Checks an Unassign request's signature against the trusted key.
+   * Checks the signature of an Unassign request received by pod {@code self} against the trusted
+   * key.
    *
    * @throws StatusRuntimeException PERMISSION_DENIED if it is unsigned or forged (a made-up term,
-   *     epoch or shard list), FAILED_PRECONDITION while this pod trusts no key
+   *     epoch, shard list, targets or termination timeout, or one signed for another pod),
+   *     FAILED_PRECONDITION while this pod trusts no key, INVALID_ARGUMENT if a target is malformed
    */
-  public void checkUnassign(UnassignRequest r) {
+  public void checkUnassign(UnassignRequest r, PodId self) {
     Key k = key;
     if (k == null) {
       throw Status.FAILED_PRECONDITION.withDescription("unassign refused: this pod has no manager key yet")
           .asRuntimeException();
     }
-    byte[] payload = ConfigSigner.unassignPayload(r.getClusterId(), r.getManagerTerm(), r.getNewEpoch(),
-        r.getShardsList());
+    List<PodId> targets;
+    try {
+      targets = r.getTargetsList().stream().map(Wire::podId).toList();
+    } catch (RuntimeException e) {
+      throw Status.INVALID_ARGUMENT.withDescription("unassign refused: a malformed target: " + e.getMessage())
+          .asRuntimeException();
+    }
+    byte[] payload = ConfigSigner.unassignPayload(r.getClusterId(), r.getManagerTerm(), r.getNewEpoch(), self,
+        r.getShardsList(), targets, r.getTerminationTimeoutMillis());
     if (r.getSignature().isEmpty() || !verify(k.publicKey(), ConfigSigner.UNASSIGN_CONTEXT, payload,
         r.getSignature().toByteArray())) {
       throw denied("unassign of term " + r.getManagerTerm() + " refused: not signed by this cluster's manager key");
