@@ -20,6 +20,8 @@ import java.util.Set;
  * @param unacknowledged deposits that failed or timed out (their fate may be either)
  * @param lost acknowledged deposits missing from the database
  * @param appliedUnacknowledged deposits in the database that were never acknowledged
+ * @param appliedRefused deposits refused as OVERLOADED (a promise that no handler saw them) that
+ *     are in the database all the same
  * @param duplicateActivations handlers of an older activation that started after a newer activation
  *     of the same account had started: two live instances
  * @param fencedWrites writes refused by the fencing token (all, including handlers that were
@@ -30,12 +32,12 @@ import java.util.Set;
  * @param staleReads balance asks that missed an acknowledged deposit
  */
 public record Audit(long sent, long acknowledged, long unacknowledged, long lost, long appliedUnacknowledged,
-    long duplicateActivations, long fencedWrites, long duplicateDeposits, long unbalancedAccounts, long activations,
+    long appliedRefused, long duplicateActivations, long fencedWrites, long duplicateDeposits, long unbalancedAccounts, long activations,
     long staleReads) {
 
   /** Whether the run kept every promise. */
   public boolean ok() {
-    return lost == 0 && duplicateActivations == 0 && duplicateDeposits == 0 && unbalancedAccounts == 0
+    return lost == 0 && appliedRefused == 0 && duplicateActivations == 0 && duplicateDeposits == 0 && unbalancedAccounts == 0
         && staleReads == 0;
   }
 
@@ -67,12 +69,17 @@ public record Audit(long sent, long acknowledged, long unacknowledged, long lost
       }
     }
     long appliedUnacked = 0;
+    long appliedRefused = 0;
     for (long op : stored) {
       if (!ledger.ackedOps().contains(op)) {
         appliedUnacked++;
       }
+      if (ledger.refusedOps().contains(op)) {
+        appliedRefused++;
+      }
     }
-    return new Audit(ledger.sentCount(), ledger.ackedCount(), ledger.failedCount(), lost, appliedUnacked, stale,
+    return new Audit(ledger.sentCount(), ledger.ackedCount(), ledger.failedCount(), lost, appliedUnacked,
+        appliedRefused, stale,
         fenced, dupDeposits, unbalanced, activations, ledger.staleReads());
   }
 

@@ -154,7 +154,7 @@ public final class DemoRun {
       Load load = new Load(client, ledger, o.accounts(), o.concurrency(), 1, o.rate()).start();
       say("load started: deposits (tell) and balance checks (ask), " + (o.rate() > 0 ? o.rate() + "/s, " : "")
           + "at most " + o.concurrency() + " in flight");
-      timeline(processes, c, ledger, managerAddress, url, pods);
+      timeline(processes, c, ledger, load, managerAddress, url, pods);
       say("load stopping; waiting for what is in flight");
       load.stop(15_000);
       Audit a = Audit.of(ledger, url);
@@ -195,7 +195,7 @@ public final class DemoRun {
         certs == null ? List.of() : certs.pod("pod-" + i)));
   }
 
-  private void timeline(ProcessCluster processes, Sharding client, Ledger ledger, String manager, String url,
+  private void timeline(ProcessCluster processes, Sharding client, Ledger ledger, Load load, String manager, String url,
       List<ManagedProcess> pods) throws Exception {
     long total = o.duration().toNanos();
     // Each fault waits for the previous one to settle, so the story reads in order on a busy machine.
@@ -287,8 +287,9 @@ public final class DemoRun {
       if (now - lastTick >= TimeUnit.SECONDS.toNanos(2)) {
         long acked = ledger.ackedCount();
         double rate = (acked - lastAcked) / ((now - lastTick) / 1e9);
-        say(String.format("%,8.0f msg/s | acked %,d | unacked %,d | %s", rate, acked, ledger.failedCount(),
-            names.shardsLine(view)));
+        int pace = load.pace();
+        say(String.format("%,8.0f msg/s | acked %,d | unacked %,d | %s%s", rate, acked, ledger.failedCount(),
+            names.shardsLine(view), pace > 0 && pace < o.rate() ? " | backing off to " + pace + "/s" : ""));
         lastAcked = acked;
         lastTick = now;
       }

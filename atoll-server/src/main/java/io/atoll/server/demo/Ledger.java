@@ -23,6 +23,8 @@ public final class Ledger {
   final Map<Long, Op> ackedOps = new ConcurrentHashMap<>();
   final Map<String, LongAdder> ackedSum = new ConcurrentHashMap<>();
   final Map<DeliveryException.Reason, LongAdder> failures = new ConcurrentHashMap<>();
+  /** Deposits refused as OVERLOADED: refused before any handler saw them, so never applied. */
+  final Set<Long> refusedOps = ConcurrentHashMap.newKeySet();
 
   void sent() {
     sent.increment();
@@ -34,11 +36,26 @@ public final class Ledger {
     acked.increment();
   }
 
-  void failed(Throwable t) {
+  /** Deposit {@code op} failed with {@code t}; returns why. */
+  DeliveryException.Reason failed(long op, Throwable t) {
     failed.increment();
-    Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
-    DeliveryException.Reason r = c instanceof DeliveryException d ? d.reason() : DeliveryException.Reason.OUTCOME_UNKNOWN;
+    DeliveryException.Reason r = reason(t);
     failures.computeIfAbsent(r, k -> new LongAdder()).increment();
+    if (r == DeliveryException.Reason.OVERLOADED) {
+      refusedOps.add(op);
+    }
+    return r;
+  }
+
+  /** Why a send failed ({@code OUTCOME_UNKNOWN} for anything but a delivery failure). */
+  static DeliveryException.Reason reason(Throwable t) {
+    Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+    return c instanceof DeliveryException d ? d.reason() : DeliveryException.Reason.OUTCOME_UNKNOWN;
+  }
+
+  /** The deposits refused as overloaded, which the database must not hold. */
+  public Set<Long> refusedOps() {
+    return refusedOps;
   }
 
   long ackedSum(String account) {

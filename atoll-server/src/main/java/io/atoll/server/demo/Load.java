@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * (read-your-acknowledged-writes). With a rate it is open-loop: it sends that many per second
  * whatever happens to earlier messages (up to {@code concurrency} in flight), so traffic to healthy
  * shards goes on while a dead pod's shards wait; with rate 0 it keeps {@code concurrency} in flight.
+ * An open-loop load backs off when pods refuse deposits as overloaded (see {@link Pacer}) and comes
+ * back to its rate when they stop.
  */
 public final class Load {
 
@@ -25,6 +27,7 @@ public final class Load {
   private Thread thread;
 
   private final int rate;
+  private volatile Pacer pacer;
   private final Acks acks;
 
   /** Hears each acknowledged deposit, from the threads that complete them. */
@@ -68,14 +71,12 @@ public final class Load {
   private void run() {
     SplittableRandom rnd = new SplittableRandom(42);
     long n = 0;
-    long started = System.nanoTime();
+    Pacer pace = rate > 0 ? new Pacer(rate, System.nanoTime()) : null;
+    pacer = pace;
     while (running) {
-      if (rate > 0) {
-        long due = (System.nanoTime() - started) * rate / 1_000_000_000L;
-        if (n >= due) {
-          java.util.concurrent.locks.LockSupport.parkNanos(200_000); // pacing the send rate
-          continue;
-        }
+      if (pace != null && !pace.trySend(System.nanoTime())) {
+        java.util.concurrent.locks.LockSupport.parkNanos(200_000); // pacing the send rate
+        continue;
       }
       try {
         if (!permits.tryAcquire(100, TimeUnit.MILLISECONDS)) {
@@ -105,12 +106,18 @@ public final class Load {
         if (e == null) {
           ledger.acked(op, account, amount);
           acks.acked(account);
-        } else {
-          ledger.failed(e);
+        } else if (ledger.failed(op, e) == io.atoll.runtime.DeliveryException.Reason.OVERLOADED && pace != null) {
+          pace.overloaded(System.nanoTime());
         }
         permits.release();
       });
     }
+  }
+
+  /** The send rate now (lower than asked while pods refuse deposits as overloaded); 0 for a closed loop. */
+  public int pace() {
+    Pacer p = pacer;
+    return p == null ? 0 : p.rate();
   }
 
   /** Stops sending and waits up to {@code timeoutMillis} for what is in flight. */

@@ -33,9 +33,12 @@ public final class RunReport {
     if (!why.isEmpty()) {
       why.append(')');
     }
-    out.printf("unacknowledged         %,d%s: failed or timed out, may or may not be applied%n", a.unacknowledged(),
+    out.printf("unacknowledged         %,d%s: refused as overloaded (never handled), or failed or timed out (may"
+        + " or may not be applied)%n", a.unacknowledged(),
         why);
     out.printf("  of which applied     %,d%n", a.appliedUnacknowledged());
+    out.printf("refused yet applied    %,d   (refused as overloaded, so never handled, but in the database)%n",
+        a.appliedRefused());
     out.printf("lost                   %,d   (acknowledged but missing from the database)%n", a.lost());
     out.printf("duplicate activations  %,d   (an older activation starting work after a newer one started)%n",
         a.duplicateActivations());
