@@ -133,6 +133,16 @@ public final class Spaces {
     return byRole.get(role);
   }
 
+  /**
+   * The global shard ({@code 1..size}) of {@code entityId} of a type on {@code role}: the
+   * hasher's shard within the role's space, shifted to the space's first position; 0 if the
+   * layout has no space for the role.
+   */
+  public int shardOf(ShardHasher hasher, String role, String entityId) {
+    Space s = byRole.get(role);
+    return s == null ? 0 : s.globalShard(hasher.shardOf(entityId, s.count()));
+  }
+
   /** The space holding {@code position}. @throws IndexOutOfBoundsException outside {@code 0..size-1} */
   public Space at(int position) {
     Objects.checkIndex(position, size);
