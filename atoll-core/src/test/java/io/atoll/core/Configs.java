@@ -26,11 +26,7 @@ final class Configs {
       List.of("", "web"), List.of("web", "worker"));
 
   /** Three spaces over 12 positions: the default role 4, "web" 5, "worker" 3. */
-  static final Spaces THREE_SPACES = Spaces.of(new java.util.LinkedHashMap<>(java.util.Map.of()) {{
-      put("", 4);
-      put("web", 5);
-      put("worker", 3);
-    }});
+  static final Spaces THREE_SPACES = Spaces.parse("default=4,web=5,worker=3");
 
   static Arbitrary<ClusterConfig> configs(int size) {
     return configs(Spaces.single(size), List.of(Pod.DEFAULT_ROLES));
