@@ -128,6 +128,10 @@ class SpacesTest {
               + " (spaces: default=20,worker=10)")
           .satisfies(e -> assertThat(((DeliveryException) e).reason())
               .isEqualTo(DeliveryException.Reason.UNKNOWN_ENTITY_TYPE));
+      // A type this pod hosts on the default role cannot be sent to on another.
+      assertThatThrownBy(() -> web.entity(Counter.TYPE.onRole("worker"), "c-1"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("entity type 'counter': role 'worker' (expected: '', as first used or registered");
     }
   }
 

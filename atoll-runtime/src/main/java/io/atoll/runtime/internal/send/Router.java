@@ -179,6 +179,11 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
           + type.messageClass().getName() + " (expected: " + t.type.messageClass().getName()
           + ", as first used on this pod)");
     }
+    if (!t.role.equals(type.role())) {
+      throw new IllegalArgumentException("entity type '" + type.name() + "': role '" + type.role()
+          + "' (expected: '" + t.role + "', as first used or registered on this pod; every pod must declare"
+          + " a type on the same role)");
+    }
     return t;
   }
 
