@@ -38,6 +38,11 @@ import java.util.TreeMap;
  * clusters never merge ({@link ClusterMismatchException}). {@link ClusterId#NONE} (an empty
  * config, a config of Atoll KV nodes) merges with any id and takes it.
  *
+ * <p><b>Spaces.</b> The positions are laid out in shard {@link Spaces spaces}, contiguous ranges
+ * each tied to a role and placed only on pods that host that role ({@link Pod#roles()}). The
+ * layout is fixed for a cluster, like its size: configs of two layouts never merge. A config
+ * without roles has one default space ({@link Spaces#single}).
+ *
  * <p>Instances are immutable and thread-safe; readers on the hot path hold one reference and read
  * it without locks. Change one with {@link #toBuilder()}.
  */
@@ -65,6 +70,7 @@ public final class ClusterConfig {
   private final long[][] epoch;
   private final long maxEpoch;
   private final ClusterId clusterId;
+  private final Spaces spaces;
 
   /**
    * Takes the chunk tables as they are, without copying: neither they nor their chunks may be
@@ -73,13 +79,17 @@ public final class ClusterConfig {
    */
   ClusterConfig(PodEntry[] pods, int size, int[][] owner, int[][] peer, byte[][] state,
       long[][] epoch, long maxEpoch) {
-    this(pods, size, owner, peer, state, epoch, maxEpoch, ClusterId.NONE);
+    this(pods, size, owner, peer, state, epoch, maxEpoch, ClusterId.NONE, Spaces.single(size));
   }
 
-  /** As above, in the cluster {@code clusterId}. */
+  /** As above, in the cluster {@code clusterId}, laid out in {@code spaces} (of {@code size} positions). */
   ClusterConfig(PodEntry[] pods, int size, int[][] owner, int[][] peer, byte[][] state,
-      long[][] epoch, long maxEpoch, ClusterId clusterId) {
+      long[][] epoch, long maxEpoch, ClusterId clusterId, Spaces spaces) {
     this.clusterId = Objects.requireNonNull(clusterId, "clusterId");
+    this.spaces = Objects.requireNonNull(spaces, "spaces");
+    if (spaces.size() != size) {
+      throw new IllegalArgumentException("spaces: " + spaces.size() + " positions (expected: " + size + ")");
+    }
     this.pods = pods;
     this.size = size;
     this.owner = owner;
@@ -114,6 +124,12 @@ public final class ClusterConfig {
    * @throws IllegalArgumentException if size is not in {@code 1..MAX_SIZE}
    */
   public static ClusterConfig empty(int size) {
+    return empty(Spaces.single(size));
+  }
+
+  /** A config laid out in {@code spaces}, all OFFLINE at epoch 0, and no pods. */
+  public static ClusterConfig empty(Spaces spaces) {
+    int size = spaces.size();
     checkSize(size);
     int chunks = chunkCount(size);
     int[][] owner = new int[chunks][];
@@ -134,7 +150,7 @@ public final class ClusterConfig {
       state[c] = offline;
       epoch[c] = zeros;
     }
-    return new ClusterConfig(new PodEntry[0], size, owner, owner, state, epoch, 0);
+    return new ClusterConfig(new PodEntry[0], size, owner, owner, state, epoch, 0, ClusterId.NONE, spaces);
   }
 
   private static final SlotState[] SLOT_STATES = SlotState.values();
@@ -181,12 +197,56 @@ public final class ClusterConfig {
     if (!clusterId.isNone()) {
       throw new ClusterMismatchException(clusterId, id);
     }
-    return new ClusterConfig(pods, size, owner, peer, state, epoch, maxEpoch, id);
+    return new ClusterConfig(pods, size, owner, peer, state, epoch, maxEpoch, id, spaces);
   }
 
   /** The number of positions (shards or slots). */
   public int size() {
     return size;
+  }
+
+  /** How the positions are laid out in shard spaces ({@link Spaces#single} without roles). */
+  public Spaces spaces() {
+    return spaces;
+  }
+
+  /**
+   * The positions of {@code space} as a config of their own ({@code count} positions, one default
+   * space, the same pods and cluster): what an allocation strategy decides over for one space.
+   * Position {@code k} of the slice is position {@code space.first() + k} here.
+   *
+   * @throws IllegalArgumentException if {@code space} is not one of this config's spaces
+   */
+  public ClusterConfig slice(Space space) {
+    if (!space.equals(spaces.of(space.role()))) {
+      throw new IllegalArgumentException("slice: " + space + " (expected: one of " + spaces.list() + ")");
+    }
+    if (spaces.isSingle()) {
+      return this;
+    }
+    int n = space.count();
+    int chunks = chunkCount(n);
+    int[][] o = new int[chunks][];
+    int[][] p = new int[chunks][];
+    byte[][] st = new byte[chunks][];
+    long[][] e = new long[chunks][];
+    long max = maxPodEpoch(pods);
+    for (int c = 0; c < chunks; c++) {
+      int len = chunkLength(n, c);
+      o[c] = new int[len];
+      p[c] = new int[len];
+      st[c] = new byte[len];
+      e[c] = new long[len];
+      for (int k = 0; k < len; k++) {
+        int pos = space.first() + (c << CHUNK_SHIFT) + k;
+        o[c][k] = rawOwner(pos);
+        p[c][k] = rawPeer(pos);
+        st[c][k] = rawState(pos);
+        e[c][k] = epoch(pos);
+        max = Math.max(max, e[c][k]);
+      }
+    }
+    return new ClusterConfig(pods, n, o, p, st, e, max, clusterId, Spaces.single(n));
   }
 
   /** The greatest epoch anywhere in this config: of a pod entry or of a claim. */
@@ -208,6 +268,16 @@ public final class ClusterConfig {
       }
     }
     return result;
+  }
+
+  /** Whether some pod listed as {@link PodStatus#ACTIVE} hosts {@code role}. */
+  public boolean hasActiveHost(String role) {
+    for (PodEntry p : pods) {
+      if (p.status() == PodStatus.ACTIVE && p.pod().hosts(role)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The entry of the pod with this id, if listed. */
@@ -337,6 +407,10 @@ public final class ClusterConfig {
     if (other.size() != size()) {
       throw new IllegalArgumentException(
           "merge: size " + other.size() + " (expected: " + size() + ", the same number of positions)");
+    }
+    if (!other.spaces.equals(spaces)) {
+      throw new IllegalArgumentException(
+          "merge: spaces " + other.spaces + " (expected: " + spaces + ", the same layout)");
     }
     ClusterId id = clusterId;
     if (!other.clusterId.equals(clusterId)) {
@@ -501,7 +575,7 @@ public final class ClusterConfig {
       return other.withClusterId(id);
     }
     // Every merged epoch is one of the inputs' and dominates theirs, so the maximum is theirs.
-    return new ClusterConfig(merged, size, mo, mp, ms, me, Math.max(maxEpoch, other.maxEpoch), id);
+    return new ClusterConfig(merged, size, mo, mp, ms, me, Math.max(maxEpoch, other.maxEpoch), id, spaces);
   }
 
   /**
@@ -709,6 +783,7 @@ public final class ClusterConfig {
     return o instanceof ClusterConfig c
         && size == c.size
         && clusterId.equals(c.clusterId)
+        && spaces.equals(c.spaces)
         && Arrays.equals(pods, c.pods)
         && Arrays.deepEquals(owner, c.owner)
         && Arrays.deepEquals(peer, c.peer)
@@ -724,6 +799,7 @@ public final class ClusterConfig {
   @Override
   public String toString() {
     return "ClusterConfig{" + (clusterId.isNone() ? "" : "cluster=" + clusterId + ", ") + "size=" + size()
+        + (spaces.isSingle() ? "" : ", spaces=" + spaces)
         + ", epoch=" + maxEpoch + ", pods=" + Arrays.toString(pods)
         + ", owned=" + ownedCounts() + "}";
   }
@@ -739,9 +815,11 @@ public final class ClusterConfig {
     private final byte[] state;
     private final long[] epoch;
     private ClusterId clusterId;
+    private final Spaces spaces;
 
     Builder(ClusterConfig from) {
       clusterId = from.clusterId;
+      spaces = from.spaces;
       for (PodEntry p : from.pods) {
         pods.put(p.id(), p);
       }
@@ -825,7 +903,7 @@ public final class ClusterConfig {
         s[c] = Arrays.copyOfRange(state, start, start + n);
         e[c] = Arrays.copyOfRange(epoch, start, start + n);
       }
-      return new ClusterConfig(table, size, o, p, s, e, max, clusterId);
+      return new ClusterConfig(table, size, o, p, s, e, max, clusterId, spaces);
     }
 
     private static int indexOrThrow(Map<PodId, Integer> index, PodId id, int position) {

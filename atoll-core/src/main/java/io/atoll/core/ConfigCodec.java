@@ -2,16 +2,23 @@ package io.atoll.core;
 
 import io.atoll.core.slots.SlotState;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The compact binary form of a {@link ClusterConfig}, for gossip and for stores.
  *
  * <pre>
- * magic 'A' 'C', format 1 (no cluster id) or 2 (followed by the 16-byte cluster id)
- * varint size, varint podCount
+ * magic 'A' 'C', format 1 (no cluster id), 2 (followed by the 16-byte cluster id) or 3 (followed
+ *   by the 16-byte cluster id, all zero for none)
+ * varint size
+ * [format 3: varint spaceCount, per space in position order: role (varint length + UTF-8),
+ *   varint count; the counts add up to size]
+ * varint podCount
  * per pod (sorted by id): host (varint length + UTF-8), varint port, 8-byte incarnation,
- *   version (varint length + UTF-8), status byte, varlong epoch
+ *   version (varint length + UTF-8), status byte, varlong epoch,
+ *   [format 3: varint roleCount, roles (varint length + UTF-8) sorted and unique]
  * runs until size positions are covered: varint runLength, varint owner+1, state byte,
  *   [varint peer+1 when MIGRATING or IMPORTING], varlong epoch
  * </pre>
@@ -19,6 +26,11 @@ import java.util.Arrays;
  * <p>Consecutive positions with the same claim form one run, so a cluster whose slots sit in a
  * few ranges encodes in a few hundred bytes. The decoder checks every count and index before it
  * allocates, and rejects trailing bytes; the encoding of a config is unique.
+ *
+ * <p>Format 3 carries shard spaces and pod roles. It is written only for a config that has them
+ * (more than the one default space, or a pod with a role other than the default), so a cluster
+ * without roles writes format 1 or 2 byte for byte, and readers that predate spaces read it; a
+ * format 3 that formats 1 or 2 could have carried is refused, keeping the encoding unique.
  */
 final class ConfigCodec {
 
@@ -26,6 +38,7 @@ final class ConfigCodec {
   private static final byte MAGIC_1 = 'C';
   private static final byte FORMAT = 1;
   private static final byte FORMAT_WITH_CLUSTER = 2;
+  private static final byte FORMAT_WITH_SPACES = 3;
   private static final int MAX_HOST = PodAddress.MAX_HOST_BYTES;
   private static final int MAX_VERSION = PodVersion.MAX_BYTES;
   /** Positions the encoder compares one by one before it searches a run's end vectorised. */
@@ -40,7 +53,13 @@ final class ConfigCodec {
   static byte[] encode(ClusterConfig config) {
     Out out = new Out(64 + config.rawPods().length * 48);
     ClusterId id = config.clusterId();
-    if (id.isNone()) { // the first format, byte for byte: readers that predate cluster ids read it
+    PodEntry[] pods = config.rawPods();
+    boolean spaced = needsSpaces(config);
+    if (spaced) {
+      out.b(MAGIC_0).b(MAGIC_1).b(FORMAT_WITH_SPACES);
+      out.fixed64(id.high());
+      out.fixed64(id.low());
+    } else if (id.isNone()) { // the first format, byte for byte: readers that predate cluster ids read it
       out.b(MAGIC_0).b(MAGIC_1).b(FORMAT);
     } else {
       out.b(MAGIC_0).b(MAGIC_1).b(FORMAT_WITH_CLUSTER);
@@ -48,8 +67,16 @@ final class ConfigCodec {
       out.fixed64(id.low());
     }
     int size = config.size();
-    PodEntry[] pods = config.rawPods();
-    out.varint(size).varint(pods.length);
+    out.varint(size);
+    if (spaced) {
+      List<Space> spaces = config.spaces().list();
+      out.varint(spaces.size());
+      for (Space sp : spaces) {
+        out.string(sp.role());
+        out.varint(sp.count());
+      }
+    }
+    out.varint(pods.length);
     for (PodEntry p : pods) {
       out.string(p.id().address().host());
       out.varint(p.id().address().port());
@@ -57,6 +84,13 @@ final class ConfigCodec {
       out.string(p.pod().version().value());
       out.b((byte) p.status().ordinal());
       out.varlong(p.epoch());
+      if (spaced) {
+        List<String> roles = p.pod().roles();
+        out.varint(roles.size());
+        for (String r : roles) {
+          out.string(r);
+        }
+      }
     }
     int[][] owners = config.ownerChunks();
     int[][] peers = config.peerChunks();
@@ -111,6 +145,19 @@ final class ConfigCodec {
     return out.toArray();
   }
 
+  /** Whether {@code config} needs format 3: spaces other than one default space, or pod roles. */
+  private static boolean needsSpaces(ClusterConfig config) {
+    if (!config.spaces().isSingle()) {
+      return true;
+    }
+    for (PodEntry p : config.rawPods()) {
+      if (!p.pod().hasDefaultRoles()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * The first index at or after {@code from} in one chunk whose claim is not
    * {@code (o, pe, st, ep)}, or the chunk's length. Short runs are scanned one by one; once a run
@@ -161,14 +208,18 @@ final class ConfigCodec {
       if (clusterId.isNone()) {
         throw new MalformedConfigException("config: cluster id 0 in format 2 (expected: format 1 for no cluster id)");
       }
+    } else if (format == FORMAT_WITH_SPACES) {
+      clusterId = new ClusterId(in.fixed64(), in.fixed64());
     } else if (format != FORMAT) {
-      throw new MalformedConfigException("config format: " + format + " (expected: " + FORMAT + " or "
-          + FORMAT_WITH_CLUSTER + ")");
+      throw new MalformedConfigException("config format: " + format + " (expected: " + FORMAT + ", "
+          + FORMAT_WITH_CLUSTER + " or " + FORMAT_WITH_SPACES + ")");
     }
+    boolean spaced = format == FORMAT_WITH_SPACES;
     int size = in.varint();
     if (size < 1 || size > ClusterConfig.MAX_SIZE) {
       throw new MalformedConfigException("config size: " + size + " (expected: 1.." + ClusterConfig.MAX_SIZE + ")");
     }
+    Spaces spaces = spaced ? spaces(in, size) : Spaces.single(size);
     int podCount = in.varint();
     if (podCount < 0 || podCount > ClusterConfig.MAX_PODS) {
       throw new MalformedConfigException("pod count: " + podCount + " (expected: 0.." + ClusterConfig.MAX_PODS + ")");
@@ -186,8 +237,9 @@ final class ConfigCodec {
         String version = in.string(MAX_VERSION);
         PodStatus status = PodStatus.ofOrdinal(in.b());
         long epoch = in.varlong();
-        pods[i] = new PodEntry(new Pod(new PodId(new PodAddress(host, port), incarnation), new PodVersion(version)),
-            status, epoch);
+        List<String> roles = spaced ? roles(in) : Pod.DEFAULT_ROLES;
+        pods[i] = new PodEntry(new Pod(new PodId(new PodAddress(host, port), incarnation), new PodVersion(version),
+            roles), status, epoch);
       } catch (MalformedConfigException e) {
         throw e;
       } catch (IllegalArgumentException e) {
@@ -288,7 +340,63 @@ final class ConfigCodec {
     if (in.remaining() != 0) {
       throw new MalformedConfigException("config: " + in.remaining() + " trailing bytes (expected: none)");
     }
-    return new ClusterConfig(pods, size, owner, peer, state, epoch, maxEpoch, clusterId);
+    ClusterConfig config = new ClusterConfig(pods, size, owner, peer, state, epoch, maxEpoch, clusterId, spaces);
+    if (spaced && !needsSpaces(config)) {
+      throw new MalformedConfigException("config: format 3 without spaces or roles (expected: format "
+          + (clusterId.isNone() ? FORMAT : FORMAT_WITH_CLUSTER) + ")");
+    }
+    return config;
+  }
+
+  /** The space table of format 3, checked against {@code size}. */
+  private static Spaces spaces(In in, int size) {
+    int count = in.varint();
+    // Each space takes at least two bytes.
+    if (count < 1 || count > Spaces.MAX_SPACES || (long) count * 2 > in.remaining()) {
+      throw new MalformedConfigException("space count: " + count + " (expected: 1.." + Spaces.MAX_SPACES
+          + " and at most what " + in.remaining() + " bytes can hold)");
+    }
+    List<Space> list = new ArrayList<>(count);
+    long first = 0;
+    for (int i = 0; i < count; i++) {
+      String role = in.string(Space.MAX_ROLE_BYTES);
+      int n = in.varint();
+      if (n < 1 || first + n > size) {
+        throw new MalformedConfigException("space " + i + " ('" + role + "'): count " + n + " (expected: 1.."
+            + (size - first) + ", the spaces cover exactly " + size + " positions)");
+      }
+      try {
+        list.add(new Space(role, (int) first, n));
+      } catch (IllegalArgumentException e) {
+        throw new MalformedConfigException("space " + i + ": " + e.getMessage());
+      }
+      first += n;
+    }
+    if (first != size) {
+      throw new MalformedConfigException("spaces: " + first + " positions (expected: " + size + ")");
+    }
+    try {
+      return Spaces.ofList(list);
+    } catch (IllegalArgumentException e) {
+      throw new MalformedConfigException("spaces: " + e.getMessage());
+    }
+  }
+
+  /** A pod's roles in format 3: sorted and unique, as the encoder writes them. */
+  private static List<String> roles(In in) {
+    int count = in.varint();
+    if (count < 1 || count > Pod.MAX_ROLES || count > in.remaining()) {
+      throw new MalformedConfigException("role count: " + count + " (expected: 1.." + Pod.MAX_ROLES + ")");
+    }
+    List<String> roles = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      String r = Space.checkRole(in.string(Space.MAX_ROLE_BYTES));
+      if (i > 0 && roles.get(i - 1).compareTo(r) >= 0) {
+        throw new MalformedConfigException("role '" + r + "' out of order (expected: sorted, unique roles)");
+      }
+      roles.add(r);
+    }
+    return roles;
   }
 
   private static int[] filled(int[] a, int v) {

@@ -33,6 +33,20 @@ public record PodEntry(Pod pod, PodStatus status, long epoch) {
       return c;
     }
     c = a.status.compareTo(b.status); // GONE wins a tie: leaving is final
-    return c != 0 ? c : a.pod.version().value().compareTo(b.pod.version().value());
+    if (c != 0) {
+      return c;
+    }
+    c = a.pod.version().value().compareTo(b.pod.version().value());
+    return c != 0 ? c : compareRoles(a.pod.roles(), b.pod.roles());
+  }
+
+  private static int compareRoles(java.util.List<String> a, java.util.List<String> b) {
+    for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+      int c = a.get(i).compareTo(b.get(i));
+      if (c != 0) {
+        return c;
+      }
+    }
+    return Integer.compare(a.size(), b.size());
   }
 }

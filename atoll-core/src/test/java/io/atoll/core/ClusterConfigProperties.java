@@ -11,6 +11,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
+/** Merge laws and the encoding over configs of one default space; subclasses change the layout. */
 class ClusterConfigProperties {
 
   @Provide
@@ -109,7 +110,7 @@ class ClusterConfigProperties {
   @Provide
   Arbitrary<byte[]> garbage() {
     Arbitrary<byte[]> random = Arbitraries.bytes().array(byte[].class).ofMaxSize(64);
-    Arbitrary<byte[]> corrupted = Configs.configs(12).flatMap(c -> {
+    Arbitrary<byte[]> corrupted = configs().flatMap(c -> {
       byte[] bytes = c.encode();
       return Arbitraries.integers().between(0, bytes.length - 1).flatMap(i ->
           Arbitraries.bytes().map(v -> {
@@ -118,7 +119,7 @@ class ClusterConfigProperties {
             return copy;
           }));
     });
-    Arbitrary<byte[]> truncated = Configs.configs(12).flatMap(c -> {
+    Arbitrary<byte[]> truncated = configs().flatMap(c -> {
       byte[] bytes = c.encode();
       return Arbitraries.integers().between(0, bytes.length - 1).map(n -> java.util.Arrays.copyOf(bytes, n));
     });

@@ -85,10 +85,10 @@ class ConfigCodecLimitsTest {
       bad[i] = 'X';
       refused(bad, "config: bad magic (expected: bytes 'A' 'C')");
     }
-    for (int format : new int[] {0, 3}) {
+    for (int format : new int[] {0, 4}) {
       byte[] bad = good.clone();
       bad[2] = (byte) format;
-      refused(bad, "config format: " + format + " (expected: 1 or 2)");
+      refused(bad, "config format: " + format + " (expected: 1, 2 or 3)");
     }
     refused(new byte[0], "config: truncated at byte 0 (expected: more bytes)");
   }

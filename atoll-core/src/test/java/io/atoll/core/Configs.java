@@ -21,13 +21,27 @@ final class Configs {
 
   private Configs() {}
 
+  /** The roles generated pods host, when they host roles. */
+  static final List<List<String>> ROLES = List.of(Pod.DEFAULT_ROLES, List.of("web"), List.of("worker"),
+      List.of("", "web"), List.of("web", "worker"));
+
+  /** Three spaces over 12 positions: the default role 4, "web" 5, "worker" 3. */
+  static final Spaces THREE_SPACES = Spaces.parse("default=4,web=5,worker=3");
+
   static Arbitrary<ClusterConfig> configs(int size) {
+    return configs(Spaces.single(size), List.of(Pod.DEFAULT_ROLES));
+  }
+
+  /** Configs laid out in {@code spaces}, whose pods host one of {@code roles}. */
+  static Arbitrary<ClusterConfig> configs(Spaces spaces, List<List<String>> roles) {
+    int size = spaces.size();
     Arbitrary<PodEntry> entry = Combinators.combine(
         Arbitraries.of(POOL),
         Arbitraries.of("1.0", "1.1", "2.0"),
         Arbitraries.of(PodStatus.class),
-        Arbitraries.longs().between(0, 4))
-        .as((id, v, st, e) -> new PodEntry(new Pod(id, PodVersion.of(v)), st, e));
+        Arbitraries.longs().between(0, 4),
+        Arbitraries.of(roles))
+        .as((id, v, st, e, r) -> new PodEntry(new Pod(id, PodVersion.of(v), r), st, e));
     Arbitrary<List<PodEntry>> entries = entry.list().ofMaxSize(POOL.size()).uniqueElements(PodEntry::id);
     return entries.flatMap(list -> {
       List<PodId> ids = list.stream().map(PodEntry::id).toList();
@@ -39,7 +53,7 @@ final class Configs {
               Combinators.combine(Arbitraries.of(ids), Arbitraries.of(ids), Arbitraries.of(SlotState.MIGRATING, SlotState.IMPORTING),
                   Arbitraries.longs().between(0, 5)).as((o, p, s, e) -> new Claim(o, s, p, e)));
       return Combinators.combine(claim.list().ofSize(size), Arbitraries.of(ClusterId.NONE, CLUSTER)).as((claims, id) -> {
-        ClusterConfig.Builder b = ClusterConfig.empty(size, id).toBuilder();
+        ClusterConfig.Builder b = ClusterConfig.empty(spaces).withClusterId(id).toBuilder();
         list.forEach(b::pod);
         for (int i = 0; i < size; i++) {
           b.claim(i, claims.get(i));

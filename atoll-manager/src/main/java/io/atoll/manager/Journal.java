@@ -1,6 +1,7 @@
 package io.atoll.manager;
 
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.Spaces;
 import io.atoll.core.PodId;
 import io.atoll.core.Ticker;
 import io.atoll.core.spi.AssignmentStore;
@@ -67,7 +68,7 @@ final class Journal {
   private final Executor io;
   private final Loop loop;
   private final Ticker ticker;
-  private final int numberOfShards;
+  private final Spaces spaces;
   private final Consumer<ClusterConfig> onInstalled;
   private final Consumer<StoreConflictException> onDeposed;
   private final Duration ownTtl;
@@ -122,6 +123,14 @@ final class Journal {
   Journal(AssignmentStore store, Executor io, Loop loop, Ticker ticker, int numberOfShards,
       Consumer<ClusterConfig> onInstalled, Consumer<StoreConflictException> onDeposed, Duration ownTtl,
       Duration ownMargin, int maxTombstones, int maxPruned) {
+    this(store, io, loop, ticker, Spaces.single(numberOfShards), onInstalled, onDeposed, ownTtl, ownMargin,
+        maxTombstones, maxPruned);
+  }
+
+  /** As above, with the shards laid out in {@code spaces}. */
+  Journal(AssignmentStore store, Executor io, Loop loop, Ticker ticker, Spaces spaces,
+      Consumer<ClusterConfig> onInstalled, Consumer<StoreConflictException> onDeposed, Duration ownTtl,
+      Duration ownMargin, int maxTombstones, int maxPruned) {
     this.ticker = ticker;
     this.ownTtl = ownTtl;
     this.ownMargin = ownMargin;
@@ -130,7 +139,7 @@ final class Journal {
     this.store = store;
     this.io = io;
     this.loop = loop;
-    this.numberOfShards = numberOfShards;
+    this.spaces = spaces;
     this.onInstalled = onInstalled;
     this.onDeposed = onDeposed;
   }
@@ -209,10 +218,14 @@ final class Journal {
 
   private ManagerState checkShards(Optional<AssignmentStore.Stored> stored) {
     ManagerState state = stored.map(s -> ManagerState.decode(s.data()))
-        .orElseGet(() -> new ManagerState(0, ClusterConfig.empty(numberOfShards)));
-    if (state.config().size() != numberOfShards) {
+        .orElseGet(() -> new ManagerState(0, ClusterConfig.empty(spaces)));
+    if (state.config().size() != spaces.size()) {
       throw new StoreException(store + " holds " + state.config().size() + " shards but the manager is set to "
-          + numberOfShards + " (expected: the same; the number of shards cannot change for a store)");
+          + spaces.size() + " (expected: the same; the number of shards cannot change for a store)");
+    }
+    if (!state.config().spaces().equals(spaces)) {
+      throw new StoreException(store + " holds the spaces " + state.config().spaces() + " but the manager is set to "
+          + spaces + " (expected: the same; the spaces cannot change for a store yet)");
     }
     return state;
   }

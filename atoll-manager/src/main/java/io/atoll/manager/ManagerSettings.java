@@ -1,5 +1,6 @@
 package io.atoll.manager;
 
+import io.atoll.core.Spaces;
 import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.RebalanceLimits;
 import java.time.Duration;
@@ -24,6 +25,9 @@ import java.util.Objects;
  *     it: how long after a leader's crash a standby can take over, and how long a leader cut off
  *     from its store keeps granting pod leases ({@link #MAX_CLOCK_DRIFT} bounds it against the
  *     pod lease and margin; see docs/architecture.md, "Safety assumptions")
+ * @param spaces how the shards are laid out in spaces, one per role ({@link Spaces#single} of
+ *     {@code numberOfShards} without roles); its size is {@code numberOfShards}; fixed for the
+ *     life of a store
  */
 public record ManagerSettings(
     int numberOfShards,
@@ -35,7 +39,8 @@ public record ManagerSettings(
     Duration rebalanceRetryInterval,
     RebalanceLimits limits,
     AllocationStrategy strategy,
-    Duration storeLease) {
+    Duration storeLease,
+    Spaces spaces) {
 
   /** The smallest lease margin, in milliseconds (it is also at least a twentieth of the lease). */
   public static final long MIN_MARGIN_MILLIS = 50;
@@ -59,6 +64,11 @@ public record ManagerSettings(
   public ManagerSettings {
     if (numberOfShards < 1 || numberOfShards > MAX_SHARDS) {
       throw new IllegalArgumentException("shards: " + numberOfShards + " (expected: 1.." + MAX_SHARDS + ")");
+    }
+    Objects.requireNonNull(spaces, "spaces");
+    if (spaces.size() != numberOfShards) {
+      throw new IllegalArgumentException("spaces: " + spaces + " hold " + spaces.size() + " shards (expected: "
+          + numberOfShards + ", the number of shards)");
     }
     positive("lease-ttl", leaseTtl);
     Objects.requireNonNull(leaseMargin, "leaseMargin");
@@ -93,6 +103,14 @@ public record ManagerSettings(
     Objects.requireNonNull(strategy, "strategy");
   }
 
+  /** Settings of one default space of {@code numberOfShards} (a cluster without roles). */
+  public ManagerSettings(int numberOfShards, Duration leaseTtl, Duration leaseMargin, Duration pingTimeout,
+      Duration terminationTimeout, Duration rebalanceInterval, Duration rebalanceRetryInterval,
+      RebalanceLimits limits, AllocationStrategy strategy, Duration storeLease) {
+    this(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
+        rebalanceRetryInterval, limits, strategy, storeLease, Spaces.single(Math.max(1, Math.min(numberOfShards, MAX_SHARDS))));
+  }
+
   /** Settings whose store lease is as long as the pod lease. */
   public ManagerSettings(int numberOfShards, Duration leaseTtl, Duration leaseMargin, Duration pingTimeout,
       Duration terminationTimeout, Duration rebalanceInterval, Duration rebalanceRetryInterval,
@@ -119,39 +137,45 @@ public record ManagerSettings(
         AllocationStrategy.versionAware());
   }
 
-  /** With another number of shards. */
+  /** With another number of shards, in one default space. */
   public ManagerSettings withNumberOfShards(int n) {
     return new ManagerSettings(n, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
         rebalanceRetryInterval, limits, strategy, storeLease);
   }
 
+  /** With the shards laid out in {@code s}: as many shards as the spaces hold together. */
+  public ManagerSettings withSpaces(Spaces s) {
+    return new ManagerSettings(s.size(), leaseTtl, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
+        rebalanceRetryInterval, limits, strategy, storeLease, s);
+  }
+
   /** With another lease and margin; the store lease becomes as long as the pod lease. */
   public ManagerSettings withLease(Duration ttl, Duration margin) {
     return new ManagerSettings(numberOfShards, ttl, margin, pingTimeout, terminationTimeout, rebalanceInterval,
-        rebalanceRetryInterval, limits, strategy, ttl);
+        rebalanceRetryInterval, limits, strategy, ttl, spaces);
   }
 
   /** With another store lease (set after {@link #withLease}, which resets it). */
   public ManagerSettings withStoreLease(Duration ttl) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
-        rebalanceInterval, rebalanceRetryInterval, limits, strategy, ttl);
+        rebalanceInterval, rebalanceRetryInterval, limits, strategy, ttl, spaces);
   }
 
   /** With another ping and termination timeout. */
   public ManagerSettings withTimeouts(Duration ping, Duration termination) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, ping, termination, rebalanceInterval,
-        rebalanceRetryInterval, limits, strategy, storeLease);
+        rebalanceRetryInterval, limits, strategy, storeLease, spaces);
   }
 
   /** With other rebalance intervals. */
   public ManagerSettings withRebalanceIntervals(Duration periodic, Duration retry) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, periodic,
-        retry, limits, strategy, storeLease);
+        retry, limits, strategy, storeLease, spaces);
   }
 
   /** With other limits and strategy. */
   public ManagerSettings withAllocation(RebalanceLimits l, AllocationStrategy s) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
-        rebalanceInterval, rebalanceRetryInterval, l, s, storeLease);
+        rebalanceInterval, rebalanceRetryInterval, l, s, storeLease, spaces);
   }
 }

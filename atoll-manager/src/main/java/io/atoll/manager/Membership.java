@@ -117,7 +117,14 @@ final class Membership {
     }
     return journal.transition(c -> c.pod(pod.id()).isPresent() ? c : Rounds.join(c, pod)).thenApply(c -> {
       leases.grant(pod.id(), ticker.nanoTime());
-      log.info("pod {} joined (version {}); {} pods", pod.id(), pod.version(), c.activePods().size());
+      log.info("pod {} joined (version {}{}); {} pods", pod.id(), pod.version(),
+          pod.hasDefaultRoles() ? "" : ", roles " + pod.roles(), c.activePods().size());
+      for (String role : pod.roles()) {
+        if (c.spaces().of(role) == null) {
+          log.warn("pod {} hosts role '{}', which has no shard space in this cluster (spaces: {}); it gets no"
+              + " shards of it", pod.id(), role.isEmpty() ? "default" : role, c.spaces());
+        }
+      }
       rebalance.accept("pod " + pod.id() + " joined");
       return c;
     });

@@ -117,7 +117,7 @@ public final class ShardManager implements AutoCloseable {
     this.onClose = onClose;
     this.random = random;
     this.watchers = new Watchers(loop, security.signer()::bytes);
-    this.journal = new Journal(store, io, loop, ticker, settings.numberOfShards(), c -> {
+    this.journal = new Journal(store, io, loop, ticker, settings.spaces(), c -> {
       watchers.publish(c);
       observer.configInstalled(c);
     }, this::depose,
@@ -300,7 +300,8 @@ public final class ShardManager implements AutoCloseable {
       // whatever that term left undone.
       loop.schedule(() -> rebalancer.request("resume"), settings.leaseTtl().dividedBy(2));
     }
-    log.info("shard manager listening on {} ({} shards, lease {} ms)", address, settings.numberOfShards(),
+    log.info("shard manager listening on {} ({} shards{}, lease {} ms)", address, settings.numberOfShards(),
+        settings.spaces().isSingle() ? "" : " in spaces " + settings.spaces(),
         settings.leaseTtl().toMillis());
   }
 

@@ -1,6 +1,7 @@
 package io.atoll.runtime;
 
 import io.atoll.core.EntityAddress;
+import io.atoll.core.Space;
 import io.atoll.runtime.codec.MessageCodec;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -36,9 +37,16 @@ public final class EntityType<M> {
   private final Duration idleTime;
   private final Set<Class<?>> extraTypes;
   private final MessageCodec codec;
+  private final String role;
 
   private EntityType(String name, Class<M> messageClass, M terminationMessage, Duration idleTime,
       Set<Class<?>> extraTypes, MessageCodec codec) {
+    this(name, messageClass, terminationMessage, idleTime, extraTypes, codec, Space.DEFAULT_ROLE);
+  }
+
+  private EntityType(String name, Class<M> messageClass, M terminationMessage, Duration idleTime,
+      Set<Class<?>> extraTypes, MessageCodec codec, String role) {
+    this.role = role;
     this.name = name;
     this.messageClass = messageClass;
     this.terminationMessage = terminationMessage;
@@ -66,7 +74,7 @@ public final class EntityType<M> {
    */
   public EntityType<M> withTerminationMessage(M message) {
     Objects.requireNonNull(message, "message");
-    return new EntityType<>(name, messageClass, message, idleTime, extraTypes, codec);
+    return new EntityType<>(name, messageClass, message, idleTime, extraTypes, codec, role);
   }
 
   /**
@@ -78,19 +86,37 @@ public final class EntityType<M> {
     if (idle.isNegative()) {
       throw new IllegalArgumentException("idle time: " + idle + " (expected: >= 0)");
     }
-    return new EntityType<>(name, messageClass, terminationMessage, idle, extraTypes, codec);
+    return new EntityType<>(name, messageClass, terminationMessage, idle, extraTypes, codec, role);
   }
 
   /** With more types the default codec may carry (e.g. answer types it cannot find by itself). */
   public EntityType<M> withTypes(Class<?>... types) {
     Set<Class<?>> all = new LinkedHashSet<>(extraTypes);
     all.addAll(List.of(types));
-    return new EntityType<>(name, messageClass, terminationMessage, idleTime, Set.copyOf(all), codec);
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, Set.copyOf(all), codec, role);
   }
 
   /** With a codec of its own for messages and answers, e.g. {@code ProtobufCodec}. */
   public EntityType<M> withCodec(MessageCodec c) {
-    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, Objects.requireNonNull(c));
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, Objects.requireNonNull(c), role);
+  }
+
+  /**
+   * On the pods of {@code role}: the type's entities live in that role's shard space, which the
+   * manager places only on pods hosting the role (a pod hosts the roles it names with
+   * {@code Sharding.Builder.role} and those of the types it registers). Every pod that sends to or
+   * hosts the type must declare it with the same role. Without this the type is on the default
+   * role ({@code ""}), as every type of a cluster without roles.
+   *
+   * @throws IllegalArgumentException if the role is not 1..64 of {@code [A-Za-z0-9._-]} or empty
+   */
+  public EntityType<M> onRole(String role) {
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, codec, Space.checkRole(role));
+  }
+
+  /** The role whose shard space holds this type's entities; {@code ""} for the default role. */
+  public String role() {
+    return role;
   }
 
   /** The type's name, unique in the cluster. */
@@ -135,6 +161,6 @@ public final class EntityType<M> {
 
   @Override
   public String toString() {
-    return "EntityType[" + name + ", " + messageClass.getName() + "]";
+    return "EntityType[" + name + ", " + messageClass.getName() + (role.isEmpty() ? "" : ", role " + role) + "]";
   }
 }

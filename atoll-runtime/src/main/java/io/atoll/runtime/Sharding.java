@@ -142,6 +142,7 @@ public final class Sharding implements AutoCloseable {
     private int maxQueued = 10_000;
     private WireSecurity security = WireSecurity.PLAINTEXT;
     private final Map<EntityType<?>, EntityFactory<?>> types = new LinkedHashMap<>();
+    private final java.util.TreeSet<String> roles = new java.util.TreeSet<>();
 
     private Builder() {}
 
@@ -209,6 +210,20 @@ public final class Sharding implements AutoCloseable {
     /** The version of this pod's code, for version-aware rebalancing. Default "0". */
     public Builder version(String v) {
       this.version = PodVersion.of(v);
+      return this;
+    }
+
+    /**
+     * Hosts the shard space of {@code role}: the manager may give this pod shards of the entity
+     * types {@link EntityType#onRole on that role}. A pod hosts the roles named here and those of
+     * the types it registers; a pod that names none and registers only types of the default role
+     * (or none) hosts the default role, as every pod of a cluster without roles. Give the empty
+     * name for the default role beside others.
+     *
+     * @throws IllegalArgumentException if the role is not 1..64 of {@code [A-Za-z0-9._-]} or empty
+     */
+    public Builder role(String role) {
+      roles.add(io.atoll.core.Space.checkRole(role));
       return this;
     }
 
@@ -347,6 +362,13 @@ public final class Sharding implements AutoCloseable {
       return this;
     }
 
+    /** The roles this pod hosts: those named, and those of its types; the default role if none. */
+    private List<String> hostedRoles() {
+      java.util.TreeSet<String> all = new java.util.TreeSet<>(roles);
+      types.keySet().forEach(t -> all.add(t.role()));
+      return all.isEmpty() ? io.atoll.core.Pod.DEFAULT_ROLES : List.copyOf(all);
+    }
+
     /**
      * Starts the pod and returns once it has joined.
      *
@@ -354,6 +376,7 @@ public final class Sharding implements AutoCloseable {
      *     a client has types registered
      * @throws java.io.UncheckedIOException if the port cannot be bound
      */
+
     public Sharding start() {
       if (clientOnly && !types.isEmpty()) {
         throw new IllegalStateException("a client hosts no entity types (expected: no register() calls with clientOnly())");
@@ -361,7 +384,7 @@ public final class Sharding implements AutoCloseable {
       PodSettings s = new PodSettings(managers.get(0), host, port, version, askTimeout, sendTimeout, bufferSize,
           maxInFlight, maxMessageBytes, terminationTimeout, gossipInterval, startTimeout, clientOnly,
           keepServingWhileManagerDown, hasher, ticker, GuardedObserver.of(observer), maxQueued, advertise, managers,
-          security);
+          security, hostedRoles());
       PodRuntime rt = new PodRuntime(s, types);
       Sharding sharding = new Sharding(rt);
       try {

@@ -1,10 +1,13 @@
 package io.atoll.testkit;
 
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.Pod;
 import io.atoll.core.PodId;
+import io.atoll.core.Space;
 import io.atoll.runtime.Sharding;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -35,25 +38,37 @@ public final class ClusterChecks {
   }
 
   /**
-   * Whether the shards are spread evenly: {@code activePods} active pods own every shard, and
-   * their counts differ by at most one.
+   * Whether the shards are spread evenly: {@code activePods} active pods own every shard, and in
+   * each shard space the counts of the active pods hosting its role differ by at most one (a
+   * cluster without roles has one space, hosted by every pod).
    */
   public static boolean balanced(ClusterConfig config, int activePods) {
     if (!everyShardOwnedByALivePod(config, activePods)) {
       return false;
     }
-    Map<PodId, Integer> counts = config.ownedCounts();
-    int min = Integer.MAX_VALUE;
-    int max = 0;
-    int owners = 0;
-    for (Map.Entry<PodId, Integer> e : counts.entrySet()) {
-      if (config.isActive(e.getKey())) {
-        owners++;
-        min = Math.min(min, e.getValue());
-        max = Math.max(max, e.getValue());
+    for (Space sp : config.spaces().list()) {
+      Map<PodId, Integer> counts = new HashMap<>();
+      for (Pod p : config.activePods()) {
+        if (p.hosts(sp.role())) {
+          counts.put(p.id(), 0);
+        }
+      }
+      for (int pos = sp.first(); pos < sp.first() + sp.count(); pos++) {
+        if (counts.computeIfPresent(config.owner(pos), (k, v) -> v + 1) == null) {
+          return false; // owned by a pod that does not host the space
+        }
+      }
+      int min = Integer.MAX_VALUE;
+      int max = 0;
+      for (int n : counts.values()) {
+        min = Math.min(min, n);
+        max = Math.max(max, n);
+      }
+      if (!counts.isEmpty() && max - min > 1) {
+        return false;
       }
     }
-    return owners == activePods && max - min <= 1;
+    return true;
   }
 
   /**

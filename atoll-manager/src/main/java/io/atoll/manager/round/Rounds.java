@@ -9,6 +9,7 @@ import io.atoll.core.PodStatus;
 import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.Move;
 import io.atoll.core.allocation.RebalanceLimits;
+import io.atoll.core.allocation.SpacedAllocation;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -42,7 +43,10 @@ public final class Rounds {
 
   private Rounds() {}
 
-  /** Plans a round: the strategy decides over the config's active pods. */
+  /**
+   * Plans a round: the strategy decides over the config's active pods, once per shard space over
+   * the pods hosting its role ({@link SpacedAllocation}).
+   */
   public static Plan plan(ClusterConfig config, AllocationStrategy strategy, RebalanceLimits limits,
       RandomGenerator random) {
     return plan(config, strategy, limits, random, Set.of());
@@ -60,7 +64,7 @@ public final class Rounds {
     if (!draining.isEmpty()) {
       candidates = candidates.stream().filter(p -> !draining.contains(p.id())).toList();
     }
-    List<Move> moves = strategy.decide(config, candidates, limits, random);
+    List<Move> moves = SpacedAllocation.decide(strategy, config, candidates, limits, random);
     if (!draining.isEmpty()) {
       List<Move> handOffs = new ArrayList<>(moves.size());
       for (Move m : moves) {

@@ -150,7 +150,7 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
       return;
     }
     out.onNext(PingResponse.newBuilder()
-        .setPod(Wire.info(new Pod(view.self(), ctx.settings().version())))
+        .setPod(Wire.info(ctx.settings().pod(view.self())))
         .setConfigEpoch(view.config().epoch())
         .setServing(lease.valid() && !closing.getAsBoolean())
         .setLeaseRenewedMillisAgo(lease.renewedMillisAgo())

@@ -122,7 +122,11 @@ public final class Wire {
 
   /** The wire form of a pod with its version. */
   public static PodInfo info(Pod pod) {
-    return PodInfo.newBuilder().setPod(ref(pod.id())).setVersion(pod.version().value()).build();
+    PodInfo.Builder b = PodInfo.newBuilder().setPod(ref(pod.id())).setVersion(pod.version().value());
+    if (!pod.hasDefaultRoles()) {
+      b.addAllRoles(pod.roles());
+    }
+    return b.build();
   }
 
   /** A pod from the wire. @throws StatusRuntimeException INVALID_ARGUMENT if malformed */
@@ -131,9 +135,19 @@ public final class Wire {
       throw invalid("pod: missing (expected: host, port and incarnation)");
     }
     try {
-      return new Pod(podId(info.getPod()), new PodVersion(info.getVersion()));
+      PodId id = podId(info.getPod());
+      PodVersion version;
+      try {
+        version = new PodVersion(info.getVersion());
+      } catch (IllegalArgumentException e) {
+        throw invalid("pod version: " + e.getMessage());
+      }
+      if (info.getRolesCount() > Pod.MAX_ROLES) {
+        throw invalid("pod roles: " + info.getRolesCount() + " (expected: 0.." + Pod.MAX_ROLES + ")");
+      }
+      return info.getRolesCount() == 0 ? new Pod(id, version) : new Pod(id, version, info.getRolesList());
     } catch (IllegalArgumentException e) {
-      throw invalid("pod version: " + e.getMessage());
+      throw invalid("pod roles: " + e.getMessage());
     }
   }
 

@@ -207,7 +207,7 @@ public final class ManagerLink {
         PodAddress address = managers.current();
         try {
           RegisterResponse r = blocking(managers.channel(), 5000).register(RegisterRequest.newBuilder()
-              .setPod(Wire.info(new Pod(me, settings.version())))
+              .setPod(Wire.info(settings.pod(me)))
               .setClusterId(view.clusterId().toString()).setCredential(credentialOf(me)).build());
           if (r.getNumberOfShards() != view.numberOfShards()) {
             throw new IllegalStateException("the shard manager at " + address + " has " + r.getNumberOfShards()

@@ -7,6 +7,7 @@ import io.atoll.core.Pod;
 import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
+import io.atoll.core.Spaces;
 import io.atoll.runtime.internal.util.GuardedBy;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +50,7 @@ public final class View {
 
   private final Object guard = new Object();
   private final int numberOfShards;
+  private final Spaces spaces;
   private final Callback callback;
   @GuardedBy("guard") // for writes; read without it
   private volatile ClusterConfig config;
@@ -62,6 +64,7 @@ public final class View {
   public View(ClusterConfig first, PodId self, Callback callback) {
     this.config = first;
     this.numberOfShards = first.size();
+    this.spaces = first.spaces();
     this.self = self;
     this.callback = callback;
   }
@@ -89,6 +92,11 @@ public final class View {
   /** The number of shards, fixed for the pod's life. */
   public int numberOfShards() {
     return numberOfShards;
+  }
+
+  /** The layout of the shards in spaces, fixed for the pod's life like their number. */
+  public Spaces spaces() {
+    return spaces;
   }
 
   /** The active pods other than this one. */
@@ -146,6 +154,10 @@ public final class View {
   private void onConfig(ClusterConfig incoming, boolean fromManager) {
     if (incoming.size() != numberOfShards) {
       log.warn("pod {}: ignored a config of {} shards (expected: {})", self, incoming.size(), numberOfShards);
+      return;
+    }
+    if (!incoming.spaces().equals(spaces)) {
+      log.warn("pod {}: ignored a config of the spaces {} (expected: {})", self, incoming.spaces(), spaces);
       return;
     }
     boolean declaredGone;

@@ -252,11 +252,13 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
       failure(id, DeliveryException.Reason.BAD_REQUEST, "shard: " + shard + " (expected: 1.." + n + ")");
       return;
     }
-    int expected = settings.hasher().shardOf(entityId, n);
+    int expected = view.spaces().isSingle() && t.role.isEmpty() ? settings.hasher().shardOf(entityId, n)
+        : view.spaces().shardOf(settings.hasher(), t.role, entityId);
     if (shard != expected) {
       failure(id, DeliveryException.Reason.BAD_REQUEST, "entity " + t.name + "/" + clip(entityId)
           + " is in shard " + expected + " on pod " + view.self() + ", the sender said " + shard
-          + " (expected: every pod uses the same number of shards and the same hasher)");
+          + " (expected: every pod uses the same number of shards, the same hasher and the same role for the"
+          + " type; here it is on " + (t.role.isEmpty() ? "the default role" : "role '" + t.role + "'") + ")");
       return;
     }
     ByteString payload = env.getPayload();

@@ -14,6 +14,8 @@ public final class TypeRuntime {
   public final String name;
   /** The type. */
   public final EntityType<?> type;
+  /** The role whose shard space holds its entities ({@code ""} for the default role). */
+  public final String role;
   /** Its codec, for messages and answers. */
   public final MessageCodec codec;
   /** Null when this pod only sends to the type. */
@@ -30,6 +32,7 @@ public final class TypeRuntime {
   public TypeRuntime(EntityType<?> type, MessageCodec codec, EntityFactory<Object> factory, int index) {
     this.name = type.name();
     this.type = type;
+    this.role = type.role();
     this.codec = codec;
     this.factory = factory;
     this.index = index;

@@ -5,6 +5,7 @@ import io.atoll.core.PodAddress;
 import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
+import io.atoll.core.Spaces;
 import io.atoll.core.Ticker;
 import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.EntityRef;
@@ -64,6 +65,9 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
   private final Timeouts timeouts;
   private final PeerClients clients;
   private final ShardRoute[] routes;
+  private final Spaces spaces;
+  /** Whether the config has one default space: a default-role type hashes over every shard, as before spaces. */
+  private final boolean single;
   private final Set<ShardRoute> holding = ConcurrentHashMap.newKeySet();
   private final Map<String, TypeRuntime> types = new ConcurrentHashMap<>();
   private final Function<EntityType<?>, MessageCodec> codecs;
@@ -90,6 +94,8 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
       types.put(t.name, t);
     }
     int n = view.numberOfShards();
+    this.spaces = view.spaces();
+    this.single = spaces.isSingle();
     this.routes = new ShardRoute[n + 1];
     for (int s = 1; s <= n; s++) {
       routes[s] = new ShardRoute(s, settings.bufferSize(), ticker, ctx.scheduler(), this);
@@ -115,7 +121,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
 
   /** Sends a message; the stage is the message's {@link Pending}, which the caller cannot complete. */
   CompletionStage<Object> send(TypeRuntime t, String entityId, Object message, boolean ask, long timeoutNanos) {
-    Pending p = new Pending(this, t, entityId, shardOf(entityId), message, ask, timeoutNanos, ticker.nanoTime());
+    Pending p = new Pending(this, t, entityId, shardOf(t, entityId), message, ask, timeoutNanos, ticker.nanoTime());
     route(p, "send to ");
     return p;
   }
@@ -123,7 +129,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
   /** Creates a pending ask whose message is built from its reply handle, then sends it. */
   CompletionStage<Object> ask(TypeRuntime t, String entityId, Function<Reply<Object>, Object> build,
       long timeoutNanos) {
-    Pending p = new Pending(this, t, entityId, shardOf(entityId), null, true, timeoutNanos, ticker.nanoTime());
+    Pending p = new Pending(this, t, entityId, shardOf(t, entityId), null, true, timeoutNanos, ticker.nanoTime());
     p.message = Objects.requireNonNull(build.apply(p), "the ask built a null message");
     route(p, "ask to ");
     return p;
@@ -136,6 +142,14 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
       observer.messageFailed(DeliveryException.Reason.SHUT_DOWN);
       return;
     }
+    if (p.shard < 1) {
+      p.settleExceptionally(new DeliveryException(DeliveryException.Reason.UNKNOWN_ENTITY_TYPE, verb + p.type.name
+          + "/" + p.entityId + " failed: entity type '" + p.type.name + "' is on role '" + p.type.role
+          + "', which has no shard space in this cluster (spaces: " + spaces + "); nothing was sent. Give the"
+          + " manager a space for the role, or declare the type on a role it has"));
+      observer.messageFailed(DeliveryException.Reason.UNKNOWN_ENTITY_TYPE);
+      return;
+    }
     if (!timeouts.add(p)) {
       p.settleExceptionally(new DeliveryException(DeliveryException.Reason.TOO_MANY_IN_FLIGHT, "send to "
           + p.describe() + " failed: " + settings.maxInFlight() + " messages of this pod are already in flight;"
@@ -146,8 +160,12 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
     routes[p.shard].send(p);
   }
 
-  private int shardOf(String entityId) {
-    return settings.hasher().shardOf(entityId, routes.length - 1);
+  /** The global shard of {@code entityId} in its type's space, or 0 if the role has no space. */
+  private int shardOf(TypeRuntime t, String entityId) {
+    if (single && t.role.isEmpty()) {
+      return settings.hasher().shardOf(entityId, routes.length - 1);
+    }
+    return spaces.shardOf(settings.hasher(), t.role, entityId);
   }
 
   /** The runtime of a type this pod sends to, made on first use. */
@@ -160,6 +178,11 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
       throw new IllegalArgumentException("entity type '" + type.name() + "': message class "
           + type.messageClass().getName() + " (expected: " + t.type.messageClass().getName()
           + ", as first used on this pod)");
+    }
+    if (!t.role.equals(type.role())) {
+      throw new IllegalArgumentException("entity type '" + type.name() + "': role '" + type.role()
+          + "' (expected: '" + t.role + "', as first used or registered on this pod; every pod must declare"
+          + " a type on the same role)");
     }
     return t;
   }
@@ -286,7 +309,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
       long waited = TimeUnit.NANOSECONDS.toMillis(ticker.nanoTime() - p.startNanos);
       DeliveryException e = new DeliveryException(DeliveryException.Reason.TIMEOUT,
           (p.ask ? "ask to " : "tell to ") + p.describe() + " timed out after " + waited + " ms; it was "
-              + p.where);
+              + p.where + noHost(p));
       if (p.settleExceptionally(e)) {
         observer.messageFailed(DeliveryException.Reason.TIMEOUT);
         PeerClient c = p.client;
@@ -296,6 +319,20 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
       }
       routes[p.shard].timedOut(p);
     }
+  }
+
+  /**
+   * What to add to a timeout when no live pod hosts the message's role: its shard can have no
+   * owner until one starts, so say which type and role wait for one.
+   */
+  private String noHost(Pending p) {
+    ClusterConfig config = view.config();
+    if (config.activeOwner(p.shard - 1) != null || config.hasActiveHost(p.type.role)) {
+      return "";
+    }
+    String role = p.type.role.isEmpty() ? "the default role" : "role '" + p.type.role + "'";
+    return "; no live pod hosts " + role + " of entity type '" + p.type.name + "' (start a pod of "
+        + role + " hosting the type)";
   }
 
   /** New sends fail at once: the sharding is closing. */

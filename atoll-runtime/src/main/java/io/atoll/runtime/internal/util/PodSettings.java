@@ -34,6 +34,7 @@ import java.time.Duration;
  *     bound port
  * @param managers every shard manager address, {@code manager} first; the pod follows the leader
  * @param security plaintext, or mutual TLS with this pod's certificate
+ * @param roles the roles whose shard spaces this pod hosts, announced when it registers
  */
 public record PodSettings(
     PodAddress manager,
@@ -56,15 +57,33 @@ public record PodSettings(
     int maxQueued,
     PodAddress advertise,
     java.util.List<PodAddress> managers,
-    WireSecurity security) {
+    WireSecurity security,
+    java.util.List<String> roles) {
 
-  /** Validates the manager addresses. */
+  /** Validates the manager addresses and the roles. */
   public PodSettings {
+    roles = new io.atoll.core.Pod(new io.atoll.core.PodId(manager, 0), version, roles).roles(); // validated, sorted
     java.util.Objects.requireNonNull(manager, "manager");
     managers = managers == null || managers.isEmpty() ? java.util.List.of(manager) : java.util.List.copyOf(managers);
     if (!managers.get(0).equals(manager)) {
       throw new IllegalArgumentException("managers: " + managers + " (expected: starting with " + manager + ")");
     }
+  }
+
+  /** Settings of a pod of the default role. */
+  public PodSettings(PodAddress manager, String host, int port, PodVersion version, Duration askTimeout,
+      Duration sendTimeout, int bufferSize, int maxInFlight, int maxMessageBytes, Duration terminationTimeout,
+      Duration gossipInterval, Duration startTimeout, boolean clientOnly, boolean keepServingWhileManagerDown,
+      ShardHasher hasher, Ticker ticker, ShardingObserver observer, int maxQueued, PodAddress advertise,
+      java.util.List<PodAddress> managers, WireSecurity security) {
+    this(manager, host, port, version, askTimeout, sendTimeout, bufferSize, maxInFlight, maxMessageBytes,
+        terminationTimeout, gossipInterval, startTimeout, clientOnly, keepServingWhileManagerDown, hasher, ticker,
+        observer, maxQueued, advertise, managers, security, io.atoll.core.Pod.DEFAULT_ROLES);
+  }
+
+  /** The pod as the cluster knows it, under {@code id}: its version and roles. */
+  public io.atoll.core.Pod pod(io.atoll.core.PodId id) {
+    return new io.atoll.core.Pod(id, version, roles);
   }
 
   /** Settings with one manager address. */
