@@ -1,10 +1,12 @@
 package io.atoll.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.atoll.server.demo.AtollProcesses;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -13,9 +15,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code atoll chaos --duration 60s --seed 1} as its own process (256 MB heap, as are the manager
- * and the pods it starts): faults drawn from seed 1 under load must lose no acknowledged deposit
- * and never leave two activations of one account live at once. About 90 s of wall time.
+ * {@code atoll chaos} as its own process (256 MB heap, as are the managers and the pods it
+ * starts): faults under load must lose no acknowledged deposit and never leave two activations of
+ * one account live at once. {@code --duration 60s --seed 1} (about 90 s of wall time), then a few
+ * faults of the kinds it may not reach, each run bounded by {@code --count} (about 30 s each).
  */
 class ChaosIT {
 
@@ -34,6 +37,41 @@ class ChaosIT {
       assertThat(code.getAsInt()).as("chaos exit code; its output:%n%s", log).isZero();
       assertThat(log).contains("lost                   0").contains("overlapping activations 0")
           .contains("result: OK").containsPattern("seed 1, [1-9]\\d* faults");
+    }
+  }
+
+  @Test
+  void aLinkCutBetweenTwoPodsOnlyAndHandlersSlowerThanTheirAskKeepThePromise() {
+    String log = chaos("pairs", "--count", "4", "--seed", "3", "--faults", "drop-pod-pod,slow-handler", "--lease",
+        "2s", "--lease-margin", "500ms", "--recovery", "500ms");
+    assertThat(log).containsPattern("traffic between pod-\\d+ and pod-\\d+ only")
+        .containsPattern("a deposit whose handler stalls \\d+ ms, asked with a timeout of \\d+ ms")
+        .containsPattern("drop-pod-pod +2 ").containsPattern("slow-handler +2 ").contains("seed 3, 4 faults");
+  }
+
+  @Test
+  void killingTheLeadingManagerAndStoppingTheStoreKeepThePromise() {
+    assumeTrue(Files.isExecutable(Path.of("/usr/bin/redis-server")), "redis-server installed");
+    String log = chaos("store", "--store", "redis", "--count", "4", "--seed", "5", "--faults",
+        "kill-manager,pause-manager,pause-store,restart-store", "--recovery", "500ms");
+    assertThat(log).contains("kill -9 the leading manager").contains("SIGSTOP the store")
+        .contains("kill -9 the store").containsPattern("restart-store +1 ").contains("seed 5, 4 faults");
+  }
+
+  /** Runs {@code atoll chaos args} into its own directory; returns its output once it passed. */
+  private String chaos(String name, String... args) {
+    try (ProcessCluster processes = new ProcessCluster(dir, Duration.ofSeconds(20))) {
+      List<String> command = new java.util.ArrayList<>(List.of("chaos", "--dir", dir.resolve(name).toString()));
+      command.addAll(List.of(args));
+      ManagedProcess chaos = processes.start(AtollProcesses.atoll("chaos-" + name, command));
+      OptionalInt code = chaos.awaitExit(Duration.ofMinutes(4));
+      String log = chaos.logText();
+      System.out.println(log);
+      assertThat(code).as("chaos exited within 4 minutes; its output:%n%s", log).isPresent();
+      assertThat(code.getAsInt()).as("chaos exit code; its output:%n%s", log).isZero();
+      assertThat(log).contains("lost                   0").contains("overlapping activations 0")
+          .contains("result: OK");
+      return log;
     }
   }
 }

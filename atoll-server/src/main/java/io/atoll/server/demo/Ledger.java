@@ -24,17 +24,20 @@ public final class Ledger {
   final Map<String, LongAdder> ackedSum = new ConcurrentHashMap<>();
   final Map<DeliveryException.Reason, LongAdder> failures = new ConcurrentHashMap<>();
 
-  void sent() {
+  /** A deposit was sent. */
+  public void sent() {
     sent.increment();
   }
 
-  void acked(long op, String account, long amount) {
+  /** Deposit {@code op} of {@code amount} to {@code account} was acknowledged. */
+  public void acked(long op, String account, long amount) {
     ackedOps.put(op, new Op(account, amount));
     ackedSum.computeIfAbsent(account, k -> new LongAdder()).add(amount);
     acked.increment();
   }
 
-  void failed(Throwable t) {
+  /** A deposit failed with {@code t}: not acknowledged, applied or not. */
+  public void failed(Throwable t) {
     failed.increment();
     Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
     DeliveryException.Reason r = c instanceof DeliveryException d ? d.reason() : DeliveryException.Reason.OUTCOME_UNKNOWN;
