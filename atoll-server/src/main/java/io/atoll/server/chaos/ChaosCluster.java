@@ -238,11 +238,13 @@ final class ChaosCluster implements AutoCloseable {
   /**
    * Cuts the link between {@code a} and {@code b} only: on each one's inbound relay, the
    * connections the other holds get {@code mode}; the managers, the client and the other pods
-   * still pass, and both pods still reach the managers.
+   * still pass, and both pods still reach the managers. Returns how many connections between the
+   * two were open at the cut (later ones are cut too).
    */
-  void cut(Pod a, Pod b, TcpRelay.Mode mode) {
+  int cut(Pod a, Pod b, TcpRelay.Mode mode) {
     a.inbound().mode(mode, SocketOwners.heldBy(b.process().pid(), a.inbound().port()));
     b.inbound().mode(mode, SocketOwners.heldBy(a.process().pid(), b.inbound().port()));
+    return a.inbound().connectionsSelected() + b.inbound().connectionsSelected();
   }
 
   /** Heals what {@link #cut} did. */

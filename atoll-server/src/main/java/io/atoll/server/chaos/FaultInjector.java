@@ -108,7 +108,8 @@ final class FaultInjector {
         say.accept("-/- " + (mode == TcpRelay.Mode.DROP ? "black-holing" : "stalling") + " traffic between " + a.name()
             + " and " + b.name() + " only, for " + millis + " ms (both still reach the manager, the client and the"
             + " other pods)");
-        cluster.cut(a, b, mode);
+        int open = cluster.cut(a, b, mode);
+        say.accept("  " + open + " connection" + (open == 1 ? "" : "s") + " between them open at the cut");
         TimeUnit.MILLISECONDS.sleep(millis); // the fault's length
         cluster.heal(a, b);
       }

@@ -152,6 +152,20 @@ public final class TcpRelay implements AutoCloseable {
     return (int) sockets.stream().filter(s -> !s.isClosed()).count() / 2;
   }
 
+  /**
+   * Open connections the current mode applies to: with {@link #mode(Mode, IntPredicate)}, those
+   * whose client port it selects; otherwise all of them.
+   */
+  public int connectionsSelected() {
+    IntPredicate which;
+    synchronized (lock) {
+      which = selected;
+    }
+    int port = port();
+    return (int) sockets.stream().filter(s -> !s.isClosed() && s.getLocalPort() == port
+        && (which == null || which.test(s.getPort()))).count();
+  }
+
   /** Stops listening (new connections are refused by the OS) and resets every open connection. */
   @Override
   public void close() {

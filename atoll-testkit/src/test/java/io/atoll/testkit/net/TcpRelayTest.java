@@ -162,7 +162,9 @@ class TcpRelayTest {
       send(chosen, "a");
       assertThat(read(chosen, 1)).isEqualTo("a");
       int chosenPort = chosen.getLocalPort();
+      assertThat(relay.connectionsSelected()).isEqualTo(2);
       relay.mode(TcpRelay.Mode.DROP, port -> port == chosenPort);
+      assertThat(relay.connectionsSelected()).isEqualTo(1);
       assertThatThrownBy(() -> relay.mode(TcpRelay.Mode.REFUSE, port -> true))
           .isInstanceOf(IllegalArgumentException.class);
       send(other, "still here");
