@@ -167,7 +167,8 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
 
   @Override
   public void rebalance(RebalanceRequest request, StreamObserver<RebalanceResponse> out) {
-    answer(manager.rebalance(), r -> RebalanceResponse.newBuilder().setMoved(r.moved()).setEpoch(r.epoch()).build(),
+    answer(manager.rebalance(), r -> RebalanceResponse.newBuilder().setMoved(r.moved()).setEpoch(r.epoch())
+        .setRemaining(r.remaining()).build(),
         out);
   }
 

@@ -3,6 +3,7 @@ package io.atoll.manager;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.PodId;
 import io.atoll.core.allocation.Move;
+import io.atoll.core.allocation.RebalanceLimits;
 import io.atoll.manager.ShardManager.RoundResult;
 import io.atoll.manager.pods.Pods;
 import io.atoll.manager.round.Applied;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
@@ -195,7 +197,7 @@ final class Rebalancer {
       chainMoved = 0;
       chainRounds = 0;
     }
-    RoundResult result = new RoundResult(moved, config.epoch());
+    RoundResult result = new RoundResult(moved, config.epoch(), roundWaiters.isEmpty() ? 0 : remaining(config));
     roundWaiters.forEach(w -> w.complete(result));
     roundWaiters = new ArrayList<>();
     if (closed) {
@@ -207,6 +209,15 @@ final class Rebalancer {
     } else if (failed) {
       retry = loop.schedule(() -> request("retry"), settings.rebalanceRetryInterval());
     }
+  }
+
+  /**
+   * The moves a round would plan now without the per-round limits: what is left to do. Planned with
+   * its own random, so the rounds' draws stay what they were.
+   */
+  private int remaining(ClusterConfig config) {
+    return Rounds.plan(config, settings.strategy(), RebalanceLimits.UNLIMITED, new SplittableRandom(0),
+        draining.get()).moves().size();
   }
 
   /** Stops: no more rounds; waiters of rounds not started fail. Loop only. */

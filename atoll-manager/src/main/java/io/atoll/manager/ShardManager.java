@@ -87,8 +87,14 @@ public final class ShardManager implements AutoCloseable {
   @GuardedBy("loop")
   private boolean closed;
 
-  /** What one rebalance round did. @param moved shards moved @param epoch the config epoch after it */
-  public record RoundResult(int moved, long epoch) {}
+  /**
+   * What one rebalance round did.
+   *
+   * @param moved shards moved
+   * @param epoch the config epoch after it
+   * @param remaining moves the strategy still plans after it, without the per-round limits (0: in place)
+   */
+  public record RoundResult(int moved, long epoch, int remaining) {}
 
   /**
    * A manager over its collaborators; nothing runs until {@link #recover()} and

@@ -2,6 +2,7 @@ package io.atoll.server;
 
 import io.atoll.server.chaos.ChaosRun;
 import io.atoll.server.chaos.FaultKind;
+import io.atoll.server.demo.StoreServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,8 +21,9 @@ import picocli.CommandLine.Option;
 @Command(name = "chaos", mixinStandardHelpOptions = true,
     description = {"The demo's service under steady load while faults are injected one at a time, in an order",
         "drawn from --seed: kill -9 a pod or the manager, freeze either (SIGSTOP) past the lease, drop",
-        "traffic between a pod and the manager or into a pod, restart a pod, a rolling restart to a new",
-        "version. Ends with the demo's audit, a check of the activation log for two activations of one",
+        "traffic between a pod and the manager, into a pod or between two pods, a handler slower than its",
+        "ask timeout, restart a pod, a rolling restart to a new version; with --store, kill or freeze the",
+        "leading manager and freeze or restart the store. Ends with the demo's audit, a check of the activation log for two activations of one",
         "account live at once, and per fault kind the count and the longest shard unavailability.",
         "Exits 1 if anything acknowledged was lost or two activations overlapped."})
 final class ChaosCommand implements Callable<Integer> {
@@ -54,9 +56,27 @@ final class ChaosCommand implements Callable<Integer> {
       + " recovered (default: ${DEFAULT-VALUE}).")
   Duration recovery;
 
+  @Option(names = "--lease-margin", defaultValue = "1s", description = "The managers' wait after a lease runs out,"
+      + " at least a twentieth of the lease (default: ${DEFAULT-VALUE}).")
+  Duration margin;
+
+  @Option(names = "--recovery-timeout", defaultValue = "90s", description = "Go on after this long if a fault has not"
+      + " recovered (it is counted as such): with the fault's own length, it bounds one fault's time (default:"
+      + " ${DEFAULT-VALUE}).")
+  Duration recoveryTimeout;
+
+  @Option(names = "--count", defaultValue = "0", description = "No fault starts after this many; 0 for no limit but"
+      + " --duration (default: ${DEFAULT-VALUE}).")
+  int count;
+
+  @Option(names = "--store", description = "redis or etcd: a store server on a free port (the binary must be"
+      + " installed) and two managers on it, a leader and a standby; adds the faults pause-store and restart-store,"
+      + " and kill-manager and pause-manager hit the leader (default: one manager on files).")
+  String store;
+
   @Option(names = "--faults", split = ",", description = "Only these kinds, e.g. kill-pod,pause-manager (default: all"
-      + " of kill-pod, pause-pod, kill-manager, pause-manager, drop-pod-manager, drop-into-pod, restart-pod,"
-      + " rolling-restart).")
+      + " of kill-pod, pause-pod, kill-manager, pause-manager, drop-pod-manager, drop-into-pod, drop-pod-pod,"
+      + " slow-handler, restart-pod, rolling-restart; with --store also pause-store, restart-store).")
   List<String> faults;
 
   @Option(names = "--dir", description = "Where logs and data go (default: a new directory under data/chaos).")
@@ -75,6 +95,22 @@ final class ChaosCommand implements Callable<Integer> {
       return usage("--duration " + Durations.format(duration) + ", --lease " + Durations.format(lease) + ", --recovery "
           + Durations.format(recovery) + " (expected: duration > 0, lease >= 500ms, recovery >= 0)");
     }
+    if (margin.toMillis() < Math.max(50, lease.toMillis() / 20) || recoveryTimeout.toMillis() < 1_000 || count < 0) {
+      return usage("--lease-margin " + Durations.format(margin) + ", --recovery-timeout "
+          + Durations.format(recoveryTimeout) + ", --count " + count + " (expected: margin >= a twentieth of the"
+          + " lease and >= 50ms, recovery timeout >= 1s, count >= 0)");
+    }
+    if (store != null && !List.of("redis", "etcd").contains(store)) {
+      return usage("--store " + store + " (expected: redis or etcd)");
+    }
+    if (store != null) {
+      try {
+        StoreServer.binary(store.equals("redis") ? "redis-server" : "etcd", store.equals("redis") ? "redis-server"
+            : "etcd-server");
+      } catch (IllegalStateException e) {
+        return usage("--store " + store + ": " + e.getMessage());
+      }
+    }
     List<FaultKind> kinds = new ArrayList<>();
     for (String f : faults == null ? List.<String>of() : faults) {
       FaultKind k = Arrays.stream(FaultKind.values()).filter(x -> x.label().equals(f.trim())).findFirst().orElse(null);
@@ -82,10 +118,13 @@ final class ChaosCommand implements Callable<Integer> {
         return usage("--faults " + f + " (expected: some of " + Arrays.stream(FaultKind.values()).map(FaultKind::label)
             .toList() + ")");
       }
+      if (k.needsStore() && store == null) {
+        return usage("--faults " + k.label() + " needs a store server (expected: with --store redis or --store etcd)");
+      }
       kinds.add(k);
     }
     if (kinds.isEmpty()) {
-      kinds.addAll(List.of(FaultKind.values()));
+      Arrays.stream(FaultKind.values()).filter(k -> store != null || !k.needsStore()).forEach(kinds::add);
     }
     Path where = dir != null ? dir : Path.of("data", "chaos",
         LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
@@ -98,7 +137,8 @@ final class ChaosCommand implements Callable<Integer> {
     }
     long s = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
     return new ChaosRun(new ChaosRun.Options(duration, s, pods, accounts, rate, Math.max(1_000, rate * 10), shards,
-        lease, recovery, List.copyOf(kinds), where.toAbsolutePath()), System.out).run();
+        lease, recovery, List.copyOf(kinds), where.toAbsolutePath(), margin, recoveryTimeout, count, store), System.out)
+        .run();
   }
 
   private static int usage(String what) {

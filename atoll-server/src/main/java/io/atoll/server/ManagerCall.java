@@ -11,10 +11,22 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-/** One call to the shard manager from a command, with the command's errors and exit codes. */
+/** Calls to the shard manager from a command, with the command's errors and exit codes. */
 final class ManagerCall {
 
   private ManagerCall() {}
+
+  /** Calls over one channel: {@code stubs} gives a stub whose calls end after the given time. */
+  @FunctionalInterface
+  interface Session {
+    /**
+     * Makes the calls and prints what they found.
+     *
+     * @return the command's exit code
+     * @throws StatusRuntimeException when a call fails: the command says the manager did not answer
+     */
+    int run(Function<Duration, ShardManagerServiceGrpc.ShardManagerServiceBlockingStub> stubs);
+  }
 
   /**
    * Calls the manager at {@code manager} (host:port) and prints what {@code call} returns.
@@ -23,6 +35,19 @@ final class ManagerCall {
    */
   static int run(String command, String manager, Duration timeout, TlsOptions tls,
       Function<ShardManagerServiceGrpc.ShardManagerServiceBlockingStub, String> call) {
+    return session(command, manager, tls, stubs -> {
+      System.out.print(call.apply(stubs.apply(timeout)));
+      return 0;
+    });
+  }
+
+  /**
+   * Opens a channel to the manager at {@code manager} (host:port) and runs {@code session} on it.
+   *
+   * @return what the session returns; 1 if a call failed (the manager did not answer), 2 if the
+   *     address or the TLS options are malformed
+   */
+  static int session(String command, String manager, TlsOptions tls, Session session) {
     WireSecurity security;
     try {
       security = tls.security(Role.ADMIN);
@@ -39,9 +64,8 @@ final class ManagerCall {
     }
     ManagedChannel ch = Wire.channel(address, security, Role.MANAGER);
     try {
-      System.out.print(call.apply(ShardManagerServiceGrpc.newBlockingStub(ch)
-          .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)));
-      return 0;
+      return session.run(t -> ShardManagerServiceGrpc.newBlockingStub(ch)
+          .withDeadlineAfter(Math.max(1, t.toMillis()), TimeUnit.MILLISECONDS));
     } catch (StatusRuntimeException e) {
       System.err.println("atoll " + command + ": the shard manager at " + address + " did not answer: "
           + Wire.describe(e) + "; is it running?");

@@ -4,6 +4,7 @@ import io.atoll.core.PodAddress;
 import io.atoll.server.demo.AccountDb;
 import io.atoll.server.demo.AtollProcesses;
 import io.atoll.server.demo.PodNames;
+import io.atoll.server.demo.StoreServer;
 import io.atoll.testkit.net.TcpRelay;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
@@ -15,18 +16,24 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
- * The processes of a chaos run and the relays in front of them: a shard manager, and pods that each
- * reach the manager through a relay of their own and announce a relay in front of their own port,
- * so that traffic to the manager from one pod, or into one pod, can be dropped without refusing a
- * connection. Pods that leave are replaced by new processes with new names (pod-5, pod-6, ...).
+ * The processes of a chaos run and the relays in front of them: one shard manager (or, on a store
+ * server, a leader and a standby on the same store), and pods that each reach every manager
+ * through relays of their own and announce a relay in front of their own port, so that traffic to
+ * the managers from one pod, into one pod, or between two pods only can be dropped without
+ * refusing a connection. Pods that leave are replaced by new processes with new names (pod-5,
+ * pod-6, ...); a manager that is killed is started again on its port (on a store, as a standby).
  * Used from one thread.
  */
 final class ChaosCluster implements AutoCloseable {
 
   private static final Duration START = Duration.ofSeconds(90);
   private static final Duration GRACE = Duration.ofSeconds(30);
+  private static final Pattern UP = Pattern.compile("(?:listening on|standing by on) (\\S+:\\d+)");
 
   /**
    * A pod process and its relays.
@@ -34,13 +41,25 @@ final class ChaosCluster implements AutoCloseable {
    * @param name its process name
    * @param process the process
    * @param inbound the relay it announces: everything sent to it passes here
-   * @param toManager the relay it reaches the manager through
+   * @param toManagers the relays it reaches the managers through, one per manager
    * @param version its code version
    */
-  record Pod(String name, ManagedProcess process, TcpRelay inbound, TcpRelay toManager, String version) {
+  record Pod(String name, ManagedProcess process, TcpRelay inbound, List<TcpRelay> toManagers, String version) {
     /** The address it announces, as the activation log and the config name it. */
     PodAddress address() {
       return PodAddress.parse(inbound.address());
+    }
+  }
+
+  /** One manager's place: its port once known, its process now. */
+  private static final class Slot {
+    final String name;
+    int port;
+    int starts;
+    ManagedProcess process;
+
+    Slot(String name) {
+      this.name = name;
     }
   }
 
@@ -49,53 +68,126 @@ final class ChaosCluster implements AutoCloseable {
   private final String dbUrl;
   private final int shards;
   private final Duration lease;
+  private final Duration margin;
+  private final StoreServer store;
   private final PodNames names;
   private final FreezeLog freezes;
   private final List<Pod> pods = new ArrayList<>();
-  private ManagedProcess manager;
-  private int managerPort;
-  private int managerStarts;
+  private final List<Slot> managers = new ArrayList<>();
   private int podStarts;
 
-  ChaosCluster(ProcessCluster processes, Path dir, String dbUrl, int shards, Duration lease, PodNames names,
-      FreezeLog freezes) {
+  /**
+   * @param margin the managers' lease margin
+   * @param store the store server the managers share (a leader and a standby), or null for one
+   *     manager on files
+   */
+  ChaosCluster(ProcessCluster processes, Path dir, String dbUrl, int shards, Duration lease, Duration margin,
+      StoreServer store, PodNames names, FreezeLog freezes) {
     this.processes = processes;
     this.dir = dir;
     this.dbUrl = dbUrl;
     this.shards = shards;
     this.lease = lease;
+    this.margin = margin;
+    this.store = store;
     this.names = names;
     this.freezes = freezes;
+    managers.add(new Slot("manager"));
+    if (store != null) {
+      managers.add(new Slot("standby"));
+    }
   }
 
-  /** Starts the manager (on its old port after the first time) and waits until it listens. */
-  PodAddress startManager() {
-    manager = processes.start(AtollProcesses.manager("manager-" + (++managerStarts), managerPort,
-        dir.resolve("manager"), shards, lease));
-    PodAddress a = manager.awaitAddress(START);
-    managerPort = a.port();
-    return a;
+  /** Starts every manager (the first leads) and waits until each listens; returns their addresses. */
+  List<PodAddress> startManagers() {
+    for (Slot s : managers) {
+      start(s);
+    }
+    return managerAddresses();
   }
 
-  ManagedProcess manager() {
-    return manager;
+  /** The managers' own addresses, as a client is given them. */
+  List<PodAddress> managerAddresses() {
+    return managers.stream().map(s -> new PodAddress("127.0.0.1", s.port)).toList();
   }
 
-  /** Kills the manager (SIGKILL) and waits until it is gone. */
-  void killManager() {
-    manager.kill();
-    manager.awaitExit(GRACE);
+  /** The store server, or null. */
+  StoreServer store() {
+    return store;
+  }
+
+  private void start(Slot s) {
+    String[] extra = store == null ? new String[0] : new String[] {"--store", store.uri()};
+    s.process = processes.start(AtollProcesses.manager(s.name + "-" + (++s.starts), s.port, dir.resolve("manager"),
+        shards, lease, margin, extra));
+    String at = s.process.awaitLog(UP, START);
+    s.port = PodAddress.parse(at).port();
+  }
+
+  /**
+   * The manager that leads now: alive, and its last word was that it listens, not that it stands
+   * by; the first manager when none says so (one manager on files always leads).
+   */
+  ManagedProcess leader() {
+    if (store == null) {
+      return managers.getFirst().process;
+    }
+    for (Slot s : managers) {
+      if (s.process.isAlive()) {
+        String log = s.process.logText();
+        if (log.lastIndexOf("listening on") > log.lastIndexOf("standing by")) {
+          return s.process;
+        }
+      }
+    }
+    return managers.getFirst().process;
+  }
+
+  /** Whether some manager leads (says it listens). */
+  boolean someLeads() {
+    return store == null || managers.stream().anyMatch(s -> {
+      if (!s.process.isAlive()) {
+        return false;
+      }
+      String log = s.process.logText();
+      return log.lastIndexOf("listening on") > log.lastIndexOf("standing by");
+    });
+  }
+
+  /** Kills the leading manager (SIGKILL), waits until it is gone, and returns its slot's name. */
+  String killLeader() {
+    ManagedProcess leader = leader();
+    leader.kill();
+    leader.awaitExit(GRACE);
+    return slotOf(leader).name;
+  }
+
+  /** Starts every manager that is not running again on its port (on a store, it stands by). */
+  List<String> restartStoppedManagers() {
+    List<String> started = new ArrayList<>();
+    for (Slot s : managers) {
+      if (!s.process.isAlive()) {
+        start(s);
+        started.add(s.process.name());
+      }
+    }
+    return started;
+  }
+
+  private Slot slotOf(ManagedProcess p) {
+    return managers.stream().filter(s -> s.process == p).findFirst().orElseThrow();
   }
 
   /** Starts a pod of {@code version}; does not wait for it. */
   Pod startPod(String version) {
     int port = freePort();
     TcpRelay inbound = TcpRelay.to(port);
-    TcpRelay toManager = TcpRelay.to(managerPort);
+    List<TcpRelay> toManagers = managers.stream().map(s -> TcpRelay.to(s.port)).toList();
     String name = "pod-" + (++podStarts);
-    ManagedProcess p = processes.start(AtollProcesses.pod(name, toManager.address(), dbUrl, List.of("--port",
-        Integer.toString(port), "--advertise", inbound.address(), "--version", version)));
-    Pod pod = new Pod(name, p, inbound, toManager, version);
+    ManagedProcess p = processes.start(AtollProcesses.pod(name,
+        toManagers.stream().map(TcpRelay::address).collect(Collectors.joining(",")), dbUrl, List.of("--port",
+            Integer.toString(port), "--advertise", inbound.address(), "--version", version)));
+    Pod pod = new Pod(name, p, inbound, toManagers, version);
     pods.add(pod);
     names.put(pod.address(), name);
     return pod;
@@ -109,6 +201,11 @@ final class ChaosCluster implements AutoCloseable {
   /** The pods in the cluster now, oldest first. */
   List<Pod> pods() {
     return List.copyOf(pods);
+  }
+
+  /** The pod that announces {@code address}, if it is one of ours now. */
+  Optional<Pod> podAt(PodAddress address) {
+    return pods.stream().filter(p -> p.address().equals(address)).findFirst();
   }
 
   /** Kills {@code pod} (SIGKILL) and waits until it is gone. */
@@ -138,17 +235,38 @@ final class ChaosCluster implements AutoCloseable {
     freezes.frozen(pod.inbound().address(), since);
   }
 
+  /**
+   * Cuts the link between {@code a} and {@code b} only: on each one's inbound relay, the
+   * connections the other holds get {@code mode}; the managers, the client and the other pods
+   * still pass, and both pods still reach the managers. Returns how many connections between the
+   * two were open at the cut (later ones are cut too).
+   */
+  int cut(Pod a, Pod b, TcpRelay.Mode mode) {
+    a.inbound().mode(mode, SocketOwners.heldBy(b.process().pid(), a.inbound().port()));
+    b.inbound().mode(mode, SocketOwners.heldBy(a.process().pid(), b.inbound().port()));
+    return a.inbound().connectionsSelected() + b.inbound().connectionsSelected();
+  }
+
+  /** Heals what {@link #cut} did. */
+  void heal(Pod a, Pod b) {
+    a.inbound().release();
+    b.inbound().release();
+  }
+
   private void remove(Pod pod) {
     pods.remove(pod);
+    close(pod);
+  }
+
+  private static void close(Pod pod) {
     pod.inbound().close();
-    pod.toManager().close();
+    pod.toManagers().forEach(TcpRelay::close);
   }
 
   @Override
   public void close() {
     for (Pod p : pods()) {
-      p.inbound().close();
-      p.toManager().close();
+      close(p);
     }
   }
 

@@ -1,7 +1,10 @@
 package io.atoll.server.chaos;
 
+import io.atoll.core.PodAddress;
 import io.atoll.core.ShardHasher;
 import io.atoll.runtime.Sharding;
+import io.atoll.server.demo.Account;
+import io.atoll.server.demo.AccountMsg;
 import io.atoll.server.demo.AccountsDatabase;
 import io.atoll.server.demo.ActivationLog;
 import io.atoll.server.demo.Audit;
@@ -9,6 +12,7 @@ import io.atoll.server.demo.Ledger;
 import io.atoll.server.demo.Load;
 import io.atoll.server.demo.PodNames;
 import io.atoll.server.demo.RunReport;
+import io.atoll.server.demo.StoreServer;
 import io.atoll.testkit.Await;
 import io.atoll.testkit.ClusterChecks;
 import io.atoll.testkit.process.ProcessCluster;
@@ -19,6 +23,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code atoll chaos}: the demo's service (a manager, pods, the accounts database, the load's own
@@ -29,7 +34,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ChaosRun {
 
-  private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(90);
+  /** Op ids of slow deposits: far above the load's. */
+  private static final long SLOW_OPS = 1L << 48;
 
   /**
    * What to run.
@@ -45,9 +51,16 @@ public final class ChaosRun {
    * @param recovery how long the load runs undisturbed after a fault has recovered
    * @param kinds the fault kinds to draw from
    * @param dir where logs, the manager's state and the database go
+   * @param margin the managers' lease margin
+   * @param recoveryTimeout how long to wait for a fault to recover before going on (it counts as not
+   *     recovered): with the fault's own length, what bounds the time of one fault
+   * @param count no fault starts after this many (0: no limit but the duration)
+   * @param store {@code redis} or {@code etcd}: a store server, and a leader and a standby manager on it;
+   *     null for one manager on files
    */
   public record Options(Duration duration, long seed, int pods, int accounts, int rate, int concurrency, int shards,
-      Duration lease, Duration recovery, List<FaultKind> kinds, Path dir) {}
+      Duration lease, Duration recovery, List<FaultKind> kinds, Path dir, Duration margin, Duration recoveryTimeout,
+      int count, String store) {}
 
   private final Options o;
   private final PrintStream out;
@@ -66,16 +79,18 @@ public final class ChaosRun {
   /** Runs; returns 0 if nothing acknowledged was lost and no two activations overlapped, else 1. */
   public int run() throws Exception {
     Files.createDirectories(o.dir());
-    out.println("atoll chaos --seed " + o.seed() + ": a shard manager and " + o.pods() + " pods of the bank-account"
+    out.println("atoll chaos --seed " + o.seed() + ": " + (o.store() == null ? "a shard manager"
+        : "a leading and a standby shard manager on " + o.store()) + " and " + o.pods() + " pods of the bank-account"
         + " service on 127.0.0.1, " + o.rate() + " msg/s, faults one at a time for " + o.duration().toSeconds()
-        + " s;");
+        + " s" + (o.count() > 0 ? " or " + o.count() + " faults" : "") + ";");
     out.println("            logs and data in " + o.dir());
     PodNames names = new PodNames();
     FreezeLog freezes = new FreezeLog();
     try (AccountsDatabase db = AccountsDatabase.start(o.dir().resolve("db"));
+        StoreServer store = o.store() == null ? null : StoreServer.start(o.store(), o.dir().resolve(o.store()));
         ProcessCluster processes = new ProcessCluster(o.dir(), Duration.ofSeconds(10));
-        ChaosCluster cluster = new ChaosCluster(processes, o.dir(), db.url(), o.shards(), o.lease(), names,
-            freezes)) {
+        ChaosCluster cluster = new ChaosCluster(processes, o.dir(), db.url(), o.shards(), o.lease(), o.margin(), store,
+            names, freezes)) {
       Thread hook = new Thread(processes::terminateAll);
       Runtime.getRuntime().addShutdownHook(hook);
       try {
@@ -92,21 +107,41 @@ public final class ChaosRun {
 
   private int run(AccountsDatabase db, ChaosCluster cluster, PodNames names, FreezeLog freezes) throws Exception {
     Random random = new Random(o.seed());
-    io.atoll.core.PodAddress manager = cluster.startManager();
-    say("shard manager up on " + manager + " (lease " + o.lease().toMillis() + " ms)");
+    List<PodAddress> managers = cluster.startManagers();
+    say((managers.size() == 1 ? "shard manager up on " + managers.getFirst() : "shard managers up on " + managers
+        + " (the first leads, the second stands by), store " + cluster.store().uri()) + " (lease "
+        + o.lease().toMillis() + " ms, margin " + o.margin().toMillis() + " ms)");
     FaultInjector faults;
-    try (Sharding client = Sharding.builder().manager(manager).clientOnly().sendTimeout(Duration.ofSeconds(10)).askTimeout(Duration.ofSeconds(10)).start()) {
-      faults = new FaultInjector(cluster, random, o.lease(), client::config, this::say);
+    try (Sharding client = Sharding.builder().managers(managers).clientOnly().sendTimeout(Duration.ofSeconds(10))
+        .askTimeout(Duration.ofSeconds(10)).start()) {
+      Ledger ledger = new Ledger();
+      Availability availability = new Availability(ShardHasher.DEFAULT, o.shards());
+      AtomicLong slowOps = new AtomicLong(SLOW_OPS);
+      FaultInjector.SlowDeposits slow = (stall, ask) -> {
+        String account = "acct-" + random.nextInt(o.accounts());
+        long op = slowOps.getAndIncrement();
+        ledger.sent();
+        return client.entity(Account.TYPE, account).<Boolean>ask(r -> new AccountMsg.SlowDeposit(op, 1, stall, r), ask)
+            .handle((v, e) -> {
+              if (e == null) {
+                ledger.acked(op, account, 1);
+                availability.acked(account);
+                return "the slow deposit to " + account + " was acknowledged within its timeout";
+              }
+              ledger.failed(op, e);
+              Throwable c = e.getCause() != null ? e.getCause() : e;
+              return "the ask of the slow deposit to " + account + " ended: " + c.getMessage();
+            }).toCompletableFuture();
+      };
+      faults = new FaultInjector(cluster, random, o.lease(), o.margin(), client::config, slow, this::say);
       for (int i = 0; i < o.pods(); i++) {
         cluster.startPod(faults.version());
       }
       for (ChaosCluster.Pod p : cluster.pods()) {
         cluster.awaitUp(p);
       }
-      ClusterChecks.awaitEveryShardOwned(client, o.pods(), RECOVERY_TIMEOUT);
+      ClusterChecks.awaitEveryShardOwned(client, o.pods(), Duration.ofSeconds(90));
       say(o.pods() + " pods up; " + names.shardsLine(client.config()));
-      Ledger ledger = new Ledger();
-      Availability availability = new Availability(ShardHasher.DEFAULT, o.shards());
       Load load = new Load(client, ledger, o.accounts(), o.concurrency(), 1, o.rate(), availability::acked).start();
       FaultStats stats = new FaultStats();
       availability.begin();
@@ -120,14 +155,14 @@ public final class ChaosRun {
       int n = 0;
       long acked = ledger.ackedCount();
       long failed = ledger.failedCount();
-      while (System.nanoTime() - loadStart < o.duration().toNanos()) {
+      while (System.nanoTime() - loadStart < o.duration().toNanos() && (o.count() == 0 || n < o.count())) {
         FaultKind kind = plan.next();
         say("#" + (++n) + " " + kind.label());
         availability.begin();
         faults.inject(kind);
-        long recovery = recover(client);
+        long recovery = recover(client, cluster);
         say(recovery >= 0 ? "  recovered in " + recovery + " ms: " + names.shardsLine(client.config())
-            : "  NOT recovered within " + RECOVERY_TIMEOUT.toSeconds() + " s: " + names.shardsLine(client.config()));
+            : "  NOT recovered within " + o.recoveryTimeout().toSeconds() + " s: " + names.shardsLine(client.config()));
         TimeUnit.MILLISECONDS.sleep(o.recovery().toMillis()); // undisturbed load before the next fault
         long gap = availability.end();
         stats.add(kind, gap, recovery);
@@ -143,17 +178,21 @@ public final class ChaosRun {
       stats.print(out);
       boolean ok = new RunReport(out).print(audit, ledger, log, o.dir().toString());
       out.println("seed " + o.seed() + ", " + stats.total() + " faults" + (stats.unrecovered() > 0
-          ? ", " + stats.unrecovered() + " of them did not recover within " + RECOVERY_TIMEOUT.toSeconds() + " s" : ""));
+          ? ", " + stats.unrecovered() + " of them did not recover within " + o.recoveryTimeout().toSeconds() + " s"
+          : "") + " in " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - loadStart) + " s");
       return ok ? 0 : 1;
     }
   }
 
-  /** Waits until every shard is owned by one of the pods, all active; returns how long, or -1. */
-  private long recover(Sharding client) {
+  /**
+   * Waits until a manager leads and every shard is owned by one of the pods, all active; returns
+   * how long, or -1.
+   */
+  private long recover(Sharding client, ChaosCluster cluster) {
     long t0 = System.nanoTime();
     try {
-      Await.until("every shard owned by " + o.pods() + " active pods", RECOVERY_TIMEOUT,
-          () -> ClusterChecks.everyShardOwnedByALivePod(client.config(), o.pods()));
+      Await.until("a leading manager, every shard owned by " + o.pods() + " active pods", o.recoveryTimeout(),
+          () -> cluster.someLeads() && ClusterChecks.everyShardOwnedByALivePod(client.config(), o.pods()));
       return (System.nanoTime() - t0) / 1_000_000;
     } catch (Await.ConditionTimeoutException e) {
       return -1;

@@ -5,6 +5,7 @@ import io.atoll.runtime.EntityContext;
 import io.atoll.runtime.EntityFactory;
 import io.atoll.runtime.EntityType;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The demo's entity: a bank account. With a database it keeps its balance there, written with its
@@ -48,6 +49,14 @@ public final class Account implements Entity<AccountMsg> {
         if (db == null || db.deposit(ctx.entityId(), d.opId(), d.amount(), ctx.token(), pod, activation, started)) {
           balance += d.amount();
         }
+      }
+      case AccountMsg.SlowDeposit d -> {
+        long started = AccountDb.nowMicros();
+        TimeUnit.MILLISECONDS.sleep(d.stallMillis()); // the stall is the point: a handler slower than its asker
+        if (db == null || db.deposit(ctx.entityId(), d.opId(), d.amount(), ctx.token(), pod, activation, started)) {
+          balance += d.amount();
+        }
+        d.reply().send(true);
       }
       case AccountMsg.Balance b -> b.reply().send(balance);
       case AccountMsg.Stop s -> {

@@ -40,9 +40,15 @@ public final class AtollProcesses {
    */
   public static ProcessSpec manager(String name, int port, Path dataDir, int shards, Duration lease,
       String... extra) {
+    return manager(name, port, dataDir, shards, lease, Duration.ofMillis(Math.max(1000, lease.toMillis() / 10)), extra);
+  }
+
+  /** As {@link #manager(String, int, Path, int, Duration, String...)}, with the lease margin {@code margin}. */
+  public static ProcessSpec manager(String name, int port, Path dataDir, int shards, Duration lease, Duration margin,
+      String... extra) {
     List<String> args = new ArrayList<>(List.of("manager", "--port", Integer.toString(port), "--data-dir",
         dataDir.toString(), "--shards", Integer.toString(shards), "--lease", lease.toMillis() + "ms",
-        "--lease-margin", Math.max(1000, lease.toMillis() / 10) + "ms", "--rebalance-interval", "10s",
+        "--lease-margin", margin.toMillis() + "ms", "--rebalance-interval", "10s",
         "--rebalance-retry", "2s", "--termination-timeout", "2s", "--ping-timeout", "1s"));
     args.addAll(List.of(extra));
     return atoll(name, args);

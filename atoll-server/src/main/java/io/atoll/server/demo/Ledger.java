@@ -26,18 +26,20 @@ public final class Ledger {
   /** Deposits refused as OVERLOADED: refused before any handler saw them, so never applied. */
   final Set<Long> refusedOps = ConcurrentHashMap.newKeySet();
 
-  void sent() {
+  /** A deposit was sent. */
+  public void sent() {
     sent.increment();
   }
 
-  void acked(long op, String account, long amount) {
+  /** Deposit {@code op} of {@code amount} to {@code account} was acknowledged. */
+  public void acked(long op, String account, long amount) {
     ackedOps.put(op, new Op(account, amount));
     ackedSum.computeIfAbsent(account, k -> new LongAdder()).add(amount);
     acked.increment();
   }
 
   /** Deposit {@code op} failed with {@code t}; returns why. */
-  DeliveryException.Reason failed(long op, Throwable t) {
+  public DeliveryException.Reason failed(long op, Throwable t) {
     failed.increment();
     DeliveryException.Reason r = reason(t);
     failures.computeIfAbsent(r, k -> new LongAdder()).increment();

@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntPredicate;
 
 /**
  * A TCP relay on 127.0.0.1 that injects network faults between two real endpoints: point a
@@ -59,6 +60,7 @@ public final class TcpRelay implements AutoCloseable {
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private final Object lock = new Object();
   private Mode mode = Mode.PASS; // guarded by lock
+  private IntPredicate selected; // guarded by lock; null: every connection
 
   private TcpRelay(InetSocketAddress target) throws IOException {
     this.target = target;
@@ -108,10 +110,35 @@ public final class TcpRelay implements AutoCloseable {
     Objects.requireNonNull(m, "mode");
     synchronized (lock) {
       mode = m;
+      selected = null;
       lock.notifyAll();
     }
     if (m == Mode.REFUSE) {
       resetAll();
+    }
+  }
+
+  /**
+   * Switches to {@code m} for the connections whose client's port (the remote port of the
+   * accepted socket, open now or accepted later) {@code clientPorts} selects; bytes of the others
+   * pass. This is how one peer among several behind the same address is cut off: the caller maps a
+   * port to the process that holds it. The predicate is asked for every chunk relayed, under the
+   * relay's lock: it must be quick (cache what it looks up). {@link #mode(Mode)} or
+   * {@link #release()} ends the selection.
+   *
+   * @throws IllegalArgumentException for {@link Mode#REFUSE}, which acts on every connection
+   */
+  public void mode(Mode m, IntPredicate clientPorts) {
+    Objects.requireNonNull(m, "mode");
+    Objects.requireNonNull(clientPorts, "clientPorts");
+    if (m == Mode.REFUSE) {
+      throw new IllegalArgumentException("mode REFUSE for some connections only (expected: DROP, STALL,"
+          + " CUT_TO_TARGET, CUT_TO_CLIENT or PASS)");
+    }
+    synchronized (lock) {
+      mode = m;
+      selected = clientPorts;
+      lock.notifyAll();
     }
   }
 
@@ -123,6 +150,20 @@ public final class TcpRelay implements AutoCloseable {
   /** Connections accepted and still open (both sides count once). */
   public int openConnections() {
     return (int) sockets.stream().filter(s -> !s.isClosed()).count() / 2;
+  }
+
+  /**
+   * Open connections the current mode applies to: with {@link #mode(Mode, IntPredicate)}, those
+   * whose client port it selects; otherwise all of them.
+   */
+  public int connectionsSelected() {
+    IntPredicate which;
+    synchronized (lock) {
+      which = selected;
+    }
+    int port = port();
+    return (int) sockets.stream().filter(s -> !s.isClosed() && s.getLocalPort() == port
+        && (which == null || which.test(s.getPort()))).count();
   }
 
   /** Stops listening (new connections are refused by the OS) and resets every open connection. */
@@ -165,12 +206,13 @@ public final class TcpRelay implements AutoCloseable {
         resetAll();
         return;
       }
-      Thread.ofVirtual().start(() -> pump(in, out, true));
-      Thread.ofVirtual().start(() -> pump(out, in, false));
+      int clientPort = in.getPort();
+      Thread.ofVirtual().start(() -> pump(in, out, true, clientPort));
+      Thread.ofVirtual().start(() -> pump(out, in, false, clientPort));
     }
   }
 
-  private void pump(Socket from, Socket to, boolean toTarget) {
+  private void pump(Socket from, Socket to, boolean toTarget, int clientPort) {
     byte[] buf = new byte[16 * 1024];
     try (InputStream i = from.getInputStream(); OutputStream o = to.getOutputStream()) {
       for (;;) {
@@ -178,7 +220,7 @@ public final class TcpRelay implements AutoCloseable {
         if (n < 0) {
           break;
         }
-        if (awaitForward(toTarget)) {
+        if (awaitForward(toTarget, clientPort)) {
           o.write(buf, 0, n);
           o.flush();
         }
@@ -193,9 +235,9 @@ public final class TcpRelay implements AutoCloseable {
   }
 
   /** Blocks while stalled; then whether the chunk read goes on (true) or is dropped (false). */
-  private boolean awaitForward(boolean toTarget) throws IOException {
+  private boolean awaitForward(boolean toTarget, int clientPort) throws IOException {
     synchronized (lock) {
-      while (mode == Mode.STALL && !server.isClosed()) {
+      while (modeFor(clientPort) == Mode.STALL && !server.isClosed()) {
         try {
           lock.wait();
         } catch (InterruptedException e) {
@@ -203,13 +245,18 @@ public final class TcpRelay implements AutoCloseable {
           throw new IOException("relay interrupted", e);
         }
       }
-      return switch (mode) {
+      return switch (modeFor(clientPort)) {
         case PASS, STALL -> true;
         case REFUSE, DROP -> false;
         case CUT_TO_TARGET -> !toTarget;
         case CUT_TO_CLIENT -> toTarget;
       };
     }
+  }
+
+  /** The mode for the connection from {@code clientPort}. Under the lock. */
+  private Mode modeFor(int clientPort) {
+    return selected == null || selected.test(clientPort) ? mode : Mode.PASS;
   }
 
   private void resetAll() {

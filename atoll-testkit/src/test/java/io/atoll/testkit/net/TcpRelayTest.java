@@ -157,6 +157,33 @@ class TcpRelayTest {
   }
 
   @Test
+  void aSelectiveDropCutsOffOnlyTheChosenClientsAndReleaseRestoresThem() throws IOException {
+    try (Socket chosen = connect(); Socket other = connect()) {
+      send(chosen, "a");
+      assertThat(read(chosen, 1)).isEqualTo("a");
+      int chosenPort = chosen.getLocalPort();
+      assertThat(relay.connectionsSelected()).isEqualTo(2);
+      relay.mode(TcpRelay.Mode.DROP, port -> port == chosenPort);
+      assertThat(relay.connectionsSelected()).isEqualTo(1);
+      assertThatThrownBy(() -> relay.mode(TcpRelay.Mode.REFUSE, port -> true))
+          .isInstanceOf(IllegalArgumentException.class);
+      send(other, "still here");
+      assertThat(read(other, 10)).isEqualTo("still here");
+      chosen.setSoTimeout(500);
+      send(chosen, "lost");
+      assertThatThrownBy(() -> chosen.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
+      try (Socket fresh = connect()) { // a connection accepted during the selection, not chosen
+        send(fresh, "new");
+        assertThat(read(fresh, 3)).isEqualTo("new");
+      }
+      relay.release();
+      chosen.setSoTimeout(5_000);
+      send(chosen, "back");
+      assertThat(read(chosen, 4)).isEqualTo("back");
+    }
+  }
+
+  @Test
   void cutToTargetLosesOnlyTheClientsBytes() throws IOException {
     try (Socket s = connect()) {
       send(s, "1");
