@@ -12,6 +12,7 @@ import io.atoll.core.PodStatus;
 import io.atoll.core.Ticker;
 import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.RebalanceLimits;
+import io.atoll.core.spi.AssignmentStore;
 import io.atoll.core.spi.PodHealth;
 import io.atoll.core.spi.StaleTermException;
 import io.atoll.core.spi.StoreConflictException;
@@ -63,7 +64,11 @@ class ShardManagerTest {
   }
 
   void start(int shards) {
-    manager = ShardManager.start(settings(shards), store,
+    start(shards, store);
+  }
+
+  void start(int shards, AssignmentStore on) {
+    manager = ShardManager.start(settings(shards), on,
         p -> p.id().equals(provenGone) ? PodHealth.Verdict.GONE : verdict, "127.0.0.1", 0, Ticker.SYSTEM,
         new Random(1));
     ManagedChannel ch = Wire.channel(manager.address());
@@ -406,6 +411,42 @@ class ShardManagerTest {
     assertThat(stub.unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(a.pod.id()))
         .setCredential(r.getCredential()).build())).isNotNull();
     assertThat(stub.rebalance(RebalanceRequest.getDefaultInstance())).isNotNull();
+  }
+
+  @Test
+  void aStoreThatStopsAnsweringAfterAFailedSaveDoesNotStopTheLeaseRenewals() throws Exception {
+    StalledStore stalled = new StalledStore(store);
+    start(4, stalled);
+    FakePodServer a = pod();
+    ByteString cred = register(a).getCredential();
+    FakePodServer b = pod();
+    stalled.stall();
+    try {
+      // b's entry cannot be saved; reading the store back after that failure waits for the store.
+      var joining = ShardManagerServiceGrpc.newFutureStub(channelFor(manager)).withDeadlineAfter(60, TimeUnit.SECONDS)
+          .register(RegisterRequest.newBuilder().setPod(Wire.info(b.pod)).build());
+      await().atMost(Duration.ofSeconds(10)).until(() -> stalled.waiting() > 0);
+      RenewLeaseResponse renewed = ShardManagerServiceGrpc.newBlockingStub(channelFor(manager))
+          .withDeadlineAfter(5, TimeUnit.SECONDS)
+          .renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(a.pod.id())).setCredential(cred).build());
+      assertThat(renewed.getStatus()).as("granted while the store is silent")
+          .isEqualTo(RenewLeaseResponse.Status.RENEWED);
+      assertThat(joining.isDone()).as("b's registration waits for the store").isFalse();
+      stalled.resume();
+      assertThatThrownBy(joining::get).hasMessageContaining("save timed out");
+    } finally {
+      stalled.resume();
+    }
+    RegisterResponse joined = ShardManagerServiceGrpc.newBlockingStub(channelFor(manager))
+        .withDeadlineAfter(10, TimeUnit.SECONDS)
+        .register(RegisterRequest.newBuilder().setPod(Wire.info(b.pod)).build());
+    assertThat(Wire.config(joined.getConfig()).isActive(b.pod.id())).as("saved once the store answers").isTrue();
+  }
+
+  ManagedChannel channelFor(ShardManager m) {
+    ManagedChannel ch = Wire.channel(m.address());
+    closing.add(() -> Wire.close(ch));
+    return ch;
   }
 
   @Test
