@@ -450,6 +450,21 @@ class ShardManagerTest {
   }
 
   @Test
+  void theStoreNamesTheLeaderByItsAdvertisedAddressNeverAWildcard() throws Exception {
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    manager = ShardManager.start(settings(2), store, PodHealth.LEASE_ONLY, "127.0.0.1", port, "localhost",
+        Ticker.SYSTEM, new Random(1), ManagerObserver.NONE, ManagerSecurity.plaintext());
+    assertThat(store.leader().orElseThrow().holder()).isEqualTo("localhost:" + port);
+    assertThat(manager.address()).isEqualTo(new io.atoll.core.PodAddress("127.0.0.1", port));
+    assertThatThrownBy(() -> ShardManager.start(settings(2), new MemoryStoreThreadSafe(), PodHealth.LEASE_ONLY,
+        "127.0.0.1", 0, "0.0.0.0", Ticker.SYSTEM, new Random(1), ManagerObserver.NONE, ManagerSecurity.plaintext()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("advertised host: 0.0.0.0 is every address");
+  }
+
+  @Test
   void aStoppedManagerRefusesCalls() {
     start(2);
     manager.close();
