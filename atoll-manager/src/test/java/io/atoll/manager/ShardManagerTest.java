@@ -419,6 +419,9 @@ class ShardManagerTest {
     start(4, stalled);
     FakePodServer a = pod();
     ByteString cred = register(a).getCredential();
+    // a's round is over (its save done): the only save the stall meets is b's.
+    await().atMost(Duration.ofSeconds(10)).until(() -> manager.config().ownedCounts().getOrDefault(a.pod.id(), 0) == 4
+        && a.lastPushed() != null && a.lastPushed().ownedCounts().getOrDefault(a.pod.id(), 0) == 4);
     FakePodServer b = pod();
     stalled.stall();
     try {
