@@ -11,7 +11,6 @@ import io.atoll.core.spi.StoreConflictException;
 import io.atoll.core.spi.StoreException;
 import io.atoll.manager.round.Rounds;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -56,8 +55,16 @@ import org.slf4j.LoggerFactory;
  * ({@link Rounds#pruneTombstones}); the pruned pods are remembered in the same save
  * ({@link PrunedPods}, the newest {@link #MAX_PRUNED}) so that none of them registers again.
  *
- * <p>Loop-confined, except {@link #term()}, which is fixed after {@link #recover}. Saves run on
- * the {@code io} executor; their results come back to the loop.
+ * <p><b>A save that failed</b> is read back before the next transition runs: a newer term
+ * deposes; a state of this manager's own term is installed (only this manager writes under its
+ * term, so it is a save whose outcome looked failed: a timeout whose write the store applied,
+ * maybe later, as a stopped Redis runs its queued commands when it resumes); otherwise the stored
+ * version is learned. A version conflict under this term is such a late save, not a deposition.
+ *
+ * <p>Loop-confined, except {@link #term()}, which is fixed after {@link #recover}. Saves and the
+ * read-back after a failed one run on the {@code io} executor, never on the loop (a store that
+ * stopped answering must not stop the grants of pod leases); their results come back to the
+ * loop. Only {@link #recover} blocks on the store.
  */
 @GuardedBy("loop")
 final class Journal {
@@ -407,13 +414,11 @@ final class Journal {
               pruned = nextPruned;
               install(next);
               result.complete(next);
-            } else {
-              Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
-              onSaveFailed(cause, data);
-              result.completeExceptionally(cause);
+              return CompletableFuture.<Void>completedFuture(null);
             }
-            return null;
-          }, loop);
+            Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+            return onSaveFailed(cause).whenComplete((x, e) -> result.completeExceptionally(cause));
+          }, loop).thenCompose(f -> f);
     }, loop);
     return result;
   }
@@ -423,32 +428,65 @@ final class Journal {
     onInstalled.accept(next);
   }
 
-  private void onSaveFailed(Throwable err, byte[] attempted) {
-    if (err instanceof StoreConflictException c) {
+  /**
+   * After a failed save: a newer term deposes at once; anything else is read back off the loop
+   * (a store that stopped answering must not stop the loop, which grants the pods' leases) before
+   * the next transition runs. Completes on the loop.
+   */
+  private CompletableFuture<Void> onSaveFailed(Throwable err) {
+    if (err instanceof StaleTermException c) {
       log.error("shard manager term {} is deposed: {}", term, c.getMessage());
       depose(c);
+      return CompletableFuture.completedFuture(null);
+    }
+    if (err instanceof StoreConflictException c) {
+      // The store's term is still this one (else the store says stale), so only this manager wrote
+      // since: a save of this term that seemed to fail (a timeout) was applied later.
+      log.warn("shard manager term {}: {}; a save of this term that seemed to fail was applied since, reading it"
+          + " back", term, c.getMessage());
+    } else {
+      log.warn("shard manager: saving the config failed: {}", err.toString());
+    }
+    return CompletableFuture.supplyAsync(store::load, io).handleAsync((s, e) -> {
+      if (e != null) {
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        log.warn("shard manager: the store cannot be read either: {}", cause.toString());
+      } else if (!closed) {
+        try {
+          readBack(s);
+        } catch (RuntimeException bad) {
+          log.warn("shard manager: the stored state cannot be read back: {}", bad.toString());
+        }
+      }
+      return null;
+    }, loop);
+  }
+
+  /**
+   * What a failed save left: learn the stored version so that the next save can succeed; a state
+   * this term wrote (a save whose outcome looked failed, applied before or after its error) is
+   * installed, since only this manager writes under its term; a newer term deposes.
+   */
+  private void readBack(Optional<AssignmentStore.Stored> stored) {
+    if (stored.isEmpty()) {
+      storeVersion = 0;
       return;
     }
-    log.warn("shard manager: saving the config failed: {}", err.toString());
-    // The outcome may be ambiguous; learn the stored version so the next save can succeed.
-    try {
-      Optional<AssignmentStore.Stored> s = store.load();
-      if (s.isPresent() && ManagerState.decode(s.get().data()).term() > term) {
-        log.error("shard manager term {} is deposed: the store holds term {}", term,
-            ManagerState.decode(s.get().data()).term());
-        depose(new StoreConflictException(store.toString(), storeVersion, s.get().version()));
-        return;
+    AssignmentStore.Stored s = stored.get();
+    ManagerState state = ManagerState.decode(s.data());
+    if (state.term() > term) {
+      log.error("shard manager term {} is deposed: the store holds term {}", term, state.term());
+      depose(new StoreConflictException(store.toString(), storeVersion, s.version()));
+      return;
+    }
+    if (s.version() != storeVersion && state.term() == term) {
+      storeVersion = s.version();
+      pruned = state.pruned();
+      if (!state.config().equals(config)) {
+        install(state.config());
       }
-      if (s.isPresent() && Arrays.equals(s.get().data(), attempted)) {
-        storeVersion = s.get().version();
-        ManagerState landed = ManagerState.decode(attempted);
-        pruned = landed.pruned();
-        install(landed.config());
-      } else {
-        storeVersion = s.map(AssignmentStore.Stored::version).orElse(0L);
-      }
-    } catch (RuntimeException e) {
-      log.warn("shard manager: the store cannot be read either: {}", e.toString());
+    } else {
+      storeVersion = s.version();
     }
   }
 

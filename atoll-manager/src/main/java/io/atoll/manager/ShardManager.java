@@ -96,6 +96,23 @@ public final class ShardManager implements AutoCloseable {
    */
   public record RoundResult(int moved, long epoch, int remaining) {}
 
+  /** Whether {@code host} names every address of the machine (0.0.0.0, ::): one to listen on, not to reach. */
+  public static boolean isWildcard(String host) {
+    String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+    return h.equals("0.0.0.0") || h.equals("::") || h.equals("0:0:0:0:0:0:0:0") || h.equals("*");
+  }
+
+  private static void checkAdvertised(String advertiseHost) {
+    if (advertiseHost == null || advertiseHost.isBlank()) {
+      throw new IllegalArgumentException("advertised host: '" + advertiseHost + "' (expected: the address pods and"
+          + " other managers reach this manager at)");
+    }
+    if (isWildcard(advertiseHost)) {
+      throw new IllegalArgumentException("advertised host: " + advertiseHost + " is every address, not one to reach"
+          + " (expected: an address pods and other managers reach this manager at)");
+    }
+  }
+
   /**
    * A manager over its collaborators; nothing runs until {@link #recover()} and
    * {@link #startServing()} run on the loop.
@@ -166,6 +183,34 @@ public final class ShardManager implements AutoCloseable {
    */
   public static ShardManager start(ManagerSettings settings, AssignmentStore store, PodHealth health, String host,
       int port, Ticker ticker, RandomGenerator random, ManagerObserver observer, ManagerSecurity given) {
+    // Without an advertised address the lease names the bound one, as given (a wildcard is no hint).
+    return begin(settings, store, health, host, port, host, ticker, random, observer, given);
+  }
+
+  /**
+   * As {@link #start(ManagerSettings, AssignmentStore, PodHealth, String, int, Ticker,
+   * RandomGenerator, ManagerObserver, ManagerSecurity)}, listening on {@code host} but known to
+   * pods and other managers as {@code advertiseHost}: the store's lease names the leader by
+   * {@code advertiseHost:port}, which standbys hand to the pods that ask them (so it must be an
+   * address they reach, never a wildcard such as 0.0.0.0).
+   *
+   * @throws IllegalArgumentException if {@code advertiseHost} is blank or a wildcard address
+   */
+  public static ShardManager start(ManagerSettings settings, AssignmentStore store, PodHealth health, String host,
+      int port, String advertiseHost, Ticker ticker, RandomGenerator random, ManagerObserver observer,
+      ManagerSecurity given) {
+    try {
+      checkAdvertised(advertiseHost);
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
+    return begin(settings, store, health, host, port, advertiseHost, ticker, random, observer, given);
+  }
+
+  private static ShardManager begin(ManagerSettings settings, AssignmentStore store, PodHealth health, String host,
+      int port, String advertiseHost, Ticker ticker, RandomGenerator random, ManagerObserver observer,
+      ManagerSecurity given) {
     ManagerSecurity security;
     try {
       security = given.keyInStore() ? storedKey(store).map(given::withSigner).orElse(given) : given;
@@ -189,7 +234,7 @@ public final class ShardManager implements AutoCloseable {
           }
           blocking.shutdown();
         }, security);
-    m.holder = host + ":" + port;
+    m.holder = advertiseHost + ":" + port;
     m.observe(observer);
     try {
       m.onLoop(m::recover);

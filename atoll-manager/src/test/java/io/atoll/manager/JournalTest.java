@@ -196,6 +196,31 @@ class JournalTest {
   }
 
   @Test
+  void aSaveOfThisTermAppliedAfterItsErrorIsInstalledAtTheNextConflictNotTakenForADeposition() {
+    Journal j = journal(2);
+    ClusterConfig start = onLoop(() -> j.recover(UnaryOperator.identity()));
+    store.failSaves(1, MemoryStore.Failure.LATER);
+    store.failLoads(1); // the read-back after it fails too: the store is still down
+    CompletableFuture<ClusterConfig> f = transition(j, c -> Rounds.join(c, A));
+    vt.advance(Duration.ofMillis(20));
+    assertThat(f).isCompletedExceptionally();
+    assertThat(onLoop(j::config)).isSameAs(start);
+    store.applyLateSaves(); // the store resumes and runs the save it was sent
+    CompletableFuture<ClusterConfig> g = transition(j, c -> Rounds.join(c, B));
+    vt.advance(Duration.ofMillis(20));
+    assertThat(g).as("computed from the config before the late save").isCompletedExceptionally();
+    assertThat(deposed).as("only this manager writes under its term").isEmpty();
+    assertThat(j.closed()).isFalse();
+    assertThat(onLoop(j::config).isActive(A.id())).as("the late save, read back and installed").isTrue();
+    assertThat(installed).hasSize(1);
+    CompletableFuture<ClusterConfig> h = transition(j, c -> Rounds.join(c, B));
+    vt.advance(Duration.ofMillis(20));
+    assertThat(h.join().isActive(A.id()) && h.join().isActive(B.id())).isTrue();
+    assertThat(stored().config()).isEqualTo(h.join());
+    assertThat(stored().term()).isEqualTo(1);
+  }
+
+  @Test
   void aManagerWhoseSaveMeetsANewerWriterIsDeposedOnceAndWritesNothingMore() {
     Journal old = journal(2);
     onLoop(() -> old.recover(UnaryOperator.identity()));

@@ -22,8 +22,15 @@ final class MemoryStore implements AssignmentStore {
     /** The save throws and writes nothing. */
     BEFORE_WRITE,
     /** The save writes, then throws: the outcome looks ambiguous to the caller. */
-    AFTER_WRITE
+    AFTER_WRITE,
+    /**
+     * The save throws at once and is applied later, at {@link #applyLateSaves()}: a command that
+     * timed out at its client while the server was stopped, run when the server resumes.
+     */
+    LATER
   }
+
+  private final List<Runnable> late = new ArrayList<>();
 
   private byte[] data;
   private long version;
@@ -47,6 +54,12 @@ final class MemoryStore implements AssignmentStore {
 
   @Override
   public long save(byte[] bytes, long term, long expectedVersion) {
+    if (failingSaves > 0 && failure == Failure.LATER) {
+      failingSaves--;
+      byte[] copy = bytes.clone();
+      late.add(() -> save(copy, term, expectedVersion));
+      throw new StoreException("memory store: save timed out (injected; applied later)");
+    }
     if (failingSaves > 0 && failure == Failure.BEFORE_WRITE) {
       failingSaves--;
       throw new StoreException("memory store: save failed (injected)");
@@ -77,6 +90,19 @@ final class MemoryStore implements AssignmentStore {
   void failSaves(int n, Failure how) {
     failingSaves = n;
     failure = how;
+  }
+
+  /** Applies the saves that failed as {@link Failure#LATER}, in order (each may fail as usual). */
+  void applyLateSaves() {
+    List<Runnable> now = List.copyOf(late);
+    late.clear();
+    for (Runnable r : now) {
+      try {
+        r.run();
+      } catch (StoreException e) {
+        // refused as any save would be
+      }
+    }
   }
 
   /** The next {@code n} loads fail. */

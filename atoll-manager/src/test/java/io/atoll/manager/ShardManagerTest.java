@@ -12,6 +12,7 @@ import io.atoll.core.PodStatus;
 import io.atoll.core.Ticker;
 import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.RebalanceLimits;
+import io.atoll.core.spi.AssignmentStore;
 import io.atoll.core.spi.PodHealth;
 import io.atoll.core.spi.StaleTermException;
 import io.atoll.core.spi.StoreConflictException;
@@ -63,7 +64,11 @@ class ShardManagerTest {
   }
 
   void start(int shards) {
-    manager = ShardManager.start(settings(shards), store,
+    start(shards, store);
+  }
+
+  void start(int shards, AssignmentStore on) {
+    manager = ShardManager.start(settings(shards), on,
         p -> p.id().equals(provenGone) ? PodHealth.Verdict.GONE : verdict, "127.0.0.1", 0, Ticker.SYSTEM,
         new Random(1));
     ManagedChannel ch = Wire.channel(manager.address());
@@ -406,6 +411,60 @@ class ShardManagerTest {
     assertThat(stub.unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(a.pod.id()))
         .setCredential(r.getCredential()).build())).isNotNull();
     assertThat(stub.rebalance(RebalanceRequest.getDefaultInstance())).isNotNull();
+  }
+
+  @Test
+  void aStoreThatStopsAnsweringAfterAFailedSaveDoesNotStopTheLeaseRenewals() throws Exception {
+    StalledStore stalled = new StalledStore(store);
+    start(4, stalled);
+    FakePodServer a = pod();
+    ByteString cred = register(a).getCredential();
+    // a's round is over (its save done): the only save the stall meets is b's.
+    await().atMost(Duration.ofSeconds(10)).until(() -> manager.config().ownedCounts().getOrDefault(a.pod.id(), 0) == 4
+        && a.lastPushed() != null && a.lastPushed().ownedCounts().getOrDefault(a.pod.id(), 0) == 4);
+    FakePodServer b = pod();
+    stalled.stall();
+    try {
+      // b's entry cannot be saved; reading the store back after that failure waits for the store.
+      var joining = ShardManagerServiceGrpc.newFutureStub(channelFor(manager)).withDeadlineAfter(60, TimeUnit.SECONDS)
+          .register(RegisterRequest.newBuilder().setPod(Wire.info(b.pod)).build());
+      await().atMost(Duration.ofSeconds(10)).until(() -> stalled.waiting() > 0);
+      RenewLeaseResponse renewed = ShardManagerServiceGrpc.newBlockingStub(channelFor(manager))
+          .withDeadlineAfter(5, TimeUnit.SECONDS)
+          .renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(a.pod.id())).setCredential(cred).build());
+      assertThat(renewed.getStatus()).as("granted while the store is silent")
+          .isEqualTo(RenewLeaseResponse.Status.RENEWED);
+      assertThat(joining.isDone()).as("b's registration waits for the store").isFalse();
+      stalled.resume();
+      assertThatThrownBy(joining::get).hasMessageContaining("save timed out");
+    } finally {
+      stalled.resume();
+    }
+    RegisterResponse joined = ShardManagerServiceGrpc.newBlockingStub(channelFor(manager))
+        .withDeadlineAfter(10, TimeUnit.SECONDS)
+        .register(RegisterRequest.newBuilder().setPod(Wire.info(b.pod)).build());
+    assertThat(Wire.config(joined.getConfig()).isActive(b.pod.id())).as("saved once the store answers").isTrue();
+  }
+
+  ManagedChannel channelFor(ShardManager m) {
+    ManagedChannel ch = Wire.channel(m.address());
+    closing.add(() -> Wire.close(ch));
+    return ch;
+  }
+
+  @Test
+  void theStoreNamesTheLeaderByItsAdvertisedAddressNeverAWildcard() throws Exception {
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    manager = ShardManager.start(settings(2), store, PodHealth.LEASE_ONLY, "127.0.0.1", port, "localhost",
+        Ticker.SYSTEM, new Random(1), ManagerObserver.NONE, ManagerSecurity.plaintext());
+    assertThat(store.leader().orElseThrow().holder()).isEqualTo("localhost:" + port);
+    assertThat(manager.address()).isEqualTo(new io.atoll.core.PodAddress("127.0.0.1", port));
+    assertThatThrownBy(() -> ShardManager.start(settings(2), new MemoryStoreThreadSafe(), PodHealth.LEASE_ONLY,
+        "127.0.0.1", 0, "0.0.0.0", Ticker.SYSTEM, new Random(1), ManagerObserver.NONE, ManagerSecurity.plaintext()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("advertised host: 0.0.0.0 is every address");
   }
 
   @Test

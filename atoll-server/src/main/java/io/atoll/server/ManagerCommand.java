@@ -55,6 +55,11 @@ final class ManagerCommand implements Callable<Integer> {
   @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
   String host;
 
+  @Option(names = "--advertise", description = "The address pods and other managers reach this manager at: the store"
+      + " names the leader by it, and standbys send pods there (default: --host, which must then not be a wildcard"
+      + " such as 0.0.0.0).")
+  String advertise;
+
   @Option(names = "--port", defaultValue = "7070", description = "Port to listen on, 0 for any (default: ${DEFAULT-VALUE}).")
   int port;
 
@@ -152,6 +157,13 @@ final class ManagerCommand implements Callable<Integer> {
       System.err.println("atoll manager: " + e.getMessage());
       return 2;
     }
+    String advertised = advertise != null ? advertise : host;
+    if (ShardManager.isWildcard(advertised)) {
+      System.err.println("atoll manager: " + (advertise != null ? "--advertise " + advertise + " is every address"
+          : "--host " + host + " listens on every address") + "; the store names the leader by the address pods and"
+          + " other managers reach it at (expected: --advertise HOST, e.g. this machine's name or IP)");
+      return 2;
+    }
     ManagerSecurity security;
     try {
       WireSecurity wire = tls.security(Role.MANAGER);
@@ -206,7 +218,7 @@ final class ManagerCommand implements Callable<Integer> {
         listenPort = waited.port();
       }
       try {
-        manager = ShardManager.start(settings, storeSpec.open(), PodHealth.LEASE_ONLY, host, listenPort,
+        manager = ShardManager.start(settings, storeSpec.open(), PodHealth.LEASE_ONLY, host, listenPort, advertised,
             Ticker.SYSTEM, new java.security.SecureRandom(), observer, security);
       } catch (LeadershipTakenException e) {
         if (!standby) {
@@ -227,8 +239,9 @@ final class ManagerCommand implements Callable<Integer> {
       running.set(manager);
       if (dashboard != null && httpRunning.get() == null) {
         try {
+          // The routes ask for the manager leading now: after a deposition and a new term, the new one.
           httpRunning.set(HttpEndpoint.start(httpHost, httpPort,
-              dashboard.routes(Probes.manager(manager, registry), manager)));
+              dashboard.routes(Probes.manager(running::get, registry), running::get)));
         } catch (RuntimeException e) {
           System.err.println("atoll manager: cannot start: " + e.getMessage());
           dashboard.close();
@@ -254,6 +267,7 @@ final class ManagerCommand implements Callable<Integer> {
           return 3;
         }
         // A deposed manager releases its server off the loop; wait for it before binding the port again.
+        running.set(null);
         manager.close();
         System.out.println("atoll manager: deposed; standing by again");
         System.out.flush();

@@ -69,6 +69,17 @@ class CliTest {
   }
 
   @Test
+  void aManagerOnAWildcardAddressMustSayWhereItIsReached() {
+    int code = Main.run(new String[] {"manager", "--host", "0.0.0.0", "--insecure", "--data-dir", dir.toString()},
+        Map.of());
+    assertThat(code).isEqualTo(2);
+    assertThat(errText()).contains("--host 0.0.0.0 listens on every address").contains("--advertise HOST");
+    assertThat(Main.run(new String[] {"manager", "--advertise", "::", "--data-dir", dir.toString()}, Map.of()))
+        .isEqualTo(2);
+    assertThat(errText()).contains("--advertise :: is every address");
+  }
+
+  @Test
   void theDefaultDataDirIsAbsolute() {
     ManagerCommand m = new ManagerCommand();
     new CommandLine(m).registerConverter(Duration.class, new Durations()).parseArgs();

@@ -110,4 +110,61 @@ class StandbyManagerIT {
       }
     }
   }
+
+  /**
+   * One {@code atoll manager} process leads (term 1), is deposed while frozen past its store lease
+   * (another takes term 2) and stands by, then leads again when that one is killed (term 3): its
+   * HTTP endpoint serves the manager it leads with now, and the store names the leader by its
+   * advertised address.
+   */
+  @org.junit.jupiter.api.Test
+  void theHttpEndpointFollowsTheTermTheProcessLeadsWithNow() throws Exception {
+    try (ServerProcess redis = ServerProcess.redis(dir.resolve("redis"));
+        ProcessCluster processes = new ProcessCluster(dir, Duration.ZERO);
+        AssignmentStore store = StoreSpec.parse("redis://127.0.0.1:" + redis.port(), dir).open()) {
+      String spec = "redis://127.0.0.1:" + redis.port();
+      List<String> args = List.of("manager", "--port", "0", "--store", spec, "--shards", "4", "--lease", "1s",
+          "--lease-margin", "1s", "--store-lease", "2s", "--advertise", "localhost");
+      ManagedProcess a = processes.start(AtollProcesses.atoll("manager-a", concat(args, "--http-port", "0")));
+      PodAddress first = a.awaitAddress(Duration.ofSeconds(60));
+      assertThat(store.leader().orElseThrow().holder()).as("named by its advertised address")
+          .isEqualTo("localhost:" + first.port());
+      String http = a.awaitLog(Pattern.compile("http on (\\S+:\\d+)"), Duration.ofSeconds(10));
+      java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
+          .connectTimeout(Duration.ofSeconds(5)).build();
+      assertThat(get(client, http, "/cluster").body()).contains("\"term\":1");
+
+      ManagedProcess b = processes.start(AtollProcesses.atoll("manager-b", args));
+      b.awaitLog(Pattern.compile("standing by on"), Duration.ofSeconds(60));
+      a.pause(); // past its store lease: b takes term 2
+      try {
+        b.awaitLog(Pattern.compile("listening on \\S+ \\(term 2"), Duration.ofSeconds(30));
+      } finally {
+        a.resume();
+      }
+      a.awaitLog(Pattern.compile("deposed; standing by again"), Duration.ofSeconds(30));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        java.net.http.HttpResponse<String> ready = get(client, http, "/health/ready");
+        assertThat(ready.statusCode()).isEqualTo(503);
+        assertThat(ready.body()).contains("standing by");
+      });
+      b.kill();
+      a.awaitLog(Pattern.compile("listening on \\S+ \\(term 3"), Duration.ofSeconds(30));
+      assertThat(get(client, http, "/cluster").body()).as("the manager of the term it leads with now")
+          .contains("\"term\":3");
+      assertThat(get(client, http, "/health/ready").statusCode()).isEqualTo(200);
+    }
+  }
+
+  private static List<String> concat(List<String> args, String... more) {
+    List<String> all = new ArrayList<>(args);
+    all.addAll(List.of(more));
+    return all;
+  }
+
+  private static java.net.http.HttpResponse<String> get(java.net.http.HttpClient client, String address, String path)
+      throws Exception {
+    return client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + address + path))
+        .timeout(Duration.ofSeconds(10)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+  }
 }

@@ -147,12 +147,23 @@ public final class Dashboard implements AutoCloseable {
 
   /** Adds the dashboard's routes (the page, its script, the chart library, the API) to {@code routes}. */
   public HttpEndpoint.Routes routes(HttpEndpoint.Routes routes, ShardManager manager) {
+    return routes(routes, () -> manager);
+  }
+
+  /**
+   * Adds the dashboard's routes over whichever manager {@code current} gives at each request (null
+   * while the process stands by: the API answers 503).
+   */
+  public HttpEndpoint.Routes routes(HttpEndpoint.Routes routes, java.util.function.Supplier<ShardManager> current) {
     return routes
         .get("/", () -> resource("dashboard/index.html", "text/html; charset=utf-8"))
         .get("/dashboard.js", () -> resource("dashboard/dashboard.js", "text/javascript; charset=utf-8"))
         .get("/dashboard.css", () -> resource("dashboard/dashboard.css", "text/css; charset=utf-8"))
         .get("/vendor/chart.umd.js", () -> classpath(CHART_JS, "text/javascript; charset=utf-8"))
-        .get("/api/dashboard", () -> Response.json(json(manager)))
+        .get("/api/dashboard", () -> {
+          ShardManager manager = current.get();
+          return manager == null ? Probes.STANDING_BY : Response.json(json(manager));
+        })
         .handle("/api/report", (method, query, body) -> method.equals("POST") ? report(body)
             : HttpEndpoint.notAllowed("POST"));
   }

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * The routes every role serves: {@code /metrics} (Prometheus text), {@code /health/live}, {@code
@@ -103,10 +104,29 @@ public final class Probes {
 
   /** The routes of a shard manager (the dashboard adds its own). */
   public static HttpEndpoint.Routes manager(ShardManager manager, PrometheusMeterRegistry registry) {
-    return common(registry, () -> manager.stopped().isDone()
-        ? Readiness.not("not ready: the shard manager has stopped") : Readiness.READY)
-        .get("/cluster", () -> Response.json(managerJson(manager)));
+    return manager(() -> manager, registry);
   }
+
+  /**
+   * The routes of whichever shard manager {@code current} gives at each request: the one a process
+   * leads with now, after any deposition and new term; null while the process stands by (not
+   * ready, and {@code /cluster} says so with 503).
+   */
+  public static HttpEndpoint.Routes manager(Supplier<ShardManager> current, PrometheusMeterRegistry registry) {
+    return common(registry, () -> {
+      ShardManager manager = current.get();
+      return manager == null ? Readiness.not("not ready: standing by (another manager leads the store)")
+          : manager.stopped().isDone() ? Readiness.not("not ready: the shard manager has stopped") : Readiness.READY;
+    }).get("/cluster", () -> {
+      ShardManager manager = current.get();
+      return manager == null ? STANDING_BY : Response.json(managerJson(manager));
+    });
+  }
+
+  /** What a standby answers where the leading manager's state would be. */
+  static final Response STANDING_BY = new Response(503, "application/json; charset=utf-8",
+      new Json().beginObject().field("role", "manager").field("standby", true).endObject().toString()
+          .getBytes(StandardCharsets.UTF_8));
 
   static String managerJson(ShardManager manager) {
     ClusterConfig c = manager.config();

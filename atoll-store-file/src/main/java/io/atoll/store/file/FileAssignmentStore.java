@@ -54,7 +54,9 @@ import java.util.zip.CRC32C;
  * and released when its lease lapses (its own timer, {@code ttl} after the last grant or renewal),
  * when it is released or closed, and by the OS when its process dies — {@code kill -9} of a
  * leader frees the lease at once. A frozen (stopped) leader keeps it until it runs again: this
- * store is for one machine. {@code leader} names the holder.
+ * store is for one machine. {@code leader} names the holder. Handles of one JVM on one directory
+ * know which of them holds {@code leader.lock} and open no other channel of it meanwhile: closing
+ * any channel of a file drops every OS lock the process holds on it, the leader's too.
  *
  * <p><b>Watch.</b> Each watch polls the state file's header every {@code pollInterval} (50 ms
  * unless opened otherwise) and reads the state when its version grew.
@@ -83,6 +85,17 @@ public final class FileAssignmentStore implements AssignmentStore {
   /** OS file locks are per process: handles of one JVM on one directory take this first. */
   private static final ConcurrentHashMap<Path, ReentrantLock> WRITERS = new ConcurrentHashMap<>();
 
+  /**
+   * Which handle of this JVM holds a directory's {@code leader.lock}. Closing any channel of a file
+   * drops every OS (fcntl) lock the process holds on it, so while a handle of this JVM holds it no
+   * other handle opens a channel of that file: each asks this first, under its monitor.
+   */
+  private static final class LeaderFile {
+    private FileAssignmentStore holder; // guarded by this
+  }
+
+  private static final ConcurrentHashMap<Path, LeaderFile> LEADER_FILES = new ConcurrentHashMap<>();
+
   /** Forces a directory's entries (a rename into it) to disk. */
   @FunctionalInterface
   interface DirectorySync {
@@ -105,6 +118,7 @@ public final class FileAssignmentStore implements AssignmentStore {
   private final DirectorySync directorySync;
   private final Duration pollInterval;
   private final ReentrantLock writers;
+  private final LeaderFile leaderFile;
   private final ScheduledExecutorService timer;
   private final ScheduledExecutorService watcher;
   private FileChannel leaderChannel; // guarded by this
@@ -118,6 +132,7 @@ public final class FileAssignmentStore implements AssignmentStore {
     this.directorySync = directorySync;
     this.pollInterval = pollInterval;
     this.writers = WRITERS.computeIfAbsent(dir, d -> new ReentrantLock());
+    this.leaderFile = LEADER_FILES.computeIfAbsent(dir, d -> new LeaderFile());
     this.timer = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("atoll-file-store-lease").daemon().factory());
     this.watcher = Executors.newSingleThreadScheduledExecutor(
@@ -390,6 +405,12 @@ public final class FileAssignmentStore implements AssignmentStore {
     if (held != null) {
       return Optional.empty();
     }
+    synchronized (leaderFile) {
+      return leaderFile.holder != null ? Optional.empty() : acquire(holder, ttl);
+    }
+  }
+
+  private Optional<Lease> acquire(String holder, Duration ttl) {
     try {
       FileChannel ch = openLeaderChannel();
       FileLock l = tryLockLeader(ch);
@@ -417,6 +438,7 @@ public final class FileAssignmentStore implements AssignmentStore {
   }
 
   private void hold(FileChannel ch, FileLock l, Lease lease) {
+    leaderFile.holder = this;
     leaderChannel = ch;
     leaderLock = l;
     held = lease;
@@ -442,10 +464,15 @@ public final class FileAssignmentStore implements AssignmentStore {
       lapse.cancel(false);
       lapse = null;
     }
-    try {
-      leaderChannel.close(); // releases the lock
-    } catch (IOException e) {
-      // the lock goes with the channel anyway
+    synchronized (leaderFile) {
+      try {
+        leaderChannel.close(); // releases the lock
+      } catch (IOException e) {
+        // the lock goes with the channel anyway
+      }
+      if (leaderFile.holder == this) {
+        leaderFile.holder = null;
+      }
     }
     leaderChannel = null;
     leaderLock = null;
@@ -462,6 +489,12 @@ public final class FileAssignmentStore implements AssignmentStore {
       return false;
     }
     // Lapsed here (or held by a handle that is gone): take it again if no later term was granted.
+    synchronized (leaderFile) {
+      return leaderFile.holder == null && retake(lease);
+    }
+  }
+
+  private boolean retake(Lease lease) {
     try {
       FileChannel ch = openLeaderChannel();
       FileLock l = tryLockLeader(ch);
@@ -506,15 +539,20 @@ public final class FileAssignmentStore implements AssignmentStore {
     if (held != null) {
       return Optional.of(new Leader(held.holder(), held.term()));
     }
-    try (FileChannel ch = openLeaderChannel()) {
-      FileLock probe = tryLockLeader(ch);
-      if (probe != null) {
-        probe.release();
-        return Optional.empty(); // nobody holds it
+    synchronized (leaderFile) {
+      if (leaderFile.holder != null) {
+        return underWriteLock(() -> readLeader(grantedTerm())); // a handle of this JVM leads
       }
-      return underWriteLock(() -> readLeader(grantedTerm()));
-    } catch (IOException e) {
-      throw new StoreException("file store " + dir + ": cannot read the leader: " + e.getMessage(), e);
+      try (FileChannel ch = openLeaderChannel()) {
+        FileLock probe = tryLockLeader(ch);
+        if (probe != null) {
+          probe.release();
+          return Optional.empty(); // nobody holds it
+        }
+        return underWriteLock(() -> readLeader(grantedTerm()));
+      } catch (IOException e) {
+        throw new StoreException("file store " + dir + ": cannot read the leader: " + e.getMessage(), e);
+      }
     }
   }
 

@@ -10,8 +10,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -47,6 +49,56 @@ class FileAssignmentStoreTest extends AssignmentStoreContract {
     store.close();
     store = null;
     assertThat(other.tryAcquire("m2", java.time.Duration.ofMinutes(5))).isPresent();
+  }
+
+  @Test
+  void aSecondHandleInThisProcessLeavesTheLeadersLockAlone() throws Exception {
+    AssignmentStore other = another();
+    AssignmentStore.Lease lease = store.tryAcquire("m1", Duration.ofMinutes(5)).orElseThrow();
+    // Each of these opened and closed a channel of leader.lock, and closing any channel of a file
+    // drops every OS (fcntl) lock the process holds on it, the leader's too.
+    assertThat(other.leader()).contains(new AssignmentStore.Leader("m1", lease.term()));
+    assertThat(other.tryAcquire("m2", Duration.ofMinutes(5))).isEmpty();
+    assertThat(other.renew(new AssignmentStore.Lease("m2", lease.term(), Duration.ofMinutes(5)))).isFalse();
+    assertThat(other.leader()).contains(new AssignmentStore.Leader("m1", lease.term()));
+    assertThat(lockableByAnotherProcess(((FileAssignmentStore) store).directory().resolve("leader.lock")))
+        .as("another process may take leader.lock while m1 leads").isFalse();
+    assertThat(store.renew(lease)).isTrue();
+    store.release(lease);
+    assertThat(other.leader()).isEmpty();
+    assertThat(lockableByAnotherProcess(((FileAssignmentStore) store).directory().resolve("leader.lock"))).isTrue();
+    assertThat(other.tryAcquire("m2", Duration.ofMinutes(5))).isPresent();
+    assertThat(store.leader().orElseThrow().holder()).isEqualTo("m2");
+  }
+
+  private Path probeSource;
+
+  /** Whether a new JVM can lock {@code file} at once (what a manager in another process tries). */
+  private boolean lockableByAnotherProcess(Path file) throws Exception {
+    if (probeSource == null) {
+      probeSource = dir.resolve("LockProbe.java");
+      Files.writeString(probeSource, """
+          import java.nio.channels.FileChannel;
+          import java.nio.file.Path;
+import java.time.Duration;
+          import java.nio.file.StandardOpenOption;
+          public class LockProbe {
+            public static void main(String[] a) throws Exception {
+              try (FileChannel ch = FileChannel.open(Path.of(a[0]), StandardOpenOption.WRITE)) {
+                System.exit(ch.tryLock() != null ? 0 : 1);
+              }
+            }
+          }
+          """);
+    }
+    String java = ProcessHandle.current().info().command().orElse("java");
+    Process p = new ProcessBuilder(java, "-Xmx32m", probeSource.toString(), file.toString()).inheritIO().start();
+    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("the lock probe did not finish in 60 s");
+    }
+    assertThat(p.exitValue()).as("the probe's exit code (0 or 1)").isIn(0, 1);
+    return p.exitValue() == 0;
   }
 
   @Test
