@@ -130,6 +130,33 @@ class CertsAndBindTest {
   }
 
   @Test
+  void kvTlsPortAndPasswordOptionsAreCheckedBeforeAnythingStarts() throws Exception {
+    Path data = dir.resolve("kv");
+    assertThat(Main.run(new String[] {"kv", "--port", "7101", "--tls-port", "0", "--data-dir", data.toString()},
+        Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("--tls-port needs --tls-ca, --tls-cert and --tls-key");
+    Path certs = dir.resolve("certs");
+    assertThat(Main.run(new String[] {"certs", "--out", certs.toString(), "--pods", "1"}, Map.of())).isEqualTo(0);
+    assertThat(Main.run(new String[] {"kv", "--port", "7101", "--tls-port", "0", "--tls-auth-clients", "maybe",
+        "--tls-ca", certs.resolve("ca.pem").toString(), "--tls-cert", certs.resolve("pod-1.pem").toString(),
+        "--tls-key", certs.resolve("pod-1.key").toString(), "--data-dir", data.toString()}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("tls-auth-clients: 'maybe' (expected: yes, optional or no)");
+    assertThat(Main.run(new String[] {"kv", "--port", "7101", "--tls-ca", certs.resolve("ca.pem").toString(),
+        "--tls-cert", certs.resolve("pod-1.pem").toString(), "--tls-key", certs.resolve("pod-1.key").toString(),
+        "--data-dir", data.toString()}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("without either they do nothing");
+    Path empty = dir.resolve("empty-password");
+    Files.writeString(empty, "\n");
+    assertThat(Main.run(new String[] {"kv", "--port", "7101", "--requirepass-file", empty.toString(), "--data-dir",
+        data.toString()}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("empty (expected: the password on its first line)");
+    assertThat(Main.run(new String[] {"kv", "--port", "7101", "--requirepass", "a", "--requirepass-file",
+        empty.toString(), "--data-dir", data.toString()}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("--requirepass and --requirepass-file: both given");
+    assertThat(data).as("nothing started").doesNotExist();
+  }
+
+  @Test
   void insecureLetsItThroughAndSaysSoAndLoopbackOrTlsNeedNothing() {
     TlsOptions insecure = new TlsOptions();
     insecure.insecure = true;
