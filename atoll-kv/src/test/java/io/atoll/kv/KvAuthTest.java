@@ -9,7 +9,6 @@ import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Path;
-import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -139,7 +138,6 @@ class KvAuthTest {
   @Test
   void lettuceAndJedisWithAndWithoutThePassword() {
     RedisClient lettuce = RedisClient.create();
-    lettuce.setDefaultTimeout(Duration.ofSeconds(10));
     try {
       RedisURI good = RedisURI.builder().withHost("127.0.0.1").withPort(server.port()).withPassword(PASSWORD.toCharArray())
           .build();
