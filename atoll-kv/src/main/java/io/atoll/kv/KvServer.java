@@ -9,6 +9,7 @@ import io.atoll.kv.internal.cluster.ClusterView;
 import io.atoll.kv.internal.cluster.ConfigFile;
 import io.atoll.kv.internal.cluster.Migrator;
 import io.atoll.kv.internal.cluster.Nodes;
+import io.atoll.kv.internal.command.Auth;
 import io.atoll.kv.internal.command.Clients;
 import io.atoll.kv.internal.command.CommandTable;
 import io.atoll.kv.internal.command.Commands;
@@ -27,6 +28,10 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.security.SecureRandom;
@@ -63,14 +68,18 @@ public final class KvServer implements AutoCloseable {
   private final Migrator migrator;
   private final ClusterState cluster;
   private final Channel server;
+  private final Channel tlsServer;
   private final int port;
+  private final int tlsPort;
   private final int busPort;
   /** Managed mode only (else null): the node's side of the shard manager. */
   private volatile ManagedNode managed;
 
   private KvServer(EventLoopGroup boss, EventLoopGroup workers, EventLoopGroup busGroup, ExecutorService migrations,
-      ScheduledExecutorService expiry, ClusterBus bus, ClusterState cluster, Channel server, int port, int busPort,
-      SlotStore store, Migrator migrator) {
+      ScheduledExecutorService expiry, ClusterBus bus, ClusterState cluster, Channel server, Channel tlsServer,
+      int port, int tlsPort, int busPort, SlotStore store, Migrator migrator) {
+    this.tlsServer = tlsServer;
+    this.tlsPort = tlsPort;
     this.store = store;
     this.migrator = migrator;
     this.boss = boss;
@@ -129,6 +138,11 @@ public final class KvServer implements AutoCloseable {
    * takes only the manager's calls on its control port. Either way, configs and hand-offs count
    * only if signed by the manager's key.
    *
+   * <p>A TLS client port ({@link KvSettings#tls}) must be at the same offset from the client port
+   * on every node of a managed cluster: the manager's config carries no TLS port, so each node
+   * advertises the others' at its own offset. With a password ({@link KvSettings#requirePass}),
+   * every node must have the same one: hand-offs authenticate with the node's own.
+   *
    * @throws IllegalArgumentException if {@code managers} is empty
    */
   public static KvServer startManaged(KvSettings s, KvObserver observer, List<PodAddress> managers,
@@ -140,7 +154,8 @@ public final class KvServer implements AutoCloseable {
     try {
       server.managed = ManagedNode.start(managers, java.util.Objects.requireNonNull(security, "security"),
           server.cluster.view().config().pod(server.cluster.view().me()).orElseThrow().pod(), server.store,
-          server.cluster, server.migrator, System::currentTimeMillis, registerTimeout, onDeclaredDead);
+          server.cluster, server.migrator, System::currentTimeMillis, registerTimeout, onDeclaredDead,
+          server.tlsPort == 0 ? 0 : server.tlsPort - server.port, s.requirePass());
     } catch (RuntimeException e) {
       server.close();
       throw e;
@@ -157,17 +172,20 @@ public final class KvServer implements AutoCloseable {
     }
     int busPort = manager != null ? port + ManagedConfigs.CONTROL_OFFSET
         : s.busPort() == -1 ? port + 10000 : s.busPort() == 0 ? freePort(s.bind()) : s.busPort();
+    int tlsPort = s.tls() == null ? 0 : s.tls().port() == 0 ? freePort(s.bind()) : s.tls().port();
+    SslContext ssl = s.tls() == null ? null : sslContext(s.tls());
+    Auth auth = Auth.password(s.requirePass());
     SecureRandom random = new SecureRandom();
     ClusterState cluster;
     if (manager == null) {
       ConfigFile file = new ConfigFile(s.dataDir());
-      ClusterView initial = file.load().map(v -> adopt(v, s.bind(), port, busPort)).orElseGet(() ->
-          ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort)));
+      ClusterView initial = file.load().map(v -> adopt(v, s.bind(), port, busPort, tlsPort)).orElseGet(() ->
+          ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort, tlsPort)));
       file.save(initial);
       cluster = new ClusterState(initial, clock, file::save);
     } else {
-      cluster = new ClusterState(ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort)), clock,
-          v -> { });
+      cluster = new ClusterState(ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort, tlsPort)),
+          clock, v -> { });
     }
     EventLoopGroup boss = Transport.group(1, "kv-accept");
     EventLoopGroup workers = Transport.group(s.eventLoops(), "kv-io");
@@ -189,54 +207,101 @@ public final class KvServer implements AutoCloseable {
       Migrator migrator = new Migrator(store, cluster, clock);
       CommandTable table = Commands.table(store, cluster, bus != null ? bus : Health.MANAGED,
           bus != null ? bus::meet : (host, p) -> { },
-          () -> Nodes.pod(s.bind(), port, random.nextLong(), busPort), migrator, migrations,
-          stats, clients, info);
+          () -> Nodes.pod(s.bind(), port, random.nextLong(), busPort, tlsPort), migrator, migrations,
+          stats, clients, info, auth);
       Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, clock, s.maxMemory(), observer);
       RespLimits limits = new RespLimits(s.maxBulkLength(), s.maxArrayLength(), s.maxInlineLength(),
           s.queryBufferLimit());
-      Channel server = new ServerBootstrap().group(boss, workers).channel(Transport.serverChannel())
-          .option(ChannelOption.SO_BACKLOG, 1024)
-          .childOption(ChannelOption.TCP_NODELAY, true)
-          .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
-          .childHandler(new ChannelInitializer<SocketChannel>() {
-            @Override
-            protected void initChannel(SocketChannel ch) {
-              stats.connected();
-              ch.pipeline().addLast(new RespDecoder(limits))
-                  .addLast(new KvConnection(dispatcher, clients, clock, s.outputBufferLimit()));
-            }
-          })
-          .bind(s.bind(), port).sync().channel();
+      Channel server = listen(boss, workers, s.bind(), port, null, () -> {
+        stats.connected();
+        return new KvConnection(dispatcher, clients, clock, s.outputBufferLimit(), false, auth.required());
+      }, limits);
+      Channel tlsServer = null;
+      if (ssl != null) {
+        try {
+          tlsServer = listen(boss, workers, s.bind(), tlsPort, ssl, () -> {
+            stats.connected();
+            return new KvConnection(dispatcher, clients, clock, s.outputBufferLimit(), true, auth.required());
+          }, limits);
+        } catch (RuntimeException | InterruptedException e) {
+          server.close();
+          throw e;
+        }
+      }
       // Its own thread: a slot's lock may be held for a while (MIGRATE), and that must not stall
       // the bus (missed pings would make peers suspect this node) or a client event loop.
       expiry.scheduleWithFixedDelay(() -> stats.expired(store.expireCycle(clock.getAsLong(), 64)),
           100, 100, TimeUnit.MILLISECONDS);
-      LOG.info("atoll kv node {} listening on {}:{} ({} {}, {})", cluster.view().myNodeId(), s.bind(), port,
-          manager != null ? "control port for the shard manager" : "cluster bus", busPort, Transport.name());
-      return new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, port, busPort, store,
-          migrator);
+      LOG.info("atoll kv node {} listening on {}:{}{} ({} {}, {}{})", cluster.view().myNodeId(), s.bind(), port,
+          tlsServer == null ? "" : " and TLS port " + tlsPort,
+          manager != null ? "control port for the shard manager" : "cluster bus", busPort, Transport.name(),
+          auth.required() ? ", password required" : "");
+      return new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, tlsServer, port, tlsPort,
+          busPort, store, migrator);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       shutdown(boss, workers, busGroup, migrations, expiry);
       throw new IllegalStateException("interrupted while starting", e);
     } catch (RuntimeException e) {
       shutdown(boss, workers, busGroup, migrations, expiry);
-      throw new IllegalStateException("cannot start on " + s.bind() + ":" + port + " (bus " + busPort + "): "
-          + e.getMessage(), e);
+      throw new IllegalStateException("cannot start on " + s.bind() + ":" + port + " (bus " + busPort
+          + (tlsPort == 0 ? "" : ", TLS port " + tlsPort) + "): " + e.getMessage(), e);
     }
   }
 
-  /** A saved view with this node's entry brought up to date (its bus port may have changed). */
-  private static ClusterView adopt(ClusterView saved, String bind, int port, int busPort) {
+  /** A client port: RESP over TLS with {@code ssl}, plaintext without. */
+  private static Channel listen(EventLoopGroup boss, EventLoopGroup workers, String bind, int port, SslContext ssl,
+      java.util.function.Supplier<KvConnection> connection, RespLimits limits) throws InterruptedException {
+    return new ServerBootstrap().group(boss, workers).channel(Transport.serverChannel())
+        .option(ChannelOption.SO_BACKLOG, 1024)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
+        .childHandler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            if (ssl != null) {
+              ch.pipeline().addLast(ssl.newHandler(ch.alloc()));
+            }
+            ch.pipeline().addLast(new RespDecoder(limits)).addLast(connection.get());
+          }
+        })
+        .bind(bind, port).sync().channel();
+  }
+
+  /**
+   * The TLS server side of {@code t}, from its PEM files.
+   *
+   * @throws IllegalArgumentException naming the files if they do not load
+   */
+  private static SslContext sslContext(KvTls t) {
+    try {
+      return SslContextBuilder.forServer(t.cert().toFile(), t.key().toFile())
+          .sslProvider(SslProvider.JDK)
+          .trustManager(t.ca().toFile())
+          .clientAuth(switch (t.clientCerts()) {
+            case REQUIRE -> ClientAuth.REQUIRE;
+            case OPTIONAL -> ClientAuth.OPTIONAL;
+            case NONE -> ClientAuth.NONE;
+          })
+          .build();
+    } catch (javax.net.ssl.SSLException | RuntimeException e) {
+      throw new IllegalArgumentException("TLS port: cannot use certificate " + t.cert() + " with key " + t.key()
+          + " and CA " + t.ca() + ": " + e.getMessage()
+          + " (expected: PEM files, the key unencrypted PKCS#8, as atoll certs writes them)", e);
+    }
+  }
+
+  /** A saved view with this node's entry brought up to date (its bus or TLS port may have changed). */
+  private static ClusterView adopt(ClusterView saved, String bind, int port, int busPort, int tlsPort) {
     if (!saved.me().address().host().equals(bind) || saved.me().address().port() != port) {
       throw new IllegalStateException("the data directory belongs to the node at " + saved.me().address()
           + " (expected: " + bind + ":" + port + "; start with that address or another data directory)");
     }
     PodEntry mine = saved.config().pod(saved.me()).orElseThrow();
-    if (Nodes.busPort(mine.pod()) == busPort) {
+    if (Nodes.busPort(mine.pod()) == busPort && Nodes.tlsPort(mine.pod()) == tlsPort) {
       return saved;
     }
-    Pod pod = Nodes.pod(bind, port, saved.me().incarnation(), busPort);
+    Pod pod = Nodes.pod(bind, port, saved.me().incarnation(), busPort, tlsPort);
     return new ClusterView(saved.config().toBuilder().pod(new PodEntry(pod, PodStatus.ACTIVE, mine.epoch())).build(),
         saved.me(), saved.migrating(), saved.importing(), java.util.Set.of());
   }
@@ -253,6 +318,11 @@ public final class KvServer implements AutoCloseable {
   /** The client port. */
   public int port() {
     return port;
+  }
+
+  /** The TLS client port, or 0 if the node has none. */
+  public int tlsPort() {
+    return tlsPort;
   }
 
   /** The cluster-bus port. */
@@ -316,6 +386,9 @@ public final class KvServer implements AutoCloseable {
       m.close();
     }
     server.close().syncUninterruptibly();
+    if (tlsServer != null) {
+      tlsServer.close().syncUninterruptibly();
+    }
     if (bus != null) {
       bus.close();
     }

@@ -19,14 +19,31 @@ import java.util.Objects;
  * @param queryBufferLimit the most bytes one request may hold
  * @param outputBufferLimit the most reply bytes pending per client before it is disconnected
  * @param nodeTimeoutMillis how long a silent node takes to be suspected (PFAIL)
+ * @param requirePass the default user's password (Redis' {@code requirepass}), or null for none
+ * @param tls a TLS client port (Redis' {@code tls-port}), or null for none
  */
 public record KvSettings(String bind, int port, int busPort, Path dataDir, int eventLoops, long maxMemory,
     int maxBulkLength, int maxArrayLength, int maxInlineLength, long queryBufferLimit, long outputBufferLimit,
-    long nodeTimeoutMillis) {
+    long nodeTimeoutMillis, String requirePass, KvTls tls) {
+
+  /** Settings without a password or a TLS port. */
+  public KvSettings(String bind, int port, int busPort, Path dataDir, int eventLoops, long maxMemory,
+      int maxBulkLength, int maxArrayLength, int maxInlineLength, long queryBufferLimit, long outputBufferLimit,
+      long nodeTimeoutMillis) {
+    this(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength, maxInlineLength,
+        queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, null, null);
+  }
 
   /** Validates every field, naming it and the expected range. */
   public KvSettings {
     Objects.requireNonNull(bind, "bind");
+    if (requirePass != null && requirePass.isEmpty()) {
+      throw new IllegalArgumentException("requirepass: empty (expected: a password, or none at all)");
+    }
+    if (tls != null && tls.port() != 0 && (tls.port() == port || tls.port() == busPort)) {
+      throw new IllegalArgumentException("tls port: " + tls.port() + " (expected: another port than the client and"
+          + " bus ports)");
+    }
     Objects.requireNonNull(dataDir, "dataDir");
     check("port", port, 0, 65535);
     check("bus port", busPort, -1, 65535);
@@ -55,13 +72,32 @@ public record KvSettings(String bind, int port, int busPort, Path dataDir, int e
   /** This with another bus port. */
   public KvSettings withBusPort(int p) {
     return new KvSettings(bind, port, p, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
-        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis);
+        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, tls);
   }
 
   /** This with another node timeout. */
   public KvSettings withNodeTimeout(long millis) {
     return new KvSettings(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
-        maxInlineLength, queryBufferLimit, outputBufferLimit, millis);
+        maxInlineLength, queryBufferLimit, outputBufferLimit, millis, requirePass, tls);
+  }
+
+  /** This with the default user's password ({@code requirepass}; null for none). */
+  public KvSettings withPassword(String password) {
+    return new KvSettings(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
+        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, password, tls);
+  }
+
+  /** This with a TLS client port (null for none). */
+  public KvSettings withTls(KvTls t) {
+    return new KvSettings(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
+        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, t);
+  }
+
+  @Override
+  public String toString() { // never the password
+    return "KvSettings[bind=" + bind + ", port=" + port + ", busPort=" + busPort + ", dataDir=" + dataDir
+        + ", eventLoops=" + eventLoops + ", maxMemory=" + maxMemory + ", nodeTimeoutMillis=" + nodeTimeoutMillis
+        + ", requirePass=" + (requirePass == null ? "none" : "(set)") + ", tls=" + tls + "]";
   }
 
   private static void check(String name, long v, long min, long max) {

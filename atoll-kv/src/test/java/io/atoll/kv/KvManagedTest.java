@@ -285,6 +285,64 @@ class KvManagedTest {
   }
 
   /** A port p with p + 10000 (the control port) free too, both below the ephemeral range. */
+  @Test
+  void withAPasswordAndTlsPortsHandOffsAuthenticateAndTlsClientsSeeTlsPorts() throws Exception {
+    Path certs = dir.resolve("certs");
+    io.atoll.testkit.tls.DevCa ca = io.atoll.testkit.tls.DevCa.create("managed", Duration.ofDays(1));
+    ca.writeCa(certs);
+    ca.issue(io.atoll.transport.grpc.security.Role.POD, "kv", List.of()).write(certs, "kv");
+    List<Integer> tlsPorts = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      int port = freePortTriple();
+      KvTls tls = new KvTls(port + 1, certs.resolve("ca.pem"), certs.resolve("kv.pem"), certs.resolve("kv.key"),
+          KvTls.ClientCerts.NONE);
+      nodes.add(KvServer.startManaged(KvSettings.defaults(port, dir.resolve("kv-" + port)).withPassword("pw")
+          .withTls(tls), KvObserver.NONE, List.of(manager.address()), WireSecurity.PLAINTEXT, Duration.ofSeconds(10),
+          () -> { }));
+      tlsPorts.add(port + 1);
+      if (i == 0) {
+        awaitSpread(1);
+        try (RedisClusterClient c = tlsCluster(port + 1);
+            StatefulRedisClusterConnection<String, String> conn = c.connect()) {
+          for (int k = 0; k < 500; k++) {
+            conn.sync().set("key-" + k, "v" + k);
+          }
+        }
+      }
+    }
+    awaitSpread(2); // the hand-off to the second node authenticated with the nodes' password
+    assertThat(nodes.get(0).keysMoved()).isPositive();
+    try (RedisClusterClient c = tlsCluster(tlsPorts.get(1));
+        StatefulRedisClusterConnection<String, String> conn = c.connect()) {
+      for (int k = 0; k < 500; k++) {
+        assertThat(conn.sync().get("key-" + k)).as("key-%d", k).isEqualTo("v" + k);
+      }
+      java.util.Set<Integer> ports = new java.util.HashSet<>();
+      conn.getPartitions().forEach(p -> ports.add(p.getUri().getPort()));
+      assertThat(ports).containsExactlyInAnyOrderElementsOf(tlsPorts);
+    }
+  }
+
+  private RedisClusterClient tlsCluster(int tlsPort) {
+    RedisClusterClient c = RedisClusterClient.create(RedisURI.builder().withHost("127.0.0.1").withPort(tlsPort)
+        .withSsl(true).withPassword("pw".toCharArray()).build());
+    c.setOptions(ClusterClientOptions.builder().sslOptions(io.lettuce.core.SslOptions.builder().jdkSslProvider()
+        .trustManager(dir.resolve("certs").resolve("ca.pem").toFile()).build()).build());
+    return c;
+  }
+
+  /** A port p with p + 1 (TLS) and p + 10000 (control) free too. */
+  private static int freePortTriple() throws IOException {
+    java.util.Random r = new java.util.Random();
+    for (int i = 0; i < 1000; i++) {
+      int p = 11000 + r.nextInt(11000);
+      if (free(p) && free(p + 1) && free(p + 10000)) {
+        return p;
+      }
+    }
+    throw new IOException("no free port triple");
+  }
+
   private static int freePortPair() throws IOException {
     java.util.Random r = new java.util.Random();
     for (int i = 0; i < 1000; i++) {

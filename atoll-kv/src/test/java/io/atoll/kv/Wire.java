@@ -14,7 +14,12 @@ final class Wire implements AutoCloseable {
   private final InputStream in;
 
   Wire(int port) throws IOException {
-    socket = new Socket("127.0.0.1", port);
+    this(new Socket("127.0.0.1", port));
+  }
+
+  /** A connection over {@code s} (a TLS socket, say). */
+  Wire(Socket s) throws IOException {
+    socket = s;
     socket.setSoTimeout(10_000);
     out = socket.getOutputStream();
     in = new java.io.BufferedInputStream(socket.getInputStream());

@@ -7,6 +7,7 @@ import io.atoll.server.http.HttpEndpoint;
 import io.atoll.server.http.Probes;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.atoll.kv.KvSettings;
+import io.atoll.kv.KvTls;
 import io.atoll.transport.grpc.security.Role;
 import io.atoll.transport.grpc.security.WireSecurity;
 import java.nio.file.Path;
@@ -66,6 +67,25 @@ final class KvCommand implements Callable<Integer> {
           + " before it leaves anyway (default: ${DEFAULT-VALUE}).")
   java.time.Duration drainTimeout;
 
+  @Option(names = "--requirepass", description = "Clients must AUTH with this password first (Redis' requirepass; one"
+      + " user, default). Visible in the process list: prefer --requirepass-file. Every node of a cluster needs the"
+      + " same one.")
+  String requirePass;
+
+  @Option(names = "--requirepass-file", description = "As --requirepass, the password read from this file (its first"
+      + " line).")
+  Path requirePassFile;
+
+  @Option(names = "--tls-port", defaultValue = "-1", description = "Also serve clients over TLS on this port (Redis'"
+      + " tls-port; redis-cli --tls, Lettuce and Jedis with SSL) with --tls-cert and --tls-key, client certificates"
+      + " checked against --tls-ca; 0 for any free port, -1 for none (default: ${DEFAULT-VALUE}). Managed mode: every"
+      + " node's TLS port must be at the same offset from its --port.")
+  int tlsPort;
+
+  @Option(names = "--tls-auth-clients", defaultValue = "yes", description = "With --tls-port: whether TLS clients must"
+      + " present a certificate of --tls-ca: yes, optional or no (Redis' tls-auth-clients; default: ${DEFAULT-VALUE}).")
+  String tlsAuthClients;
+
   @Option(names = "--http-port", defaultValue = "-1", description = "Serve /metrics, /health/live, /health/ready and /cluster over HTTP on this port; 0 for any, -1 for none (default: ${DEFAULT-VALUE}).")
   int httpPort;
 
@@ -83,7 +103,16 @@ final class KvCommand implements Callable<Integer> {
           (int) Math.min(Integer.MAX_VALUE - 64, bytes("--proto-max-bulk-len", maxBulk)), d.maxArrayLength(),
           d.maxInlineLength(), Math.max(d.queryBufferLimit(), bytes("--proto-max-bulk-len", maxBulk)),
           bytes("--client-output-buffer-limit", outputLimit), nodeTimeout);
-    } catch (IllegalArgumentException e) {
+      settings = settings.withPassword(password());
+      if (tlsPort >= 0) {
+        if (tls.ca == null || tls.cert == null || tls.key == null) {
+          throw new IllegalArgumentException("--tls-port needs --tls-ca, --tls-cert and --tls-key (the node's"
+              + " certificate and key, and the CA of client certificates; atoll certs writes them)");
+        }
+        settings = settings.withTls(new KvTls(tlsPort, tls.ca, tls.cert, tls.key,
+            KvTls.ClientCerts.parse(tlsAuthClients)));
+      }
+    } catch (IllegalArgumentException | java.io.IOException e) {
       System.err.println("atoll kv: " + e.getMessage());
       return 2;
     }
@@ -120,9 +149,16 @@ final class KvCommand implements Callable<Integer> {
               System.exit(3);
             });
       } else {
-        if (tls.ca != null || tls.cert != null || tls.key != null) {
-          System.err.println("atoll kv: --tls-ca, --tls-cert and --tls-key secure the link to the shard manager and"
-              + " need --manager (a Redis-cluster-mode node's client port and bus have no TLS)");
+        if ((tls.ca != null || tls.cert != null || tls.key != null) && settings.tls() == null) {
+          System.err.println("atoll kv: --tls-ca, --tls-cert and --tls-key secure the link to the shard manager (with"
+              + " --manager) or the TLS client port (with --tls-port); without either they do nothing");
+          return 2;
+        }
+        try {
+          // The bus and the plaintext client port have no TLS here, whatever --tls-port says.
+          tls.checkBind("--bind", bind, false);
+        } catch (IllegalArgumentException e) {
+          System.err.println("atoll kv: " + e.getMessage());
           return 2;
         }
         server = KvServer.start(settings, httpPort >= 0 ? metrics : KvObserver.NONE);
@@ -151,6 +187,10 @@ final class KvCommand implements Callable<Integer> {
       System.out.println("atoll kv node " + server.nodeId() + " listening on " + bind + ":" + server.port()
           + " (cluster bus " + server.busPort() + ", data dir " + settings.dataDir().toAbsolutePath() + ")");
     }
+    if (server.tlsPort() > 0) {
+      System.out.println("atoll kv: TLS clients on " + bind + ":" + server.tlsPort() + " (client certificates: "
+          + tlsAuthClients + ")");
+    }
     if (http != null) {
       System.out.println("atoll kv http on " + http.address());
     }
@@ -176,6 +216,22 @@ final class KvCommand implements Callable<Integer> {
     }, "atoll-kv-stop"));
     stopped.await();
     return 0;
+  }
+
+  /** The password of --requirepass or --requirepass-file, or null. */
+  private String password() throws java.io.IOException {
+    if (requirePass != null && requirePassFile != null) {
+      throw new IllegalArgumentException("--requirepass and --requirepass-file: both given (expected: one)");
+    }
+    if (requirePassFile != null) {
+      String first = java.nio.file.Files.readAllLines(requirePassFile).stream().findFirst().orElse("").strip();
+      if (first.isEmpty()) {
+        throw new IllegalArgumentException("--requirepass-file " + requirePassFile + ": empty (expected: the password"
+            + " on its first line)");
+      }
+      return first;
+    }
+    return requirePass;
   }
 
   /** Redis' memory units: 100, 1kb, 1k, 1mb, 1m, 1gb, 1g (k = 1000, kb = 1024). */

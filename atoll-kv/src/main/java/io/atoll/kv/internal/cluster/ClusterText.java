@@ -12,7 +12,9 @@ import java.util.TreeMap;
 
 /**
  * Renders a {@link ClusterView} as Redis 7 does, byte for byte where clients parse it: the lines
- * of CLUSTER NODES, the arrays of CLUSTER SLOTS and SHARDS, the fields of CLUSTER INFO. Pure.
+ * of CLUSTER NODES, the arrays of CLUSTER SLOTS and SHARDS, the fields of CLUSTER INFO. A client
+ * that came over TLS ({@code tls}) is given each node's TLS port where NODES and SLOTS name one
+ * port (as Valkey does), so that it stays on TLS; SHARDS gives both, as Redis 7 does. Pure.
  */
 public final class ClusterText {
   private ClusterText() {}
@@ -37,7 +39,7 @@ public final class ClusterText {
   }
 
   /** CLUSTER NODES: one line per active node, each ending in a newline. */
-  public static String nodes(ClusterView v, Health h) {
+  public static String nodes(ClusterView v, Health h, boolean tls) {
     Map<PodId, List<int[]>> ranges = ranges(v.config());
     StringBuilder sb = new StringBuilder();
     for (PodEntry e : v.config().pods()) {
@@ -47,7 +49,7 @@ public final class ClusterText {
       PodId id = e.id();
       boolean me = id.equals(v.me());
       sb.append(v.nodeId(id)).append(' ')
-          .append(id.address().host()).append(':').append(id.address().port())
+          .append(id.address().host()).append(':').append(Nodes.clientPort(v.config(), id, tls))
           .append('@').append(Nodes.busPort(e.pod())).append(' ');
       sb.append(me ? "myself,master" : "master");
       if (!me && v.failed().contains(id)) {
@@ -77,7 +79,7 @@ public final class ClusterText {
   }
 
   /** CLUSTER SLOTS: {@code [start, end, [ip, port, id, {}]]} per range, ascending by start. */
-  public static void slots(ClusterView v, Reply r) {
+  public static void slots(ClusterView v, Reply r, boolean tls) {
     List<Object[]> all = new ArrayList<>();
     ranges(v.config()).forEach((owner, list) -> list.forEach(range -> all.add(new Object[] {range, owner})));
     all.sort((a, b) -> Integer.compare(((int[]) a[0])[0], ((int[]) b[0])[0]));
@@ -90,7 +92,7 @@ public final class ClusterText {
       r.integer(range[1]);
       r.array(4);
       r.bulk(owner.address().host());
-      r.integer(owner.address().port());
+      r.integer(Nodes.clientPort(v.config(), owner, tls));
       r.bulk(v.nodeId(owner));
       r.map(0);
     }
@@ -118,11 +120,16 @@ public final class ClusterText {
       }
       r.bulk("nodes");
       r.array(1);
-      r.map(7);
+      int tlsPort = Nodes.tlsPort(e.pod());
+      r.map(tlsPort > 0 ? 8 : 7);
       r.bulk("id");
       r.bulk(v.nodeId(id));
       r.bulk("port");
       r.integer(id.address().port());
+      if (tlsPort > 0) {
+        r.bulk("tls-port");
+        r.integer(tlsPort);
+      }
       r.bulk("ip");
       r.bulk(id.address().host());
       r.bulk("endpoint");

@@ -12,11 +12,13 @@ import java.util.HexFormat;
 /**
  * How a KV node maps onto atoll-core's pod model. A node is a {@link Pod}: its id is the client
  * address and an incarnation kept in the data directory; its Redis node id (40 hex digits) is the
- * SHA-1 of that id, so every node derives the same name from the config; its cluster-bus port
- * travels in the pod's version text ({@code bus.<port>}), since core's pod has no other free field.
+ * SHA-1 of that id, so every node derives the same name from the config; its cluster-bus port and
+ * its TLS client port, if it has one, travel in the pod's version text ({@code bus.<port>} or
+ * {@code bus.<port>.tls.<tls-port>}), since core's pod has no other free field.
  */
 public final class Nodes {
   private static final String BUS = "bus.";
+  private static final String TLS = ".tls.";
 
   private Nodes() {}
 
@@ -33,15 +35,54 @@ public final class Nodes {
 
   /** The pod of a node listening for clients at {@code host:port} and for the bus at {@code busPort}. */
   public static Pod pod(String host, int port, long incarnation, int busPort) {
-    return new Pod(new PodId(new PodAddress(host, port), incarnation), new PodVersion(BUS + busPort));
+    return pod(host, port, incarnation, busPort, 0);
+  }
+
+  /** As {@link #pod(String, int, long, int)}, with a TLS client port ({@code 0}: none). */
+  public static Pod pod(String host, int port, long incarnation, int busPort, int tlsPort) {
+    return new Pod(new PodId(new PodAddress(host, port), incarnation),
+        new PodVersion(BUS + busPort + (tlsPort > 0 ? TLS + tlsPort : "")));
+  }
+
+  /** The TLS client port of a node's pod, or 0 if it has none (or its version does not say). */
+  public static int tlsPort(Pod pod) {
+    String v = pod.version().value();
+    int at = v.indexOf(TLS);
+    if (!v.startsWith(BUS) || at < 0) {
+      return 0;
+    }
+    try {
+      int p = Integer.parseInt(v.substring(at + TLS.length()));
+      return p > 0 && p <= 65535 ? p : 0;
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * The port a client reaches the node {@code id} of {@code config} on: its TLS port for a client
+   * that came over TLS (if the node has one), else its plain client port.
+   */
+  public static int clientPort(io.atoll.core.ClusterConfig config, PodId id, boolean tls) {
+    if (tls) {
+      var e = config.pod(id);
+      if (e.isPresent()) {
+        int p = tlsPort(e.get().pod());
+        if (p > 0) {
+          return p;
+        }
+      }
+    }
+    return id.address().port();
   }
 
   /** The bus port of a node's pod; port + 10000 if its version does not say. */
   public static int busPort(Pod pod) {
     String v = pod.version().value();
     if (v.startsWith(BUS)) {
+      int end = v.indexOf(TLS);
       try {
-        return Integer.parseInt(v.substring(BUS.length()));
+        return Integer.parseInt(v.substring(BUS.length(), end < 0 ? v.length() : end));
       } catch (NumberFormatException e) {
         // fall through: not one of ours
       }

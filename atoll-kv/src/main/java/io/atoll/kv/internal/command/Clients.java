@@ -11,7 +11,15 @@ public final class Clients {
 
   /** Registers a new connection's session. */
   public Session open(String addr, String laddr, long now) {
-    Session s = new Session(ids.incrementAndGet(), addr, laddr, now);
+    return open(addr, laddr, now, false, true);
+  }
+
+  /**
+   * Registers a new connection's session, over TLS or not, authenticated from the start (no
+   * password is required) or not.
+   */
+  public Session open(String addr, String laddr, long now, boolean tls, boolean authenticated) {
+    Session s = new Session(ids.incrementAndGet(), addr, laddr, now, tls, authenticated);
     sessions.put(s.id(), s);
     return s;
   }

@@ -59,8 +59,8 @@ final class ClusterCommands {
             + "atoll_keys_handed_off:" + migrator.keysHandedOff() + "\r\n")));
     sub(subs, "myid", 2, c -> c.reply.bulk(cluster.view().myNodeId()));
     sub(subs, "myshardid", 2, c -> c.reply.bulk(cluster.view().myNodeId()));
-    sub(subs, "nodes", 2, c -> c.reply.bulk(ClusterText.nodes(cluster.view(), health)));
-    sub(subs, "slots", 2, c -> ClusterText.slots(cluster.view(), c.reply));
+    sub(subs, "nodes", 2, c -> c.reply.bulk(ClusterText.nodes(cluster.view(), health, c.session.tls())));
+    sub(subs, "slots", 2, c -> ClusterText.slots(cluster.view(), c.reply, c.session.tls()));
     sub(subs, "shards", 2, c -> ClusterText.shards(cluster.view(), health, c.reply));
     sub(subs, "keyslot", 3, c -> c.reply.integer(KeySlots.slotOf(c.arg(2))));
     sub(subs, "countkeysinslot", 3, c -> {

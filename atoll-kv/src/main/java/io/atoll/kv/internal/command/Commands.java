@@ -16,11 +16,18 @@ public final class Commands {
   public static CommandTable table(SlotStore store, ClusterState cluster, Health health,
       ClusterCommandsMeet meet, Supplier<Pod> newIdentity, Migrator migrator, Executor migrations, Stats stats,
       Clients clients, ServerInfo info) {
+    return table(store, cluster, health, meet, newIdentity, migrator, migrations, stats, clients, info, Auth.NONE);
+  }
+
+  /** Every command, wired to these parts, with {@code auth}'s password for AUTH and HELLO. */
+  public static CommandTable table(SlotStore store, ClusterState cluster, Health health,
+      ClusterCommandsMeet meet, Supplier<Pod> newIdentity, Migrator migrator, Executor migrations, Stats stats,
+      Clients clients, ServerInfo info, Auth auth) {
     CommandTable.Builder b = new CommandTable.Builder();
     new Strings(info.maxBulk(), stats).register(b);
     new Keys().register(b);
     new Hashes().register(b);
-    new Server(store, stats, clients, info, b::build).register(b);
+    new Server(store, stats, clients, info, b::build, auth).register(b);
     new ClusterCommands(cluster, health, meet::meet, store, newIdentity, migrator, migrations).register(b);
     return b.build();
   }

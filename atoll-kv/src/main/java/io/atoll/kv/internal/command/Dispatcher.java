@@ -75,6 +75,9 @@ public final class Dispatcher {
       throw new CommandError("ERR wrong number of arguments for '" + name + "' command");
     }
     if (spec.subcommands() != null && c.args.length == 1) {
+      if (!c.session.authenticated) {
+        throw new CommandError(Auth.NOAUTH);
+      }
       spec.handler().run(c); // COMMAND alone
       return;
     }
@@ -89,6 +92,9 @@ public final class Dispatcher {
         throw new CommandError("ERR wrong number of arguments for '" + name + "|" + subName + "' command");
       }
       spec = sub;
+    }
+    if (!c.session.authenticated && !spec.has("no_auth")) {
+      throw new CommandError(Auth.NOAUTH); // after the name and arity checks, as Redis orders them
     }
     c.session.touched(spec.name(), c.now);
     c.session.asking = asking;

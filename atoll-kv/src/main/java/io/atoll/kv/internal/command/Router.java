@@ -1,8 +1,8 @@
 package io.atoll.kv.internal.command;
 
-import io.atoll.core.PodAddress;
 import io.atoll.core.PodId;
 import io.atoll.kv.internal.cluster.ClusterView;
+import io.atoll.kv.internal.cluster.Nodes;
 import io.atoll.kv.internal.store.Key;
 import io.atoll.kv.internal.store.Slot;
 
@@ -56,15 +56,15 @@ final class Router {
         if (missing == 0) {
           return null;
         }
-        return existing > 0 ? TRYAGAIN : "ASK " + s + " " + address(migratingTo);
+        return existing > 0 ? TRYAGAIN : "ASK " + s + " " + address(v, migratingTo, c.session.tls());
       }
       return missing > 0 && missing + existing > 1 ? TRYAGAIN : null;
     }
-    return "MOVED " + s + " " + address(owner);
+    return "MOVED " + s + " " + address(v, owner, c.session.tls());
   }
 
-  private static String address(PodId id) {
-    PodAddress a = id.address();
-    return a.host() + ":" + a.port();
+  /** Where a client reaches {@code id}: on its TLS port if the client came over TLS. */
+  private static String address(ClusterView v, PodId id, boolean tls) {
+    return id.address().host() + ":" + Nodes.clientPort(v.config(), id, tls);
   }
 }

@@ -20,9 +20,11 @@ final class Server {
   private final Clients clients;
   private final ServerInfo info;
   private final Supplier<CommandTable> table;
+  private final Auth auth;
 
   Server(SlotStore store, Stats stats, Clients clients, ServerInfo info,
-      Supplier<CommandTable> table) {
+      Supplier<CommandTable> table, Auth auth) {
+    this.auth = auth;
     this.store = store;
     this.stats = stats;
     this.clients = clients;
@@ -42,7 +44,7 @@ final class Server {
       }
     })
         .add("echo", 2, "fast", 0, 0, 0, c -> c.reply.bulk(c.arg(1)))
-        .add("quit", -1, "fast", 0, 0, 0, c -> {
+        .add("quit", -1, "fast no_auth", 0, 0, 0, c -> {
           c.session.closeAfterReply = true;
           c.reply.ok();
         })
@@ -52,20 +54,21 @@ final class Server {
           }
           c.reply.ok();
         })
-        .add("auth", -2, "fast", 0, 0, 0, c -> {
-          if (c.argc() == 2) {
-            throw new CommandError("ERR AUTH <password> called without any password configured for the default user."
-                + " Are you sure your configuration is correct?");
-          }
-          if (c.argc() != 3) {
+        .add("auth", -2, "fast no_auth", 0, 0, 0, c -> {
+          if (c.argc() > 3) {
             throw new CommandError(CommandError.SYNTAX);
           }
-          if (!c.str(1).equals("default")) {
-            throw new CommandError("WRONGPASS invalid username-password pair or user is disabled.");
+          if (c.argc() == 2) {
+            if (!auth.required()) {
+              throw new CommandError(Auth.NO_PASSWORD);
+            }
+            auth.authenticate(c.session, "default", c.arg(1));
+          } else {
+            auth.authenticate(c.session, c.str(1), c.arg(2));
           }
           c.reply.ok();
         })
-        .add("hello", -1, "fast", 0, 0, 0, this::hello)
+        .add("hello", -1, "fast no_auth", 0, 0, 0, this::hello)
         .add("readonly", 1, "fast", 0, 0, 0, c -> {
           c.session.readonly = true;
           c.reply.ok();
@@ -186,9 +189,7 @@ final class Server {
       for (int i = 2; i < c.argc(); i++) {
         String o = c.opt(i);
         if (o.equals("AUTH") && i + 2 < c.argc()) {
-          if (!c.str(i + 1).equals("default")) {
-            throw new CommandError("WRONGPASS invalid username-password pair or user is disabled.");
-          }
+          auth.authenticate(c.session, c.str(i + 1), c.arg(i + 2));
           i += 2;
         } else if (o.equals("SETNAME") && i + 1 < c.argc()) {
           c.session.name(c.str(++i));
@@ -196,6 +197,9 @@ final class Server {
           throw new CommandError("ERR Syntax error in HELLO option '" + c.str(i) + "'");
         }
       }
+    }
+    if (!c.session.authenticated) {
+      throw new CommandError(Auth.NOAUTH_HELLO);
     }
     c.reply.protocol(proto);
     c.session.protocol(proto);
@@ -385,7 +389,8 @@ final class Server {
           .append("\r\ninstantaneous_ops_per_sec:0\r\nexpired_keys:").append(stats.expired.sum())
           .append("\r\nevicted_keys:0\r\nkeyspace_hits:").append(stats.hits.sum())
           .append("\r\nkeyspace_misses:").append(stats.misses.sum())
-          .append("\r\ntotal_error_replies:").append(stats.errors.sum()).append("\r\n\r\n");
+          .append("\r\ntotal_error_replies:").append(stats.errors.sum())
+          .append("\r\nacl_access_denied_auth:").append(auth.denied()).append("\r\n\r\n");
     }
     if (all || want.contains("replication")) {
       sb.append("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n\r\n");

@@ -1,14 +1,16 @@
 package io.atoll.kv.internal.command;
 
 /**
- * One client connection's state: id, name, flags. Confined to the connection's event loop,
- * except the fields CLIENT LIST reads, which are volatile.
+ * One client connection's state: id, name, flags, whether it came over TLS and whether it has
+ * authenticated. Confined to the connection's event loop, except the fields CLIENT LIST reads,
+ * which are volatile.
  */
 public final class Session {
   private final long id;
   private final String addr;
   private final String laddr;
   private final long createdAt;
+  private final boolean tls;
   private volatile String name = "";
   private volatile String libName = "";
   private volatile String libVersion = "";
@@ -18,9 +20,21 @@ public final class Session {
   boolean asking;
   boolean readonly;
   boolean closeAfterReply;
+  boolean authenticated;
+  int authFailures;
 
   /** A session for a connection from {@code addr} to {@code laddr}. */
   public Session(long id, String addr, String laddr, long now) {
+    this(id, addr, laddr, now, false, true);
+  }
+
+  /**
+   * A session for a connection from {@code addr} to {@code laddr}, over TLS or not, that starts
+   * {@code authenticated} (no password is required) or not.
+   */
+  public Session(long id, String addr, String laddr, long now, boolean tls, boolean authenticated) {
+    this.tls = tls;
+    this.authenticated = authenticated;
     this.id = id;
     this.addr = addr;
     this.laddr = laddr;
@@ -31,6 +45,16 @@ public final class Session {
   /** The client id (CLIENT ID). */
   public long id() {
     return id;
+  }
+
+  /** Whether the client came over TLS (then redirects and CLUSTER replies name TLS ports). */
+  public boolean tls() {
+    return tls;
+  }
+
+  /** Whether the client may run every command (it authenticated, or no password is required). */
+  public boolean authenticated() {
+    return authenticated;
   }
 
   /** Whether the connection must close once the current reply is written (QUIT). */

@@ -44,11 +44,15 @@ final class HandOffs {
   private final ExecutorService workers;
   private final LongSupplier clock;
   private final LongSupplier nanoClock;
+  /** AUTH and the nodes' password, or empty: what a hand-off connection sends first. */
+  private final List<byte[]> auth;
   private final LongAdder keysMoved = new LongAdder();
   private final LongAdder slotsMoved = new LongAdder();
 
   HandOffs(SlotStore store, ClusterState cluster, Migrator migrator, ExecutorService workers, LongSupplier clock,
-      LongSupplier nanoClock) {
+      LongSupplier nanoClock, String password) {
+    this.auth = password == null ? List.of() : List.of("AUTH".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        password.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     this.clock = clock;
     this.store = store;
     this.cluster = cluster;
@@ -146,6 +150,15 @@ final class HandOffs {
           if (client == null) {
             client = new RespClient(item.target().address().host(), item.target().address().port(), TIMEOUT_MILLIS);
             clients.put(item.target(), client);
+            if (!auth.isEmpty()) {
+              client.send(auth);
+              client.flush();
+              String err = client.read();
+              if (err != null) {
+                throw new IOException("AUTH refused by " + item.target() + ": " + err
+                    + " (expected: the same password on every node)");
+              }
+            }
           }
           Migrator.Target t = new Migrator.Target(item.target().address().host(), item.target().address().port(),
               List.of(), TIMEOUT_MILLIS, false, true);

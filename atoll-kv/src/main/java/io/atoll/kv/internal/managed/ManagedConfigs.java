@@ -49,6 +49,14 @@ public final class ManagedConfigs {
    *     not a KV node
    */
   public static ClusterConfig toKv(ClusterConfig managed) {
+    return toKv(managed, 0);
+  }
+
+  /**
+   * As {@link #toKv(ClusterConfig)}, with every node's TLS client port at {@code tlsOffset} from
+   * its client port (0: no TLS ports; the manager's config has no field for them).
+   */
+  public static ClusterConfig toKv(ClusterConfig managed, int tlsOffset) {
     if (managed.size() != KeySlots.SLOT_COUNT) {
       throw new IllegalArgumentException("the shard manager has " + managed.size() + " shards (expected: "
           + KeySlots.SLOT_COUNT + ", one per slot; start it with --shards " + KeySlots.SLOT_COUNT + ")");
@@ -56,8 +64,9 @@ public final class ManagedConfigs {
     ClusterConfig.Builder b = ClusterConfig.empty(KeySlots.SLOT_COUNT, managed.clusterId()).toBuilder();
     for (PodEntry e : managed.pods()) {
       PodId id = toKv(e.id());
+      int tls = tlsOffset == 0 ? 0 : id.address().port() + tlsOffset;
       b.pod(new PodEntry(Nodes.pod(id.address().host(), id.address().port(), id.incarnation(),
-          e.id().address().port()), e.status(), e.epoch()));
+          e.id().address().port(), tls > 0 && tls <= 65535 ? tls : 0), e.status(), e.epoch()));
     }
     for (int s = 0; s < managed.size(); s++) {
       Claim c = managed.claim(s);

@@ -43,9 +43,11 @@ public final class ManagedNode implements AutoCloseable {
   private final ExecutorService workers;
   private final Server server;
   private final Object configs = new Object();
+  private final int tlsOffset;
 
   private ManagedNode(ClusterState cluster, ManagerClient client, HandOffs handOffs, ExecutorService workers,
-      Server server) {
+      Server server, int tlsOffset) {
+    this.tlsOffset = tlsOffset;
     this.cluster = cluster;
     this.client = client;
     this.handOffs = handOffs;
@@ -60,10 +62,13 @@ public final class ManagedNode implements AutoCloseable {
    * takes their calls on its control port with its pod certificate, over mutual TLS.
    *
    * @param onDeclaredDead called if the manager declared this node dead (it then serves nothing)
+   * @param tlsOffset every node's TLS client port minus its client port, 0 if nodes have none
+   * @param password the nodes' password for hand-offs (AUTH), or null if none is required
    * @throws IllegalStateException if the control port cannot be bound or the manager refused
    */
   public static ManagedNode start(List<PodAddress> managers, WireSecurity security, Pod me, SlotStore store,
-      ClusterState cluster, Migrator migrator, LongSupplier clock, Duration registerTimeout, Runnable onDeclaredDead) {
+      ClusterState cluster, Migrator migrator, LongSupplier clock, Duration registerTimeout, Runnable onDeclaredDead,
+      int tlsOffset, String password) {
     LongSupplier nanos = System::nanoTime;
     NodeLease lease = new NodeLease(nanos);
     cluster.managed(String.join(",", managers.stream().map(PodAddress::toString).toList()), lease::serving);
@@ -73,7 +78,7 @@ public final class ManagedNode implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    HandOffs handOffs = new HandOffs(store, cluster, migrator, workers, clock, nanos);
+    HandOffs handOffs = new HandOffs(store, cluster, migrator, workers, clock, nanos, password);
     // Configs arrive once registered; the node exists by then (set below, before register).
     java.util.concurrent.atomic.AtomicReference<ManagedNode> self = new java.util.concurrent.atomic.AtomicReference<>();
     java.util.function.Consumer<ClusterConfig> onConfig = c -> {
@@ -100,7 +105,7 @@ public final class ManagedNode implements AutoCloseable {
       throw new IllegalStateException("cannot listen for the shard manager on " + managed.address() + ": "
           + e.getMessage(), e);
     }
-    ManagedNode node = new ManagedNode(cluster, client, handOffs, workers, server);
+    ManagedNode node = new ManagedNode(cluster, client, handOffs, workers, server, tlsOffset);
     self.set(node);
     try {
       client.register(registerTimeout);
@@ -126,7 +131,7 @@ public final class ManagedNode implements AutoCloseable {
       LOG.warn("kv: ignored a config of cluster {} (this node belongs to {})", managed.clusterId(), mine);
       return;
     }
-    if (cluster.adopt(ManagedConfigs.toKv(managed))) {
+    if (cluster.adopt(ManagedConfigs.toKv(managed, tlsOffset))) {
       synchronized (configs) {
         configs.notifyAll();
       }

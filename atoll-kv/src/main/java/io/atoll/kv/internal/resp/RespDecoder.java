@@ -26,7 +26,12 @@ public final class RespDecoder extends ByteToMessageDecoder {
 
   private static final byte[][] NO_ARGS = new byte[0][];
 
+  /** Redis' caps on a client that has not authenticated yet: 10 arguments, 16 KiB each. */
+  static final int UNAUTHENTICATED_ARRAY = 10;
+  static final int UNAUTHENTICATED_BULK = 16 << 10;
+
   private final RespLimits limits;
+  private boolean unauthenticated;
   private boolean broken;
   // The request being read: its declared length, the arguments read so far, their bytes.
   private int expected = -1;
@@ -38,6 +43,15 @@ public final class RespDecoder extends ByteToMessageDecoder {
   /** A decoder with these limits. */
   public RespDecoder(RespLimits limits) {
     this.limits = limits;
+  }
+
+  /**
+   * Whether the client has yet to authenticate: then requests are capped as Redis caps them (10
+   * arguments of up to 16 KiB), so that a client without the password cannot make the node
+   * buffer much.
+   */
+  public void unauthenticated(boolean u) {
+    unauthenticated = u;
   }
 
   @Override
@@ -89,6 +103,9 @@ public final class RespDecoder extends ByteToMessageDecoder {
     if (n == Long.MIN_VALUE || n > limits.maxArrayLength()) {
       throw new MalformedRequest("Protocol error: invalid multibulk length");
     }
+    if (unauthenticated && n > UNAUTHENTICATED_ARRAY) {
+      throw new MalformedRequest("Protocol error: unauthenticated multibulk length");
+    }
     in.readerIndex(eol + 2);
     expected = (int) Math.max(0, n);
     args = expected == 0 ? NO_ARGS : new byte[Math.min(expected, 1024)][];
@@ -113,6 +130,9 @@ public final class RespDecoder extends ByteToMessageDecoder {
         long n = parseNumber(in, in.readerIndex() + 1, eol);
         if (n < 0 || n > limits.maxBulkLength()) {
           throw new MalformedRequest("Protocol error: invalid bulk length");
+        }
+        if (unauthenticated && n > UNAUTHENTICATED_BULK) {
+          throw new MalformedRequest("Protocol error: unauthenticated bulk length");
         }
         requestBytes += n;
         if (requestBytes > limits.maxQueryBuffer()) {

@@ -32,15 +32,29 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
   private final Clients clients;
   private final LongSupplier clock;
   private final long outputLimit;
+  private final boolean tls;
+  private final boolean passwordRequired;
   private final Reply reply = new Reply();
   private final ArrayDeque<Object> held = new ArrayDeque<>();
   private Session session;
+  private RespDecoder decoder;
   private ByteBuf out;
   private boolean waiting;
   private boolean closing;
 
-  /** A handler for one connection. */
+  /** A handler for one plaintext connection to a node without a password. */
   public KvConnection(Dispatcher dispatcher, Clients clients, LongSupplier clock, long outputLimit) {
+    this(dispatcher, clients, clock, outputLimit, false, false);
+  }
+
+  /**
+   * A handler for one connection, over TLS or not ({@code tls}: the session says so), that must
+   * authenticate first if {@code passwordRequired} (meanwhile its requests are capped).
+   */
+  public KvConnection(Dispatcher dispatcher, Clients clients, LongSupplier clock, long outputLimit, boolean tls,
+      boolean passwordRequired) {
+    this.tls = tls;
+    this.passwordRequired = passwordRequired;
     this.dispatcher = dispatcher;
     this.clients = clients;
     this.clock = clock;
@@ -50,7 +64,14 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
     session = clients.open(String.valueOf(ctx.channel().remoteAddress()).replaceFirst("^/", ""),
-        String.valueOf(ctx.channel().localAddress()).replaceFirst("^/", ""), clock.getAsLong());
+        String.valueOf(ctx.channel().localAddress()).replaceFirst("^/", ""), clock.getAsLong(), tls,
+        !passwordRequired);
+    if (passwordRequired) {
+      decoder = ctx.pipeline().get(RespDecoder.class);
+      if (decoder != null) {
+        decoder.unauthenticated(true);
+      }
+    }
     ctx.fireChannelActive();
   }
 
@@ -88,6 +109,10 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
     byte[][] args = (byte[][]) msg;
     buffer(ctx);
     Call call = dispatcher.execute(args, session, reply);
+    if (decoder != null && session.authenticated()) {
+      decoder.unauthenticated(false); // the requests decoded after this one get the full limits
+      decoder = null;
+    }
     if (call.deferred() != null) {
       waiting = true;
       ctx.channel().config().setAutoRead(false); // what is already decoded waits in held
