@@ -66,8 +66,12 @@ class KvAuthTest {
       assertThat(w.call("HELLO", "3", "AUTH", "default", "nope"))
           .isEqualTo("-WRONGPASS invalid username-password pair or user is disabled.\r\n");
       assertThat(w.call("AUTH", "a", "b", "c")).isEqualTo("-ERR syntax error\r\n");
+      // A HELLO that fails applies none of its options (Redis authenticates first).
+      assertThat(w.call("HELLO", "3", "SETNAME", "early")).startsWith("-NOAUTH HELLO must be called");
+      assertThat(w.call("HELLO", "3", "SETNAME", "early", "AUTH", "default", "nope")).startsWith("-WRONGPASS");
       assertThat(w.call("PING")).isEqualTo("-NOAUTH Authentication required.\r\n");
       assertThat(w.call("AUTH", PASSWORD)).isEqualTo("+OK\r\n");
+      assertThat(w.call("CLIENT", "GETNAME")).as("no name from the HELLOs that failed").isEqualTo("$-1\r\n");
       assertThat(w.call("SET", "k", "v")).isEqualTo("+OK\r\n");
       assertThat(w.call("GET", "k")).isEqualTo("$1\r\nv\r\n");
       assertThat(w.call("QUIT")).isEqualTo("+OK\r\n");

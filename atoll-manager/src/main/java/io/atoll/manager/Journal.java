@@ -97,6 +97,15 @@ final class Journal {
   private AssignmentStore.Lease lease;
   private volatile long term;
   private long storeVersion;
+  /**
+   * SHA-256 digests of the states of this term's saves that failed since the last one known to
+   * have landed: one of them may land later (a store that timed out runs the command when it
+   * resumes), and only these are taken as this manager's own when read back. The first
+   * {@link #MAX_UNSETTLED} are kept (a store that queues commands runs the oldest first); should a
+   * later one land, the read-back deposes, which is safe.
+   */
+  private final java.util.Set<String> unsettled = new java.util.HashSet<>();
+  private static final int MAX_UNSETTLED = 1024;
   /** When the last store-lease request that succeeded was sent (ticker nanoseconds). */
   private long leaseSentAt;
   /** How long the store lease lives from {@link #leaseSentAt} (the shorter of asked and granted). */
@@ -411,12 +420,16 @@ final class Journal {
           .handleAsync((version, err) -> {
             if (err == null) {
               storeVersion = version;
+              unsettled.clear(); // a save that failed earlier expected an older version: it cannot land now
               pruned = nextPruned;
               install(next);
               result.complete(next);
               return CompletableFuture.<Void>completedFuture(null);
             }
             Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+            if (unsettled.size() < MAX_UNSETTLED) {
+              unsettled.add(digest(data));
+            }
             return onSaveFailed(cause).whenComplete((x, e) -> result.completeExceptionally(cause));
           }, loop).thenCompose(f -> f);
     }, loop);
@@ -440,10 +453,10 @@ final class Journal {
       return CompletableFuture.completedFuture(null);
     }
     if (err instanceof StoreConflictException c) {
-      // The store's term is still this one (else the store says stale), so only this manager wrote
-      // since: a save of this term that seemed to fail (a timeout) was applied later.
-      log.warn("shard manager term {}: {}; a save of this term that seemed to fail was applied since, reading it"
-          + " back", term, c.getMessage());
+      // The store's term is still this one (else the store says stale): most likely a save of this
+      // term that seemed to fail (a timeout) was applied later; the read-back checks that it was.
+      log.warn("shard manager term {}: {}; reading the store back (a save of this term that seemed to fail may have"
+          + " been applied since)", term, c.getMessage());
     } else {
       log.warn("shard manager: saving the config failed: {}", err.toString());
     }
@@ -463,30 +476,53 @@ final class Journal {
   }
 
   /**
-   * What a failed save left: learn the stored version so that the next save can succeed; a state
-   * this term wrote (a save whose outcome looked failed, applied before or after its error) is
-   * installed, since only this manager writes under its term; a newer term deposes.
+   * What a failed save left. Unchanged: the save did not land (yet). Changed to exactly the state
+   * of one of this term's failed saves: it landed after all (before or after its error) and is
+   * installed. Anything else deposes this manager: a newer term; a state of this term that this
+   * manager did not write (a store whose term counter went back and granted this term twice); a
+   * store that lost the state or went back to an older version (lost writes, a failed-over
+   * replica). Carrying on from a state it cannot vouch for could reuse claim epochs or let two
+   * managers grant leases under one term; a standby or a restart takes over from the store instead.
    */
   private void readBack(Optional<AssignmentStore.Stored> stored) {
     if (stored.isEmpty()) {
-      storeVersion = 0;
+      log.error("shard manager term {} steps down: the store lost its state (this term saved version {})", term,
+          storeVersion);
+      depose(new StoreConflictException(store.toString(), storeVersion, 0));
       return;
     }
     AssignmentStore.Stored s = stored.get();
+    if (s.version() == storeVersion) {
+      return;
+    }
     ManagerState state = ManagerState.decode(s.data());
     if (state.term() > term) {
       log.error("shard manager term {} is deposed: the store holds term {}", term, state.term());
       depose(new StoreConflictException(store.toString(), storeVersion, s.version()));
       return;
     }
-    if (s.version() != storeVersion && state.term() == term) {
-      storeVersion = s.version();
-      pruned = state.pruned();
-      if (!state.config().equals(config)) {
-        install(state.config());
-      }
-    } else {
-      storeVersion = s.version();
+    boolean own = s.version() > storeVersion && state.term() == term
+        && unsettled.contains(digest(s.data()));
+    if (!own) {
+      log.error("shard manager term {} steps down: the store holds version {} of term {}, which this manager did not"
+          + " write (it saved version {}): another writer under this term, or a store that went back", term,
+          s.version(), state.term(), storeVersion);
+      depose(new StoreConflictException(store.toString(), storeVersion, s.version()));
+      return;
+    }
+    storeVersion = s.version();
+    unsettled.clear();
+    pruned = state.pruned();
+    if (!state.config().equals(config)) {
+      install(state.config());
+    }
+  }
+
+  private static String digest(byte[] data) {
+    try {
+      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(data));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e); // every JDK has SHA-256
     }
   }
 

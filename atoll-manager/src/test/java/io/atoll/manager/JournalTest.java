@@ -221,6 +221,37 @@ class JournalTest {
   }
 
   @Test
+  void aStateOfThisTermThatThisManagerDidNotWriteDeposesItAndIsNotInstalled() {
+    Journal j = journal(2);
+    ClusterConfig start = onLoop(() -> j.recover(UnaryOperator.identity()));
+    // Another writer under the same term (a store whose term counter went back granted it twice).
+    ClusterConfig foreign = Rounds.join(start, B);
+    store.overwrite(new ManagerState(1, foreign).encode());
+    CompletableFuture<ClusterConfig> f = transition(j, c -> Rounds.join(c, A));
+    vt.advance(Duration.ofMillis(20));
+    assertThat(f).isCompletedExceptionally();
+    assertThat(deposed).hasSize(1);
+    assertThat(j.closed()).isTrue();
+    assertThat(onLoop(j::config)).as("the foreign state is never installed").isSameAs(start);
+    assertThat(installed).isEmpty();
+  }
+
+  @Test
+  void aStoreThatLostItsStateDeposesTheManager() {
+    Journal j = journal(2);
+    onLoop(() -> j.recover(UnaryOperator.identity()));
+    CompletableFuture<ClusterConfig> f = transition(j, c -> Rounds.join(c, A));
+    vt.advance(Duration.ofMillis(20));
+    assertThat(f.join().isActive(A.id())).isTrue();
+    store.wipe();
+    CompletableFuture<ClusterConfig> g = transition(j, c -> Rounds.join(c, B));
+    vt.advance(Duration.ofMillis(20));
+    assertThat(g).isCompletedExceptionally();
+    assertThat(deposed).hasSize(1);
+    assertThat(onLoop(j::config).isActive(B.id())).isFalse();
+  }
+
+  @Test
   void aManagerWhoseSaveMeetsANewerWriterIsDeposedOnceAndWritesNothingMore() {
     Journal old = journal(2);
     onLoop(() -> old.recover(UnaryOperator.identity()));

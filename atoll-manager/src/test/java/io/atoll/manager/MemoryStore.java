@@ -163,6 +163,12 @@ final class MemoryStore implements AssignmentStore {
   }
 
   /** Another writer saves {@code bytes} (a newer manager). */
+  /** Loses the state, as a store restarted without its data; the term stays granted. */
+  void wipe() {
+    data = null;
+    version = 0;
+  }
+
   void overwrite(byte[] bytes) {
     data = bytes.clone();
     version++;

@@ -186,16 +186,29 @@ final class Server {
         throw new CommandError("NOPROTO unsupported protocol version");
       }
       proto = v.intValue();
+      // Options are read first and applied only once the caller is authenticated, as Redis does: a
+      // HELLO that fails changes nothing.
+      int authAt = -1;
+      String name = null;
       for (int i = 2; i < c.argc(); i++) {
         String o = c.opt(i);
         if (o.equals("AUTH") && i + 2 < c.argc()) {
-          auth.authenticate(c.session, c.str(i + 1), c.arg(i + 2));
+          authAt = i;
           i += 2;
         } else if (o.equals("SETNAME") && i + 1 < c.argc()) {
-          c.session.name(c.str(++i));
+          name = c.str(++i);
         } else {
           throw new CommandError("ERR Syntax error in HELLO option '" + c.str(i) + "'");
         }
+      }
+      if (authAt >= 0) {
+        auth.authenticate(c.session, c.str(authAt + 1), c.arg(authAt + 2));
+      }
+      if (!c.session.authenticated) {
+        throw new CommandError(Auth.NOAUTH_HELLO);
+      }
+      if (name != null) {
+        c.session.name(name);
       }
     }
     if (!c.session.authenticated) {
