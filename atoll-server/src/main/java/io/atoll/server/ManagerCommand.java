@@ -157,13 +157,6 @@ final class ManagerCommand implements Callable<Integer> {
       System.err.println("atoll manager: " + e.getMessage());
       return 2;
     }
-    String advertised = advertise != null ? advertise : host;
-    if (ShardManager.isWildcard(advertised)) {
-      System.err.println("atoll manager: " + (advertise != null ? "--advertise " + advertise + " is every address"
-          : "--host " + host + " listens on every address") + "; the store names the leader by the address pods and"
-          + " other managers reach it at (expected: --advertise HOST, e.g. this machine's name or IP)");
-      return 2;
-    }
     ManagerSecurity security;
     try {
       WireSecurity wire = tls.security(Role.MANAGER);
@@ -175,6 +168,14 @@ final class ManagerCommand implements Callable<Integer> {
           : ManagerSecurity.keyInStore(wire);
     } catch (IllegalArgumentException e) {
       System.err.println("atoll manager: " + e.getMessage());
+      return 2;
+    }
+    // Security first: a plaintext bind to every address is the graver mistake.
+    String advertised = advertise != null ? advertise : host;
+    if (ShardManager.isWildcard(advertised)) {
+      System.err.println("atoll manager: " + (advertise != null ? "--advertise " + advertise + " is every address"
+          : "--host " + host + " listens on every address") + "; the store names the leader by the address pods and"
+          + " other managers reach it at (expected: --advertise HOST, e.g. this machine's name or IP)");
       return 2;
     }
     PrometheusMeterRegistry registry = Probes.registry();
