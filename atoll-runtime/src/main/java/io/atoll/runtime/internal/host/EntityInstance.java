@@ -425,8 +425,17 @@ final class EntityInstance implements Runnable, EntityContext {
       fence(); // the drain ends the activation when it finds the mailbox empty
       return;
     }
-    if (behaviour == null && !activate(d)) {
-      return;
+    if (behaviour == null) {
+      if (!activate(d)) {
+        return;
+      }
+      // The factory may take long (a database round trip to claim the entity's row) or the process
+      // may freeze inside it: look at the lease again before the first handler runs.
+      if (!host.serving(shard, host.now())) {
+        d.bounce();
+        fence();
+        return;
+      }
     }
     current = d;
     try {

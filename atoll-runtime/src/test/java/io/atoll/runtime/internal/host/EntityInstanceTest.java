@@ -404,6 +404,26 @@ class EntityInstanceTest {
   }
 
   @Test
+  void aLeaseThatRanOutWhileTheFactoryRanBouncesTheFirstMessageUnhandled() {
+    EntityType<String> type = EntityType.of("t", String.class);
+    EntityFactory<String> factory = ctx -> {
+      host.serving = false; // the lease ran out while the activation started (a frozen process, a slow database)
+      return (msg, c) -> handled.add(msg);
+    };
+    @SuppressWarnings("unchecked")
+    EntityFactory<Object> f = (EntityFactory<Object>) (EntityFactory<?>) factory;
+    EntityInstance i = new EntityInstance(host, shard, new TypeRuntime(type, null, f, 0), "e1");
+    Msg a = new Msg("a");
+    Msg b = new Msg("b");
+    i.offer(a);
+    i.offer(b);
+    drain(i);
+    assertThat(handled).isEmpty();
+    assertThat(a.fate).isEqualTo("bounced");
+    assertThat(b.fate).isEqualTo("bounced");
+  }
+
+  @Test
   void aFailingHandlerFailsItsMessageAndTheNextMessageGetsAFreshActivation() {
     EntityInstance i = instance(false);
     Msg boom = new Msg("boom");
