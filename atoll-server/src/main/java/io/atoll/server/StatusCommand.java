@@ -80,11 +80,11 @@ final class StatusCommand implements Callable<Integer> {
     }
     out.append(String.format("cluster: %d shards, epoch %d, %d pods, %d shards without a live owner%n", c.size(),
         c.epoch(), c.activePods().size(), unassigned));
-    out.append(String.format("%-44s %-10s %7s%n", "POD", "VERSION", "SHARDS"));
     List<Space> spaces = c.spaces().list();
     if (spaces.size() > 1) {
       return renderSpaces(c, spaces, out);
     }
+    out.append(String.format("%-44s %-10s %7s%n", "POD", "VERSION", "SHARDS"));
     for (PodEntry e : c.pods()) {
       if (e.status() == PodStatus.ACTIVE) {
         out.append(String.format("%-44s %-10s %7d%n", e.id(), e.pod().version(), owned.getOrDefault(e.id(), 0)));
