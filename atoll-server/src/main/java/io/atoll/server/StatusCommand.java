@@ -81,7 +81,7 @@ final class StatusCommand implements Callable<Integer> {
     out.append(String.format("cluster: %d shards, epoch %d, %d pods, %d shards without a live owner%n", c.size(),
         c.epoch(), c.activePods().size(), unassigned));
     List<Space> spaces = c.spaces().list();
-    if (spaces.size() > 1) {
+    if (!c.spaces().isSingle()) {
       return renderSpaces(c, spaces, out);
     }
     out.append(String.format("%-44s %-10s %7s%n", "POD", "VERSION", "SHARDS"));
@@ -94,7 +94,8 @@ final class StatusCommand implements Callable<Integer> {
   }
 
   /**
-   * The table of a config of several spaces: per live pod its roles, its shards and its shards in
+   * The table of a config laid out in spaces (not one default space): per live pod its roles, its
+   * shards and its shards in
    * each space, and per space the shards without a live owner.
    */
   private static String renderSpaces(ClusterConfig c, List<Space> spaces, StringBuilder out) {

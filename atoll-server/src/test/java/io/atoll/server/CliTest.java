@@ -270,6 +270,8 @@ class CliTest {
     assertThat(lines[4].split("\\s+")).containsExactly(worker.toString(), "1.0", "worker", "1", "0", "1");
     assertThat(lines[5].trim().split("\\s+")).containsExactly("(no", "live", "owner)", "2", "1", "1");
 
+    assertThat(StatusCommand.render(io.atoll.core.ClusterConfig.empty(io.atoll.core.Spaces.parse("worker=6"))))
+        .contains("spaces: worker=6 (shards 1..6)").contains("ROLES");
     String single = StatusCommand.render(io.atoll.core.ClusterConfig.empty(6));
     assertThat(single).doesNotContain("spaces:").doesNotContain("ROLES")
         .contains(String.format("%-44s %-10s %7s%n", "POD", "VERSION", "SHARDS"));
