@@ -6,6 +6,7 @@ import io.atoll.core.spi.AssignmentStore;
 import io.atoll.core.spi.LeadershipTakenException;
 import io.atoll.core.spi.StoreException;
 import io.atoll.core.spi.PodHealth;
+import io.atoll.core.Spaces;
 import io.atoll.core.Ticker;
 import io.atoll.manager.ManagerSecurity;
 import io.atoll.manager.ManagerSettings;
@@ -84,8 +85,18 @@ final class ManagerCommand implements Callable<Integer> {
       + " --no-standby: the start fails instead, and a deposed leader exits (default: ${DEFAULT-VALUE}).")
   boolean standby;
 
-  @Option(names = "--shards", defaultValue = "300", description = "Number of shards; fixed for a data directory (default: ${DEFAULT-VALUE}).")
-  int shards;
+  /** The number of shards without --shards or --spaces. */
+  static final int DEFAULT_SHARDS = 300;
+
+  @Option(names = "--shards", description = "Number of shards; fixed for a data directory (default: "
+      + DEFAULT_SHARDS + ", or the sum of --spaces).")
+  Integer shards;
+
+  @Option(names = "--spaces", paramLabel = "ROLE=COUNT[,ROLE=COUNT...]", description = "Lay the shards out in spaces,"
+      + " one per role, in this order, e.g. default=300,worker=100: a space's shards go only to pods hosting its role"
+      + " (atoll pod --role). The shard count is the sum; fixed for a data directory, like --shards"
+      + " (default: one default space of --shards).")
+  String spaces;
 
   @Option(names = "--lease", defaultValue = "10s", description = "Pod lease length (default: ${DEFAULT-VALUE}).")
   Duration lease;
@@ -138,14 +149,41 @@ final class ManagerCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * The layout --shards and --spaces ask for: null for one default space of {@code shards()}.
+   *
+   * @throws IllegalArgumentException if --spaces is malformed or its sum is not --shards
+   */
+  Spaces layout() {
+    if (spaces == null) {
+      return null;
+    }
+    Spaces s;
+    try {
+      s = Spaces.parse(spaces);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--spaces " + e.getMessage(), e);
+    }
+    if (shards != null && shards != s.size()) {
+      throw new IllegalArgumentException("--spaces " + s + " hold " + s.size() + " shards but --shards is " + shards
+          + " (expected: --shards " + s.size() + ", or no --shards)");
+    }
+    return s;
+  }
+
   @Override
   public Integer call() throws Exception {
     ManagerSettings settings;
     try {
-      settings = new ManagerSettings(shards, lease, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
+      Spaces layout = layout();
+      int count = layout != null ? layout.size() : shards != null ? shards : DEFAULT_SHARDS;
+      settings = new ManagerSettings(count, lease, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
           rebalanceRetry, new RebalanceLimits(maxMoves, maxMovesFraction),
           strategy == Strategy.LEAST_SHARD ? AllocationStrategy.leastShard() : AllocationStrategy.versionAware(),
           storeLease == null ? lease : storeLease);
+      if (layout != null) {
+        settings = settings.withSpaces(layout);
+      }
     } catch (IllegalArgumentException e) {
       System.err.println("atoll manager: " + e.getMessage());
       return 2;
@@ -251,7 +289,8 @@ final class ManagerCommand implements Callable<Integer> {
         }
       }
       System.out.println("atoll manager listening on " + manager.address() + " (term " + manager.term() + ", "
-          + shards + " shards, " + storeSpec.describe() + ")");
+          + settings.numberOfShards() + " shards" + (settings.spaces().isSingle() ? "" : " in spaces "
+          + settings.spaces()) + ", " + storeSpec.describe() + ")");
       System.out.println("atoll manager security: " + security.wire() + (signingKey != null ? ", signing key "
           + signingKey : ", the cluster's signing key kept in the store"));
       HttpEndpoint http = httpRunning.get();

@@ -1,6 +1,7 @@
 package io.atoll.server;
 
 import io.atoll.core.PodAddress;
+import io.atoll.core.Space;
 import io.atoll.runtime.Sharding;
 import io.atoll.runtime.ShardingObserver;
 import io.atoll.runtime.metrics.PodMetrics;
@@ -13,6 +14,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.atoll.server.demo.Account;
 import io.atoll.server.demo.AccountDb;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -46,6 +49,12 @@ final class PodCommand implements Callable<Integer> {
   @Option(names = "--version", defaultValue = "1.0", description = "Version of this pod's code (default: ${DEFAULT-VALUE}).")
   String version;
 
+  @Option(names = "--role", paramLabel = "NAME", split = ",", description = "Host the shard space of this role (repeatable, or NAME,NAME;"
+      + " default for the default space): the manager gives this pod only shards of the spaces of its roles (atoll"
+      + " manager --spaces). The demo's accounts are of the default role, so a pod whose roles leave it out hosts no"
+      + " accounts (default: the default role only).")
+  List<String> roles;
+
   @Option(names = "--db", description = "JDBC URL of the accounts database shared by all pods; without it"
       + " accounts live in memory and start over when they move.")
   String db;
@@ -74,10 +83,33 @@ final class PodCommand implements Callable<Integer> {
       + " counts to its dashboard every second.")
   String reportTo;
 
+  /**
+   * The roles --role names, "default" read as the default role; empty without --role.
+   *
+   * @throws IllegalArgumentException naming a bad role and the expected form
+   */
+  List<String> hostedRoles() {
+    List<String> out = new ArrayList<>();
+    for (String r : roles == null ? List.<String>of() : roles) {
+      String role = r.equals("default") ? Space.DEFAULT_ROLE : r;
+      try {
+        Space.checkRole(role);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--role " + e.getMessage(), e);
+      }
+      if (!out.contains(role)) {
+        out.add(role);
+      }
+    }
+    return out;
+  }
+
   @Override
   public Integer call() throws Exception {
     WireSecurity security;
+    List<String> hosted;
     try {
+      hosted = hostedRoles();
       security = tls.security(Role.POD);
       tls.checkBind("--host", host, security.isTls());
       if (httpPort >= 0) {
@@ -104,6 +136,11 @@ final class PodCommand implements Callable<Integer> {
       if (advertise != null) {
         b.advertise(PodAddress.parse(advertise));
       }
+      hosted.forEach(b::role);
+      // The accounts live in the default space: a pod registers them only if it hosts it.
+      if (hosted.isEmpty() || hosted.contains(Space.DEFAULT_ROLE)) {
+        b.register(Account.TYPE, Account.factory(accounts));
+      }
       pod = b
           .observer(httpPort >= 0 || reportTo != null ? metrics : ShardingObserver.NONE)
           .manager(manager)
@@ -115,7 +152,6 @@ final class PodCommand implements Callable<Integer> {
           .sendTimeout(sendTimeout)
           .maxQueued(maxQueued)
           .askTimeout(sendTimeout)
-          .register(Account.TYPE, Account.factory(accounts))
           .start();
     } catch (RuntimeException e) {
       System.err.println("atoll pod: cannot start: " + e.getMessage());
@@ -139,7 +175,8 @@ final class PodCommand implements Callable<Integer> {
       }
     }
     System.out.println("atoll pod listening on " + pod.podId().address() + " (pod " + pod.podId() + ", version "
-        + version + ")");
+        + version + (hosted.isEmpty() ? "" : ", roles " + String.join(",", hosted.stream()
+            .map(r -> r.isEmpty() ? "default" : r).toList())) + ")");
     if (http != null) {
       System.out.println("atoll pod http on " + http.address());
     }

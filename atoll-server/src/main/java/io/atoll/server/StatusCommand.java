@@ -4,9 +4,14 @@ import io.atoll.core.ClusterConfig;
 import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
+import io.atoll.core.Space;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.GetAssignmentsRequest;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -75,6 +80,10 @@ final class StatusCommand implements Callable<Integer> {
     }
     out.append(String.format("cluster: %d shards, epoch %d, %d pods, %d shards without a live owner%n", c.size(),
         c.epoch(), c.activePods().size(), unassigned));
+    List<Space> spaces = c.spaces().list();
+    if (!c.spaces().isSingle()) {
+      return renderSpaces(c, spaces, out);
+    }
     out.append(String.format("%-44s %-10s %7s%n", "POD", "VERSION", "SHARDS"));
     for (PodEntry e : c.pods()) {
       if (e.status() == PodStatus.ACTIVE) {
@@ -82,5 +91,64 @@ final class StatusCommand implements Callable<Integer> {
       }
     }
     return out.toString();
+  }
+
+  /**
+   * The table of a config laid out in spaces (not one default space): per live pod its roles, its
+   * shards and its shards in
+   * each space, and per space the shards without a live owner.
+   */
+  private static String renderSpaces(ClusterConfig c, List<Space> spaces, StringBuilder out) {
+    Map<PodId, int[]> bySpace = new LinkedHashMap<>();
+    List<PodEntry> live = new ArrayList<>();
+    for (PodEntry e : c.pods()) {
+      if (e.status() == PodStatus.ACTIVE) {
+        bySpace.put(e.id(), new int[spaces.size()]);
+        live.add(e);
+      }
+    }
+    int[] unowned = new int[spaces.size()];
+    for (int s = 0; s < spaces.size(); s++) {
+      Space space = spaces.get(s);
+      for (int pos = space.first(); pos < space.first() + space.count(); pos++) {
+        PodEntry e = c.ownerEntry(pos);
+        int[] counts = e == null ? null : bySpace.get(e.id());
+        if (counts == null) {
+          unowned[s]++;
+        } else {
+          counts[s]++;
+        }
+      }
+    }
+    StringBuilder spaceLine = new StringBuilder("spaces:");
+    for (Space s : spaces) {
+      spaceLine.append(' ').append(s.displayName()).append('=').append(s.count()).append(" (shards ")
+          .append(s.first() + 1).append("..").append(s.first() + s.count()).append(')');
+    }
+    out.append(spaceLine).append(System.lineSeparator());
+    out.append(String.format("%-44s %-10s %-16s %7s", "POD", "VERSION", "ROLES", "SHARDS"));
+    for (Space s : spaces) {
+      out.append(' ').append(String.format("%" + width(s) + "s", s.displayName()));
+    }
+    out.append(System.lineSeparator());
+    for (PodEntry e : live) {
+      int[] counts = bySpace.get(e.id());
+      String roles = String.join(",", e.pod().roles().stream().map(r -> r.isEmpty() ? "default" : r).toList());
+      out.append(String.format("%-44s %-10s %-16s %7d", e.id(), e.pod().version(), roles,
+          Arrays.stream(counts).sum()));
+      for (int s = 0; s < spaces.size(); s++) {
+        out.append(' ').append(String.format("%" + width(spaces.get(s)) + "d", counts[s]));
+      }
+      out.append(System.lineSeparator());
+    }
+    out.append(String.format("%-44s %-10s %-16s %7d", "(no live owner)", "", "", Arrays.stream(unowned).sum()));
+    for (int s = 0; s < spaces.size(); s++) {
+      out.append(' ').append(String.format("%" + width(spaces.get(s)) + "d", unowned[s]));
+    }
+    return out.append(System.lineSeparator()).toString();
+  }
+
+  private static int width(Space s) {
+    return Math.max(7, s.displayName().length());
   }
 }

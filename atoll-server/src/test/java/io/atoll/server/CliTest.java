@@ -182,4 +182,98 @@ class CliTest {
     assertThat(KvCommand.bytes("--maxmemory", "2gb")).isEqualTo(2L << 30);
     assertThat(KvCommand.bytes("--maxmemory", "100m")).isEqualTo(100_000_000L);
   }
+
+  @Test
+  void badSpacesStopTheStartNamingTheOptionAndTheExpectedForm() {
+    assertThat(Main.run(new String[] {"manager", "--spaces", "default=300,worker", "--data-dir", dir.toString()},
+        Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("atoll manager: --spaces spaces: 'worker' (expected: role=count");
+    err.reset();
+    assertThat(Main.run(new String[] {"manager", "--spaces", "default=300,worker=0", "--data-dir", dir.toString()},
+        Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("--spaces space 'worker': count 0");
+    err.reset();
+    assertThat(Main.run(new String[] {"manager", "--spaces", "web=10,web=20", "--data-dir", dir.toString()},
+        Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("--spaces spaces: role 'web' twice");
+    err.reset();
+    assertThat(Main.run(new String[] {"manager", "--spaces", "w*rker=10", "--data-dir", dir.toString()},
+        Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("--spaces role: 'w*rker' has '*' at 1");
+  }
+
+  @Test
+  void spacesThatDoNotAddUpToTheShardsAreRefused() {
+    assertThat(Main.run(new String[] {"manager", "--shards", "300", "--spaces", "default=300,worker=100",
+        "--data-dir", dir.toString()}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("--spaces default=300,worker=100 hold 400 shards but --shards is 300")
+        .contains("(expected: --shards 400, or no --shards)");
+    err.reset();
+    // From the environment too: the conflict is the same wherever --shards comes from.
+    assertThat(Main.run(new String[] {"manager", "--spaces", "worker=8", "--data-dir", dir.toString()},
+        Map.of("ATOLL_SHARDS", "9"))).isEqualTo(2);
+    assertThat(errText()).contains("hold 8 shards but --shards is 9");
+  }
+
+  @Test
+  void theShardCountIsTheSumOfTheSpacesAndOneDefaultSpaceWithoutThem() {
+    ManagerCommand m = new ManagerCommand();
+    new CommandLine(m).registerConverter(Duration.class, new Durations())
+        .parseArgs("--spaces", "default=300,worker=100");
+    io.atoll.core.Spaces layout = m.layout();
+    assertThat(layout.size()).isEqualTo(400);
+    assertThat(layout.list()).containsExactly(new io.atoll.core.Space("", 0, 300),
+        new io.atoll.core.Space("worker", 300, 100));
+    ManagerCommand agreeing = new ManagerCommand();
+    new CommandLine(agreeing).registerConverter(Duration.class, new Durations())
+        .parseArgs("--shards", "400", "--spaces", "default=300,worker=100");
+    assertThat(agreeing.layout()).isEqualTo(layout);
+    ManagerCommand plain = new ManagerCommand();
+    new CommandLine(plain).registerConverter(Duration.class, new Durations()).parseArgs();
+    assertThat(plain.layout()).isNull();
+    assertThat(plain.shards).isNull(); // the default, 300 shards in one default space, as before
+  }
+
+  @Test
+  void podRolesAreCheckedAndDefaultNamesTheDefaultRole() {
+    assertThat(Main.run(new String[] {"pod", "--manager", "127.0.0.1:1", "--role", "w/x"}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("atoll pod: --role role: 'w/x' has '/' at 1");
+    PodCommand p = new PodCommand();
+    new CommandLine(p).registerConverter(Duration.class, new Durations())
+        .parseArgs("--manager", "127.0.0.1:1", "--role", "worker", "--role", "default,batch", "--role", "worker");
+    assertThat(p.hostedRoles()).containsExactly("worker", "", "batch");
+    PodCommand none = new PodCommand();
+    new CommandLine(none).registerConverter(Duration.class, new Durations()).parseArgs("--manager", "127.0.0.1:1");
+    assertThat(none.hostedRoles()).isEmpty();
+  }
+
+  @Test
+  void statusShowsShardsPerPodPerSpaceOnlyWhenThereAreSeveralSpaces() {
+    io.atoll.core.PodId web = new io.atoll.core.PodId(io.atoll.core.PodAddress.parse("127.0.0.1:7001"), 1);
+    io.atoll.core.PodId worker = new io.atoll.core.PodId(io.atoll.core.PodAddress.parse("127.0.0.1:7002"), 1);
+    io.atoll.core.ClusterConfig.Builder b = io.atoll.core.ClusterConfig
+        .empty(io.atoll.core.Spaces.parse("default=4,worker=2")).toBuilder()
+        .pod(new io.atoll.core.PodEntry(new io.atoll.core.Pod(web, io.atoll.core.PodVersion.of("1.0"),
+            io.atoll.core.Pod.DEFAULT_ROLES), io.atoll.core.PodStatus.ACTIVE, 1))
+        .pod(new io.atoll.core.PodEntry(new io.atoll.core.Pod(worker, io.atoll.core.PodVersion.of("1.0"),
+            java.util.List.of("worker")), io.atoll.core.PodStatus.ACTIVE, 1));
+    for (int pos = 0; pos < 3; pos++) {
+      b.claim(pos, io.atoll.core.Claim.stable(web, 2));
+    }
+    b.claim(4, io.atoll.core.Claim.stable(worker, 2));
+    String text = StatusCommand.render(b.build());
+    assertThat(text).contains("cluster: 6 shards").contains("2 pods").contains("2 shards without a live owner")
+        .contains("spaces: default=4 (shards 1..4) worker=2 (shards 5..6)");
+    String[] lines = text.split("\\R");
+    assertThat(lines[2].split("\\s+")).containsExactly("POD", "VERSION", "ROLES", "SHARDS", "default", "worker");
+    assertThat(lines[3].split("\\s+")).containsExactly(web.toString(), "1.0", "default", "3", "3", "0");
+    assertThat(lines[4].split("\\s+")).containsExactly(worker.toString(), "1.0", "worker", "1", "0", "1");
+    assertThat(lines[5].trim().split("\\s+")).containsExactly("(no", "live", "owner)", "2", "1", "1");
+
+    assertThat(StatusCommand.render(io.atoll.core.ClusterConfig.empty(io.atoll.core.Spaces.parse("worker=6"))))
+        .contains("spaces: worker=6 (shards 1..6)").contains("ROLES");
+    String single = StatusCommand.render(io.atoll.core.ClusterConfig.empty(6));
+    assertThat(single).doesNotContain("spaces:").doesNotContain("ROLES")
+        .contains(String.format("%-44s %-10s %7s%n", "POD", "VERSION", "SHARDS"));
+  }
 }
