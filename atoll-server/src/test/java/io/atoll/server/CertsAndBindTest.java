@@ -7,7 +7,6 @@ import io.atoll.transport.grpc.security.Role;
 import io.atoll.transport.grpc.security.WireSecurity;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,8 +17,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,24 +29,10 @@ class CertsAndBindTest {
 
   @TempDir
   Path dir;
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private PrintStream oldErr;
-  private PrintStream oldOut;
-
-  @BeforeEach
-  void capture() {
-    oldErr = System.err;
-    oldOut = System.out;
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-  }
-
-  @AfterEach
-  void restore() {
-    System.setErr(oldErr);
-    System.setOut(oldOut);
-  }
+  @org.junit.jupiter.api.extension.RegisterExtension
+  final ConsoleCapture console = new ConsoleCapture();
+  private final ByteArrayOutputStream err = console.err;
+  private final ByteArrayOutputStream out = console.out;
 
   private String errText() {
     return err.toString(StandardCharsets.UTF_8);
