@@ -6,17 +6,19 @@
 # gives shards to a pod started once the standby leads; it includes that pod's JVM start). The
 # demo starts redis-server / etcd itself. Build the jar first:
 #   mvn -B -q -pl atoll-server -am package -DskipTests
+# JAR picks another build of atoll.jar (e.g. a copy of an older commit's, to compare).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-3}
 STORES=${STORES:-"file redis etcd"}
 JAVA=${JAVA:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
+JAR=${JAR:-atoll-server/target/atoll.jar}
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 uptime
 for store in $STORES; do
   for round in $(seq 1 "$ROUNDS"); do
-    "$JAVA" -Xmx256m -jar atoll-server/target/atoll.jar demo --store "$store" --duration 30s --pods 3 \
+    "$JAVA" -Xmx256m -jar "$JAR" demo --store "$store" --duration 30s --pods 3 \
       --shards 60 --accounts 200 --rate 400 --concurrency 2000 --lease 3s --dir "$D/$store-$round" \
       > "$D/$store-$round.out" 2>&1 || echo "$store run $round: FAILED (see the demo's output)"
     led=$(sed -n 's/.*the standby leads on .*, \([0-9]*\) ms after the kill.*/\1/p' "$D/$store-$round.out")

@@ -15,11 +15,13 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * {@link ClusterConfig#encode()} and {@link ClusterConfig#decode(byte[])} of a 16384-slot config,
- * as gossip and the stores do on every exchange. Two layouts: {@code ranges}, slots in a few
+ * {@link ClusterConfig#encode()} and {@link ClusterConfig#decode(byte[])} of a config, as gossip
+ * and the stores do on every exchange. Layouts of 16384 slots: {@code ranges}, slots in a few
  * contiguous ranges (a handful of runs, the usual shape), and {@code fragmented}, the merge of the
  * two views of {@link ConfigMergeBenchmark}, where every third slot differs from its neighbours
- * (about 11,000 runs, close to the worst case). No target of its own; reported beside the merge,
+ * (about 11,000 runs, close to the worst case). The shard-space layouts
+ * ({@link Configs#SPACE_LAYOUTS}) encode the local view of {@link Configs#spacedViews(String)}: ten
+ * pods, every shard owned as the manager places it. The setup prints the encoded size once. No target of its own; reported beside the merge,
  * whose 50 us/op budget it shares on the gossip path.
  *
  * <p>Public because JMH requires it; not API.
@@ -33,7 +35,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class ConfigCodecBenchmark {
 
   /** The slot layout of the config. */
-  @Param({"ranges", "fragmented"})
+  @Param({"ranges", "fragmented", "one-space-10000", "ten-spaces-1000", "one-space-16384", "kv-16384"})
   public String layout;
 
   private ClusterConfig config;
@@ -42,13 +44,17 @@ public class ConfigCodecBenchmark {
   /** Builds the config and its encoding; checks that they round-trip. */
   @Setup
   public void setUp() {
-    ClusterConfig[] views = Configs.divergentSlotViews();
     config = switch (layout) {
-      case "ranges" -> views[0];
-      case "fragmented" -> views[0].merge(views[1]);
-      default -> throw new IllegalArgumentException("layout: " + layout + " (expected: ranges or fragmented)");
+      case "ranges" -> Configs.divergentSlotViews()[0];
+      case "fragmented" -> {
+        ClusterConfig[] views = Configs.divergentSlotViews();
+        yield views[0].merge(views[1]);
+      }
+      default -> Configs.spacedViews(layout)[0];
     };
     bytes = config.encode();
+    System.out.printf("%n[%s] spaces %d, shards %d, pods %d; encoded bytes %,d%n",
+        layout, config.spaces().list().size(), config.size(), config.pods().size(), bytes.length);
     if (!ClusterConfig.decode(bytes).equals(config)) {
       throw new IllegalStateException("codec: decode(encode(c)) differs from c (expected: equal)");
     }

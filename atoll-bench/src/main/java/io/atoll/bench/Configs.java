@@ -9,9 +9,17 @@ import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
 import io.atoll.core.PodVersion;
+import io.atoll.core.Space;
+import io.atoll.core.Spaces;
+import io.atoll.core.allocation.AllocationStrategy;
+import io.atoll.core.allocation.Move;
+import io.atoll.core.allocation.RebalanceLimits;
+import io.atoll.core.allocation.SpacedAllocation;
 import io.atoll.core.slots.SlotState;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 /**
@@ -83,5 +91,75 @@ final class Configs {
       b.claim(position, Claim.stable(entries.get(r.nextInt(holders)).id(), 2));
     }
     return b.build();
+  }
+
+  /** The shard-space layouts of {@link #spacedViews(String)}. */
+  static final String SPACE_LAYOUTS = "one-space-10000, ten-spaces-1000, one-space-16384 or kv-16384";
+
+  /**
+   * Two views of a cluster laid out in {@code layout}'s shard spaces, as the manager would have
+   * placed it, that have each seen something the other has not, so their merge is a third config.
+   *
+   * <p>Layouts: {@code one-space-10000}, one default space of 10,000 shards (a cluster without
+   * roles); {@code ten-spaces-1000}, ten spaces of 1000 shards (roles {@code space0..space9}), the
+   * same 10,000 shards in all; {@code one-space-16384}, one default space of 16,384 shards; and
+   * {@code kv-16384}, one space of role {@code kv} with 16,384 shards, the KV slot space.
+   *
+   * <p>The local view ({@code [0]}): ten ACTIVE pods that each host every role of the layout,
+   * every shard owned (STABLE, epoch 2) as one unlimited {@link SpacedAllocation} round of the
+   * least-shard strategy places them from empty, and pod 0 re-registered at epoch 9. The gossiped
+   * view ({@code [1]}): the same placement, an eleventh pod joined at epoch 30, and one more
+   * unlimited round applied at epoch 30, which moves about 1/11 of every space's shards to it.
+   */
+  static ClusterConfig[] spacedViews(String layout) {
+    Spaces spaces = switch (layout) {
+      case "one-space-10000" -> Spaces.single(10_000);
+      case "ten-spaces-1000" -> {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (int i = 0; i < 10; i++) {
+          counts.put("space" + i, 1000);
+        }
+        yield Spaces.of(counts);
+      }
+      case "one-space-16384" -> Spaces.single(KeySlots.SLOT_COUNT);
+      case "kv-16384" -> Spaces.of(Map.of("kv", KeySlots.SLOT_COUNT));
+      default -> throw new IllegalArgumentException("layout: " + layout + " (expected: " + SPACE_LAYOUTS + ")");
+    };
+    List<String> roles = new ArrayList<>();
+    for (Space s : spaces.list()) {
+      roles.add(s.role());
+    }
+    List<PodEntry> pods = new ArrayList<>();
+    for (int i = 0; i < 11; i++) {
+      pods.add(new PodEntry(new Pod(new PodId(new PodAddress("10.2.0." + (i + 1), 7000), 0x5BACE_000L + i),
+          VERSION, roles), PodStatus.ACTIVE, i < 10 ? 1 : 30));
+    }
+    ClusterConfig.Builder placed = ClusterConfig.empty(spaces).toBuilder();
+    for (int i = 0; i < 10; i++) {
+      placed.pod(pods.get(i));
+    }
+    ClusterConfig initial = applyRound(placed, placed.build(), pods.subList(0, 10), 2).build();
+
+    ClusterConfig.Builder local = initial.toBuilder();
+    PodEntry first = pods.get(0);
+    local.pod(new PodEntry(first.pod(), PodStatus.ACTIVE, 9));
+    ClusterConfig.Builder gossiped = initial.toBuilder().pod(pods.get(10));
+    ClusterConfig joined = gossiped.build();
+    gossiped = applyRound(joined.toBuilder(), joined, pods, 30);
+    return new ClusterConfig[] {local.build(), gossiped.build()};
+  }
+
+  /** Applies one unlimited least-shard round over every space of {@code config} to {@code into}. */
+  private static ClusterConfig.Builder applyRound(ClusterConfig.Builder into, ClusterConfig config,
+      List<PodEntry> pods, long epoch) {
+    List<Pod> live = new ArrayList<>();
+    for (PodEntry e : pods) {
+      live.add(e.pod());
+    }
+    for (Move m : SpacedAllocation.decide(AllocationStrategy.leastShard(), config, live,
+        RebalanceLimits.UNLIMITED, new Random(42))) {
+      into.claim(m.shard() - 1, Claim.stable(m.to(), epoch));
+    }
+    return into;
   }
 }

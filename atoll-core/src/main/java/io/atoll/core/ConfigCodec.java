@@ -10,15 +10,16 @@ import java.util.List;
  * The compact binary form of a {@link ClusterConfig}, for gossip and for stores.
  *
  * <pre>
- * magic 'A' 'C', format 1 (no cluster id), 2 (followed by the 16-byte cluster id) or 3 (followed
- *   by the 16-byte cluster id, all zero for none)
+ * magic 'A' 'C', format 1 (no cluster id), 2 (followed by the 16-byte cluster id), 3 or 4
+ *   (followed by the 16-byte cluster id, all zero for none)
  * varint size
- * [format 3: varint spaceCount, per space in position order: role (varint length + UTF-8),
+ * [formats 3, 4: varint spaceCount, per space in position order: role (varint length + UTF-8),
  *   varint count; the counts add up to size]
  * varint podCount
  * per pod (sorted by id): host (varint length + UTF-8), varint port, 8-byte incarnation,
  *   version (varint length + UTF-8), status byte, varlong epoch,
- *   [format 3: varint roleCount, roles (varint length + UTF-8) sorted and unique]
+ *   [formats 3, 4: varint roleCount, roles (varint length + UTF-8) sorted and unique]
+ *   [format 4: varint tlsPort, 0 for none]
  * runs until size positions are covered: varint runLength, varint owner+1, state byte,
  *   [varint peer+1 when MIGRATING or IMPORTING], varlong epoch
  * </pre>
@@ -31,6 +32,10 @@ import java.util.List;
  * (more than the one default space, or a pod with a role other than the default), so a cluster
  * without roles writes format 1 or 2 byte for byte, and readers that predate spaces read it; a
  * format 3 that formats 1 or 2 could have carried is refused, keeping the encoding unique.
+ *
+ * <p>Format 4 is format 3 with each pod's TLS client port (an Atoll KV node's). It is written only
+ * for a config in which some pod has one, so configs without TLS ports keep their earlier format
+ * byte for byte, and a format 4 in which no pod has a TLS port is refused.
  */
 final class ConfigCodec {
 
@@ -39,6 +44,7 @@ final class ConfigCodec {
   private static final byte FORMAT = 1;
   private static final byte FORMAT_WITH_CLUSTER = 2;
   private static final byte FORMAT_WITH_SPACES = 3;
+  private static final byte FORMAT_WITH_TLS_PORTS = 4;
   private static final int MAX_HOST = PodAddress.MAX_HOST_BYTES;
   private static final int MAX_VERSION = PodVersion.MAX_BYTES;
   /** Positions the encoder compares one by one before it searches a run's end vectorised. */
@@ -54,9 +60,10 @@ final class ConfigCodec {
     Out out = new Out(64 + config.rawPods().length * 48);
     ClusterId id = config.clusterId();
     PodEntry[] pods = config.rawPods();
-    boolean spaced = needsSpaces(config);
+    boolean tlsPorts = hasTlsPorts(config);
+    boolean spaced = tlsPorts || needsSpaces(config);
     if (spaced) {
-      out.b(MAGIC_0).b(MAGIC_1).b(FORMAT_WITH_SPACES);
+      out.b(MAGIC_0).b(MAGIC_1).b(tlsPorts ? FORMAT_WITH_TLS_PORTS : FORMAT_WITH_SPACES);
       out.fixed64(id.high());
       out.fixed64(id.low());
     } else if (id.isNone()) { // the first format, byte for byte: readers that predate cluster ids read it
@@ -90,6 +97,9 @@ final class ConfigCodec {
         for (String r : roles) {
           out.string(r);
         }
+      }
+      if (tlsPorts) {
+        out.varint(p.pod().tlsPort());
       }
     }
     int[][] owners = config.ownerChunks();
@@ -143,6 +153,16 @@ final class ConfigCodec {
       start = end;
     }
     return out.toArray();
+  }
+
+  /** Whether {@code config} needs format 4: a pod with a TLS client port. */
+  private static boolean hasTlsPorts(ClusterConfig config) {
+    for (PodEntry p : config.rawPods()) {
+      if (p.pod().tlsPort() != 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether {@code config} needs format 3: spaces other than one default space, or pod roles. */
@@ -208,13 +228,14 @@ final class ConfigCodec {
       if (clusterId.isNone()) {
         throw new MalformedConfigException("config: cluster id 0 in format 2 (expected: format 1 for no cluster id)");
       }
-    } else if (format == FORMAT_WITH_SPACES) {
+    } else if (format == FORMAT_WITH_SPACES || format == FORMAT_WITH_TLS_PORTS) {
       clusterId = new ClusterId(in.fixed64(), in.fixed64());
     } else if (format != FORMAT) {
       throw new MalformedConfigException("config format: " + format + " (expected: " + FORMAT + ", "
-          + FORMAT_WITH_CLUSTER + " or " + FORMAT_WITH_SPACES + ")");
+          + FORMAT_WITH_CLUSTER + ", " + FORMAT_WITH_SPACES + " or " + FORMAT_WITH_TLS_PORTS + ")");
     }
-    boolean spaced = format == FORMAT_WITH_SPACES;
+    boolean tlsPorts = format == FORMAT_WITH_TLS_PORTS;
+    boolean spaced = format == FORMAT_WITH_SPACES || tlsPorts;
     int size = in.varint();
     if (size < 1 || size > ClusterConfig.MAX_SIZE) {
       throw new MalformedConfigException("config size: " + size + " (expected: 1.." + ClusterConfig.MAX_SIZE + ")");
@@ -238,8 +259,9 @@ final class ConfigCodec {
         PodStatus status = PodStatus.ofOrdinal(in.b());
         long epoch = in.varlong();
         List<String> roles = spaced ? roles(in) : Pod.DEFAULT_ROLES;
+        int tlsPort = tlsPorts ? in.varint() : 0;
         pods[i] = new PodEntry(new Pod(new PodId(new PodAddress(host, port), incarnation), new PodVersion(version),
-            roles), status, epoch);
+            roles, tlsPort), status, epoch);
       } catch (MalformedConfigException e) {
         throw e;
       } catch (IllegalArgumentException e) {
@@ -341,7 +363,11 @@ final class ConfigCodec {
       throw new MalformedConfigException("config: " + in.remaining() + " trailing bytes (expected: none)");
     }
     ClusterConfig config = new ClusterConfig(pods, size, owner, peer, state, epoch, maxEpoch, clusterId, spaces);
-    if (spaced && !needsSpaces(config)) {
+    if (tlsPorts && !hasTlsPorts(config)) {
+      throw new MalformedConfigException("config: format 4 without TLS ports (expected: format "
+          + (needsSpaces(config) ? FORMAT_WITH_SPACES : clusterId.isNone() ? FORMAT : FORMAT_WITH_CLUSTER) + ")");
+    }
+    if (format == FORMAT_WITH_SPACES && !needsSpaces(config)) {
       throw new MalformedConfigException("config: format 3 without spaces or roles (expected: format "
           + (clusterId.isNone() ? FORMAT : FORMAT_WITH_CLUSTER) + ")");
     }

@@ -5,15 +5,18 @@ import java.util.Objects;
 import java.util.TreeSet;
 
 /**
- * A pod as the cluster knows it: its identity, the version of the code it runs, and the roles it
- * hosts (the shard {@link Space spaces} it may be given).
+ * A pod as the cluster knows it: its identity, the version of the code it runs, the roles it
+ * hosts (the shard {@link Space spaces} it may be given), and the port it serves clients on over
+ * TLS, if it has one besides its address (an Atoll KV node's TLS client port).
  *
  * @param id address and incarnation
  * @param version the code version, used by version-aware allocation
  * @param roles the roles it hosts, sorted and unique, 1 to {@link #MAX_ROLES}; {@code [""]} (the
  *     default role only) for a pod that names none
+ * @param tlsPort the port on the pod's host where it serves clients over TLS, 1..65535, or 0 for
+ *     none
  */
-public record Pod(PodId id, PodVersion version, List<String> roles) {
+public record Pod(PodId id, PodVersion version, List<String> roles, int tlsPort) {
 
   /** The most roles one pod may host. */
   public static final int MAX_ROLES = 16;
@@ -41,9 +44,17 @@ public record Pod(PodId id, PodVersion version, List<String> roles) {
     } else {
       roles = DEFAULT_ROLES;
     }
+    if (tlsPort < 0 || tlsPort > 65535) {
+      throw new IllegalArgumentException("pod " + id + ": TLS port " + tlsPort + " (expected: 1..65535, or 0 for none)");
+    }
   }
 
-  /** A pod of the default role only. */
+  /** A pod without a TLS client port. */
+  public Pod(PodId id, PodVersion version, List<String> roles) {
+    this(id, version, roles, 0);
+  }
+
+  /** A pod of the default role only, without a TLS client port. */
   public Pod(PodId id, PodVersion version) {
     this(id, version, DEFAULT_ROLES);
   }

@@ -37,7 +37,11 @@ public record PodEntry(Pod pod, PodStatus status, long epoch) {
       return c;
     }
     c = a.pod.version().value().compareTo(b.pod.version().value());
-    return c != 0 ? c : compareRoles(a.pod.roles(), b.pod.roles());
+    if (c != 0) {
+      return c;
+    }
+    c = compareRoles(a.pod.roles(), b.pod.roles());
+    return c != 0 ? c : Integer.compare(a.pod.tlsPort(), b.pod.tlsPort());
   }
 
   private static int compareRoles(java.util.List<String> a, java.util.List<String> b) {

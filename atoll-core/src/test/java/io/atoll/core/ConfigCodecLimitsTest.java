@@ -85,12 +85,31 @@ class ConfigCodecLimitsTest {
       bad[i] = 'X';
       refused(bad, "config: bad magic (expected: bytes 'A' 'C')");
     }
-    for (int format : new int[] {0, 4}) {
+    for (int format : new int[] {0, 5}) {
       byte[] bad = good.clone();
       bad[2] = (byte) format;
-      refused(bad, "config format: " + format + " (expected: 1, 2 or 3)");
+      refused(bad, "config format: " + format + " (expected: 1, 2, 3 or 4)");
     }
     refused(new byte[0], "config: truncated at byte 0 (expected: more bytes)");
+  }
+
+  /** Format 4: one pod of the default role, its TLS port written after its roles. */
+  private static byte[] withTlsPort(long tlsPort) {
+    return new Bytes().b('A', 'C', 4).fixed64(0).fixed64(0).varint(1).varint(1).str("").varint(1).varint(1)
+        .pod("127.0.0.1", 7001, 1, "kv").varint(1).str("").varint(tlsPort).run(1, 1, STABLE, 1).done();
+  }
+
+  @Test
+  void format4CarriesEachPodsTlsPortAndOnlyWhenOneHasIt() {
+    ClusterConfig c = ClusterConfig.decode(withTlsPort(8001));
+    assertThat(c.pods().get(0).pod().tlsPort()).isEqualTo(8001);
+    assertThat(c.encode()).isEqualTo(withTlsPort(8001));
+    refused(withTlsPort(0), "config: format 4 without TLS ports (expected: format 1)");
+    refused(withTlsPort(65536), "pod 0: pod 127.0.0.1:7001#1: TLS port 65536 (expected: 1..65535, or 0 for none)");
+    // A config without TLS ports keeps its format byte for byte: readers that predate format 4 read it.
+    ClusterConfig plain = ClusterConfig.empty(1).toBuilder().pod(new PodEntry(new Pod(new PodId(
+        new PodAddress("127.0.0.1", 7001), 1), PodVersion.of("kv")), PodStatus.ACTIVE, 1)).build();
+    assertThat(plain.encode()[2]).isEqualTo((byte) 1);
   }
 
   @Test

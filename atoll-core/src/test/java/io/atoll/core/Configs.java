@@ -34,14 +34,20 @@ final class Configs {
 
   /** Configs laid out in {@code spaces}, whose pods host one of {@code roles}. */
   static Arbitrary<ClusterConfig> configs(Spaces spaces, List<List<String>> roles) {
+    return configs(spaces, roles, List.of(0));
+  }
+
+  /** As {@link #configs(Spaces, List)}, each pod with one of {@code tlsPorts} (0: none). */
+  static Arbitrary<ClusterConfig> configs(Spaces spaces, List<List<String>> roles, List<Integer> tlsPorts) {
     int size = spaces.size();
     Arbitrary<PodEntry> entry = Combinators.combine(
         Arbitraries.of(POOL),
         Arbitraries.of("1.0", "1.1", "2.0"),
         Arbitraries.of(PodStatus.class),
         Arbitraries.longs().between(0, 4),
-        Arbitraries.of(roles))
-        .as((id, v, st, e, r) -> new PodEntry(new Pod(id, PodVersion.of(v), r), st, e));
+        Arbitraries.of(roles),
+        Arbitraries.of(tlsPorts))
+        .as((id, v, st, e, r, t) -> new PodEntry(new Pod(id, PodVersion.of(v), r, t), st, e));
     Arbitrary<List<PodEntry>> entries = entry.list().ofMaxSize(POOL.size()).uniqueElements(PodEntry::id);
     return entries.flatMap(list -> {
       List<PodId> ids = list.stream().map(PodEntry::id).toList();

@@ -45,6 +45,7 @@ import io.atoll.core.PodAddress;
 import io.atoll.kv.internal.cluster.Health;
 import io.atoll.kv.internal.managed.ManagedConfigs;
 import io.atoll.kv.internal.managed.ManagedNode;
+import io.atoll.transport.grpc.security.TlsFiles;
 import io.atoll.transport.grpc.security.WireSecurity;
 import java.util.List;
 import org.slf4j.Logger;
@@ -72,12 +73,15 @@ public final class KvServer implements AutoCloseable {
   private final int port;
   private final int tlsPort;
   private final int busPort;
+  /** The TLS port's files (reloaded when they change), or null without a TLS port. */
+  private final TlsFiles tlsFiles;
   /** Managed mode only (else null): the node's side of the shard manager. */
   private volatile ManagedNode managed;
 
   private KvServer(EventLoopGroup boss, EventLoopGroup workers, EventLoopGroup busGroup, ExecutorService migrations,
       ScheduledExecutorService expiry, ClusterBus bus, ClusterState cluster, Channel server, Channel tlsServer,
-      int port, int tlsPort, int busPort, SlotStore store, Migrator migrator) {
+      int port, int tlsPort, int busPort, SlotStore store, Migrator migrator, TlsFiles tlsFiles) {
+    this.tlsFiles = tlsFiles;
     this.tlsServer = tlsServer;
     this.tlsPort = tlsPort;
     this.store = store;
@@ -138,10 +142,12 @@ public final class KvServer implements AutoCloseable {
    * takes only the manager's calls on its control port. Either way, configs and hand-offs count
    * only if signed by the manager's key.
    *
-   * <p>A TLS client port ({@link KvSettings#tls}) must be at the same offset from the client port
-   * on every node of a managed cluster: the manager's config carries no TLS port, so each node
-   * advertises the others' at its own offset. With a password ({@link KvSettings#requirePass}),
-   * every node must have the same one: hand-offs authenticate with the node's own.
+   * <p>A node registers its TLS client port ({@link KvSettings#tls}) with the manager, whose configs
+   * carry every node's to the others, so each node names the others' TLS ports to TLS clients
+   * (nodes may have them at any port). With a TLS port, hand-offs go to the other nodes' TLS
+   * ports over mutual TLS with this node's certificate, which must be a pod certificate of the CA.
+   * With a password ({@link KvSettings#requirePass}), every node must have the same one: hand-offs
+   * authenticate with the node's own.
    *
    * @throws IllegalArgumentException if {@code managers} is empty
    */
@@ -155,7 +161,7 @@ public final class KvServer implements AutoCloseable {
       server.managed = ManagedNode.start(managers, java.util.Objects.requireNonNull(security, "security"),
           server.cluster.view().config().pod(server.cluster.view().me()).orElseThrow().pod(), server.store,
           server.cluster, server.migrator, System::currentTimeMillis, registerTimeout, onDeclaredDead,
-          server.tlsPort == 0 ? 0 : server.tlsPort - server.port, s.requirePass());
+          s.requirePass(), server.tlsFiles);
     } catch (RuntimeException e) {
       server.close();
       throw e;
@@ -173,7 +179,8 @@ public final class KvServer implements AutoCloseable {
     int busPort = manager != null ? port + ManagedConfigs.CONTROL_OFFSET
         : s.busPort() == -1 ? port + 10000 : s.busPort() == 0 ? freePort(s.bind()) : s.busPort();
     int tlsPort = s.tls() == null ? 0 : s.tls().port() == 0 ? freePort(s.bind()) : s.tls().port();
-    SslContext ssl = s.tls() == null ? null : sslContext(s.tls());
+    TlsFiles tlsFiles = s.tls() == null ? null : tlsFiles(s.tls());
+    SslContext ssl = s.tls() == null ? null : sslContext(s.tls(), tlsFiles);
     Auth auth = Auth.password(s.requirePass());
     SecureRandom random = new SecureRandom();
     ClusterState cluster;
@@ -212,7 +219,8 @@ public final class KvServer implements AutoCloseable {
       Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, clock, s.maxMemory(), observer);
       RespLimits limits = new RespLimits(s.maxBulkLength(), s.maxArrayLength(), s.maxInlineLength(),
           s.queryBufferLimit());
-      Channel server = listen(boss, workers, s.bind(), port, null, () -> {
+      // Clients over TLS only: the plaintext port is not opened (its number still names the node).
+      Channel server = s.tls() != null && s.tls().only() ? null : listen(boss, workers, s.bind(), port, null, () -> {
         stats.connected();
         return new KvConnection(dispatcher, clients, clock, s.outputBufferLimit(), false, auth.required());
       }, limits);
@@ -224,7 +232,9 @@ public final class KvServer implements AutoCloseable {
             return new KvConnection(dispatcher, clients, clock, s.outputBufferLimit(), true, auth.required());
           }, limits);
         } catch (RuntimeException | InterruptedException e) {
-          server.close();
+          if (server != null) {
+            server.close();
+          }
           throw e;
         }
       }
@@ -232,12 +242,13 @@ public final class KvServer implements AutoCloseable {
       // the bus (missed pings would make peers suspect this node) or a client event loop.
       expiry.scheduleWithFixedDelay(() -> stats.expired(store.expireCycle(clock.getAsLong(), 64)),
           100, 100, TimeUnit.MILLISECONDS);
-      LOG.info("atoll kv node {} listening on {}:{}{} ({} {}, {}{})", cluster.view().myNodeId(), s.bind(), port,
-          tlsServer == null ? "" : " and TLS port " + tlsPort,
+      LOG.info("atoll kv node {} listening on {}:{}{} ({} {}, {}{})", cluster.view().myNodeId(), s.bind(),
+          server == null ? tlsPort + " (TLS only; named by port " + port + ")" : port,
+          tlsServer == null || server == null ? "" : " and TLS port " + tlsPort,
           manager != null ? "control port for the shard manager" : "cluster bus", busPort, Transport.name(),
           auth.required() ? ", password required" : "");
       return new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, tlsServer, port, tlsPort,
-          busPort, store, migrator);
+          busPort, store, migrator, tlsFiles);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       shutdown(boss, workers, busGroup, migrations, expiry);
@@ -269,15 +280,30 @@ public final class KvServer implements AutoCloseable {
   }
 
   /**
-   * The TLS server side of {@code t}, from its PEM files.
+   * The PEM files of {@code t}, loaded again when they change.
    *
    * @throws IllegalArgumentException naming the files if they do not load
    */
-  private static SslContext sslContext(KvTls t) {
+  private static TlsFiles tlsFiles(KvTls t) {
     try {
-      return SslContextBuilder.forServer(t.cert().toFile(), t.key().toFile())
+      return TlsFiles.load(t.ca(), t.cert(), t.key());
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("TLS port: cannot use certificate " + t.cert() + " with key " + t.key()
+          + " and CA " + t.ca() + ": " + e.getMessage()
+          + " (expected: PEM files, the key unencrypted PKCS#8, the certificate issued by the CA, as atoll certs"
+          + " writes them)", e);
+    }
+  }
+
+  /**
+   * The TLS server side of {@code t}: every handshake presents the newest certificate of
+   * {@code files} and checks client certificates against the newest CA file.
+   */
+  private static SslContext sslContext(KvTls t, TlsFiles files) {
+    try {
+      return SslContextBuilder.forServer(files.keyManager())
           .sslProvider(SslProvider.JDK)
-          .trustManager(t.ca().toFile())
+          .trustManager(files.clientTrust())
           .clientAuth(switch (t.clientCerts()) {
             case REQUIRE -> ClientAuth.REQUIRE;
             case OPTIONAL -> ClientAuth.OPTIONAL;
@@ -385,7 +411,9 @@ public final class KvServer implements AutoCloseable {
     if (m != null) {
       m.close();
     }
-    server.close().syncUninterruptibly();
+    if (server != null) {
+      server.close().syncUninterruptibly();
+    }
     if (tlsServer != null) {
       tlsServer.close().syncUninterruptibly();
     }

@@ -1,6 +1,7 @@
 package io.atoll.kv;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.atoll.testkit.tls.DevCa;
 import io.atoll.transport.grpc.security.Role;
@@ -220,6 +221,87 @@ class KvTlsPortTest {
     } finally {
       nodes.forEach(KvServer::close);
     }
+  }
+
+  @Test
+  void aRotatedCertificateIsServedOnNewConnectionsAndABrokenOneKeepsThePrevious() throws Exception {
+    Path files = dir.resolve("rotating");
+    DevCa ca = DevCa.create("kv-rotate", Duration.ofDays(1));
+    ca.writeCa(files);
+    DevCa.Issued first = ca.issue(Role.POD, "kv", List.of());
+    first.write(files, "kv");
+    KvTls rotating = new KvTls(0, files.resolve("ca.pem"), files.resolve("kv.pem"), files.resolve("kv.key"),
+        KvTls.ClientCerts.OPTIONAL);
+    try (KvServer node = KvServer.start(KvSettings.defaults(0, dir.resolve("rotate")).withTls(rotating))) {
+      assertThat(presented(node.tlsPort())).isEqualTo(first.certificate().getSerialNumber());
+      try (Wire open = tlsWire(files, node.tlsPort())) { // a connection made before the rotation
+        DevCa.Issued second = ca.issue(Role.POD, "kv", List.of());
+        second.write(files, "kv"); // both files replaced atomically, as a rotation does
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200))
+            .until(() -> presented(node.tlsPort()).equals(second.certificate().getSerialNumber()));
+        assertThat(open.call("PING")).isEqualTo("+PONG\r\n"); // it keeps its session
+        if (RedisCli.available()) {
+          assertThat(RedisCli.run(null, "--tls", "--cacert", files.resolve("ca.pem").toString(), "-p",
+              Integer.toString(node.tlsPort()), "PING")).contains("PONG");
+        }
+
+        // A rotation half done: the certificate file is not PEM. The node keeps serving the second one.
+        Files.writeString(files.resolve("kv.pem"), "not a certificate");
+        long since = System.nanoTime();
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200))
+            .until(() -> System.nanoTime() - since > 2_500_000_000L // past the once-a-second file check
+                && presented(node.tlsPort()).equals(second.certificate().getSerialNumber()));
+        RedisClient lettuce = RedisClient.create();
+        try {
+          lettuce.setOptions(ClientOptions.builder().sslOptions(SslOptions.builder().jdkSslProvider()
+              .trustManager(files.resolve("ca.pem").toFile()).build()).build());
+          try (StatefulRedisConnection<String, String> c = lettuce.connect(RedisURI.builder().withHost("127.0.0.1")
+              .withPort(node.tlsPort()).withSsl(true).build())) {
+            assertThat(c.sync().ping()).isEqualTo("PONG");
+          }
+        } finally {
+          lettuce.shutdown();
+        }
+      }
+    }
+  }
+
+  /** The serial number of the certificate the TLS port presents on a new handshake. */
+  private static java.math.BigInteger presented(int port) throws Exception {
+    SSLContext ctx = SSLContext.getInstance("TLS");
+    ctx.init(null, new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
+      @Override
+      public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String authType) {}
+
+      @Override
+      public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String authType) {}
+
+      @Override
+      public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+        return new java.security.cert.X509Certificate[0];
+      }
+    }}, null);
+    try (SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", port)) {
+      s.setSoTimeout(5000);
+      s.startHandshake(); // only what the server presents matters here; trust is other tests' subject
+      return ((java.security.cert.X509Certificate) s.getSession().getPeerCertificates()[0]).getSerialNumber();
+    }
+  }
+
+  /** A RESP connection over TLS to {@code port}, trusting the CA in {@code files}. */
+  private static Wire tlsWire(Path files, int port) throws Exception {
+    KeyStore ts = KeyStore.getInstance("PKCS12");
+    ts.load(null, null);
+    try (InputStream in = Files.newInputStream(files.resolve("ca.pem"))) {
+      ts.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+    }
+    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    tmf.init(ts);
+    SSLContext ctx = SSLContext.getInstance("TLS");
+    ctx.init(null, tmf.getTrustManagers(), null);
+    SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", port);
+    s.startHandshake();
+    return new Wire(s);
   }
 
   /** A key this connection's node does not own (it answers MOVED for it). */

@@ -25,6 +25,13 @@ final class Wire implements AutoCloseable {
     in = new java.io.BufferedInputStream(socket.getInputStream());
   }
 
+  /** A connection over TLS to {@code port} on loopback, with {@code ctx}'s trust (and certificate, if any). */
+  static Wire tls(int port, javax.net.ssl.SSLContext ctx) throws IOException {
+    javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", port);
+    s.startHandshake();
+    return new Wire(s);
+  }
+
   /** Sends a command as a RESP array of bulk strings. */
   Wire send(String... args) throws IOException {
     StringBuilder sb = new StringBuilder("*").append(args.length).append("\r\n");

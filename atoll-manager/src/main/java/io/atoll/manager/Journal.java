@@ -15,7 +15,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -36,15 +35,9 @@ import org.slf4j.LoggerFactory;
  * ({@link StaleTermException}), and one whose renewal ({@link #renewLease}) finds the lease lost
  * stops at once: either way {@code onDeposed} is told once, and every later transition fails.
  *
- * <p><b>Leading only while the store lease is surely live.</b> The journal remembers when it
- * sent the last store-lease request that succeeded (the acquire, or a renewal); the lease cannot
- * have lapsed in the store before that send time plus the lease's time to live, by any clock
- * within the drift bound. {@link #leads(long)} is true only until then: past it, a standby may
- * have taken over, so no pod lease may be granted or renewed ({@link Membership} asks before
- * each). A failed renewal is retried with back-off (the store may be restarting); a renewal that
- * succeeds again under the same term resumes the grants; one that finds another term deposes.
- * After a pause of the manager itself ({@link #stalled}), nothing is granted until a renewal sent
- * after the pause succeeded.
+ * <p><b>Leading only while the store lease is surely live:</b> {@link StoreLease} renews the
+ * store lease this journal took and tells whether it is surely still live ({@link #leads}); one
+ * that finds another term deposes the journal like a refused save.
  *
  * <p><b>The lease it promised.</b> Every save also records the longest lease (and margin) a pod
  * may hold from a renewal granted under this state. A start takes the longer of the stored and
@@ -55,11 +48,9 @@ import org.slf4j.LoggerFactory;
  * ({@link Rounds#pruneTombstones}); the pruned pods are remembered in the same save
  * ({@link PrunedPods}, the newest {@link #MAX_PRUNED}) so that none of them registers again.
  *
- * <p><b>A save that failed</b> is read back before the next transition runs: a newer term
- * deposes; a state of this manager's own term is installed (only this manager writes under its
- * term, so it is a save whose outcome looked failed: a timeout whose write the store applied,
- * maybe later, as a stopped Redis runs its queued commands when it resumes); otherwise the stored
- * version is learned. A version conflict under this term is such a late save, not a deposition.
+ * <p><b>A save that failed</b> is read back before the next transition runs: the state of one of
+ * this term's failed saves is installed (it landed after all), anything else but the last saved
+ * version deposes ({@link FailedSaves} keeps the digests and gives the verdict).
  *
  * <p>Loop-confined, except {@link #term()}, which is fixed after {@link #recover}. Saves and the
  * read-back after a failed one run on the {@code io} executor, never on the loop (a store that
@@ -94,28 +85,10 @@ final class Journal {
   private PrunedPods pruned = PrunedPods.NONE;
   /** The cluster's signing key kept in the state ("" when the managers bring a key file). */
   private String signingKey = "";
-  private AssignmentStore.Lease lease;
+  private final StoreLease storeLease;
   private volatile long term;
   private long storeVersion;
-  /**
-   * SHA-256 digests of the states of this term's saves that failed since the last one known to
-   * have landed: one of them may land later (a store that timed out runs the command when it
-   * resumes), and only these are taken as this manager's own when read back. The first
-   * {@link #MAX_UNSETTLED} are kept (a store that queues commands runs the oldest first); should a
-   * later one land, the read-back deposes, which is safe.
-   */
-  private final java.util.Set<String> unsettled = new java.util.HashSet<>();
-  private static final int MAX_UNSETTLED = 1024;
-  /** When the last store-lease request that succeeded was sent (ticker nanoseconds). */
-  private long leaseSentAt;
-  /** How long the store lease lives from {@link #leaseSentAt} (the shorter of asked and granted). */
-  private long leaseTtlNanos;
-  /** Set by a pause of the manager: no grant until a renewal sent after this time succeeds. */
-  private long renewAfter = Long.MIN_VALUE;
-  private boolean stallPending;
-  private boolean renewing;
-  private int renewFailures;
-  private boolean loggedStale;
+  private final FailedSaves failedSaves = new FailedSaves();
   private CompletableFuture<?> transitions = CompletableFuture.completedFuture(null);
   private boolean closed;
 
@@ -158,6 +131,7 @@ final class Journal {
     this.spaces = spaces;
     this.onInstalled = onInstalled;
     this.onDeposed = onDeposed;
+    this.storeLease = new StoreLease(store, io, loop, ticker, this::depose);
   }
 
   /**
@@ -212,10 +186,7 @@ final class Journal {
       PrunedPods nextPruned = state.pruned().plus(p.pruned(), maxPruned);
       storeVersion = store.save(new ManagerState(l.term(), p.config(), ttl, margin, nextPruned, signingKey).encode(),
           l.term(), version);
-      lease = l;
-      leaseSentAt = sent;
-      // A store may round a lease up, never down; count the shorter, which is surely live.
-      leaseTtlNanos = Math.min(leaseTtl.toNanos(), l.ttl().toNanos());
+      storeLease.acquired(l, sent, leaseTtl);
       term = l.term();
       config = p.config();
       promisedTtl = ttl;
@@ -246,99 +217,24 @@ final class Journal {
     return state;
   }
 
-  /**
-   * Renews the leadership lease off the loop; if the lease is lost (another manager was granted a
-   * term), the manager is deposed at once. A store that cannot be reached is retried with
-   * back-off (100 ms doubling, up to a third of the lease): saves under the term stay fenced by
-   * the store meanwhile, and {@link #leads} turns false once the lease may have lapsed. One
-   * renewal at a time. Loop only.
-   */
+  /** Renews the store lease (see {@link StoreLease#renew}). Loop only. */
   void renewLease() {
-    loop.checkOnLoop();
-    AssignmentStore.Lease l = lease;
-    if (closed || l == null || renewing) {
-      return;
-    }
-    renewing = true;
-    long sent = ticker.nanoTime();
-    CompletableFuture.supplyAsync(() -> store.renew(l) ? -1L
-        : store.leader().map(AssignmentStore.Leader::term).orElse(l.term() + 1), io)
-        .whenCompleteAsync((newerTerm, err) -> {
-          renewing = false;
-          if (closed) {
-            return;
-          }
-          if (err != null) {
-            Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
-            renewFailures++;
-            long backoff = Math.min(TimeUnit.MILLISECONDS.toNanos(100) << Math.min(renewFailures - 1, 16),
-                Math.max(leaseTtlNanos / 3, 1));
-            log.warn("shard manager term {}: renewing the store lease failed ({} in a row; retry in {} ms): {}",
-                term, renewFailures, TimeUnit.NANOSECONDS.toMillis(backoff), cause.toString());
-            loop.schedule(this::renewLease, Duration.ofNanos(backoff));
-          } else if (newerTerm >= 0) {
-            log.error("shard manager term {} is deposed: its lease was lost (term {} was granted)", term, newerTerm);
-            depose(new StaleTermException(store.toString(), term, newerTerm));
-          } else {
-            if (renewFailures > 0 || loggedStale) {
-              log.info("shard manager term {}: the store lease is renewed again; granting pod leases", term);
-            }
-            renewFailures = 0;
-            loggedStale = false;
-            if (sent - leaseSentAt > 0) {
-              leaseSentAt = sent;
-            }
-            if (stallPending && sent - renewAfter >= 0) {
-              stallPending = false;
-            } else if (stallPending) {
-              renewLease(); // sent before the pause: it proves nothing about now
-            }
-          }
-        }, loop);
+    storeLease.renew();
   }
 
-  /**
-   * Whether this manager surely still holds its store lease at {@code now}, so that it may grant
-   * or renew a pod's lease: not closed, no pause unanswered by a renewal, and less than the store
-   * lease since the last successful renewal was sent. Loop only.
-   */
+  /** Whether the store lease is surely live at {@code now} (see {@link StoreLease#leads}). Loop only. */
   boolean leads(long now) {
-    loop.checkOnLoop();
-    if (closed || lease == null) {
-      return false;
-    }
-    boolean fresh = !stallPending && now - leaseSentAt <= leaseTtlNanos;
-    if (!fresh && !loggedStale) {
-      loggedStale = true;
-      log.warn("shard manager term {}: the store lease was last renewed {} ms ago (sent), the lease is {} ms{};"
-          + " no pod lease is granted or renewed until a renewal succeeds", term,
-          TimeUnit.NANOSECONDS.toMillis(now - leaseSentAt), TimeUnit.NANOSECONDS.toMillis(leaseTtlNanos),
-          stallPending ? ", and the manager was paused" : "");
-    }
-    return fresh;
+    return storeLease.leads(now);
   }
 
-  /**
-   * The manager was paused (its process stopped, its loop starved): grant nothing until a store
-   * renewal sent from now on succeeds, and send one at once. Loop only.
-   */
+  /** The manager was paused (see {@link StoreLease#stalled}). Loop only. */
   void stalled() {
-    loop.checkOnLoop();
-    if (closed || lease == null) {
-      return;
-    }
-    stallPending = true;
-    renewAfter = ticker.nanoTime();
-    if (!renewing) {
-      renewLease();
-    }
-    // else: the renewal in flight was sent before the pause; its success does not clear the
-    // pause, and the periodic renewal or its retry sends the next one.
+    storeLease.stalled();
   }
 
   /** How long the store lease lives from a renewal's send time, in nanoseconds (0 before the start). */
   long storeLeaseNanos() {
-    return leaseTtlNanos;
+    return storeLease.ttlNanos();
   }
 
   private static Duration max(Duration a, Duration b) {
@@ -420,16 +316,14 @@ final class Journal {
           .handleAsync((version, err) -> {
             if (err == null) {
               storeVersion = version;
-              unsettled.clear(); // a save that failed earlier expected an older version: it cannot land now
+              failedSaves.settled(); // a save that failed earlier expected an older version: it cannot land now
               pruned = nextPruned;
               install(next);
               result.complete(next);
               return CompletableFuture.<Void>completedFuture(null);
             }
             Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
-            if (unsettled.size() < MAX_UNSETTLED) {
-              unsettled.add(digest(data));
-            }
+            failedSaves.failed(data);
             return onSaveFailed(cause).whenComplete((x, e) -> result.completeExceptionally(cause));
           }, loop).thenCompose(f -> f);
     }, loop);
@@ -475,60 +369,29 @@ final class Journal {
     }, loop);
   }
 
-  /**
-   * What a failed save left. Unchanged: the save did not land (yet). Changed to exactly the state
-   * of one of this term's failed saves: it landed after all (before or after its error) and is
-   * installed. Anything else deposes this manager: a newer term; a state of this term that this
-   * manager did not write (a store whose term counter went back and granted this term twice); a
-   * store that lost the state or went back to an older version (lost writes, a failed-over
-   * replica). Carrying on from a state it cannot vouch for could reuse claim epochs or let two
-   * managers grant leases under one term; a standby or a restart takes over from the store instead.
-   */
+  /** Acts on what a failed save left (see {@link FailedSaves#judge}). */
   private void readBack(Optional<AssignmentStore.Stored> stored) {
-    if (stored.isEmpty()) {
-      log.error("shard manager term {} steps down: the store lost its state (this term saved version {})", term,
-          storeVersion);
-      depose(new StoreConflictException(store.toString(), storeVersion, 0));
-      return;
-    }
-    AssignmentStore.Stored s = stored.get();
-    if (s.version() == storeVersion) {
-      return;
-    }
-    ManagerState state = ManagerState.decode(s.data());
-    if (state.term() > term) {
-      log.error("shard manager term {} is deposed: the store holds term {}", term, state.term());
-      depose(new StoreConflictException(store.toString(), storeVersion, s.version()));
-      return;
-    }
-    boolean own = s.version() > storeVersion && state.term() == term
-        && unsettled.contains(digest(s.data()));
-    if (!own) {
-      log.error("shard manager term {} steps down: the store holds version {} of term {}, which this manager did not"
-          + " write (it saved version {}): another writer under this term, or a store that went back", term,
-          s.version(), state.term(), storeVersion);
-      depose(new StoreConflictException(store.toString(), storeVersion, s.version()));
-      return;
-    }
-    storeVersion = s.version();
-    unsettled.clear();
-    pruned = state.pruned();
-    if (!state.config().equals(config)) {
-      install(state.config());
-    }
-  }
-
-  private static String digest(byte[] data) {
-    try {
-      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(data));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e); // every JDK has SHA-256
+    switch (failedSaves.judge(stored, storeVersion, term)) {
+      case FailedSaves.Unchanged u -> { }
+      case FailedSaves.Foreign f -> {
+        log.error("shard manager term {} {}", term, f.why());
+        depose(new StoreConflictException(store.toString(), storeVersion, f.version()));
+      }
+      case FailedSaves.Own own -> {
+        storeVersion = own.version();
+        failedSaves.settled();
+        pruned = own.state().pruned();
+        if (!own.state().config().equals(config)) {
+          install(own.state().config());
+        }
+      }
     }
   }
 
   private void depose(StoreConflictException why) {
     if (!closed) {
       closed = true;
+      storeLease.close();
       onDeposed.accept(why);
     }
   }
@@ -536,6 +399,7 @@ final class Journal {
   /** Refuses every later transition. Loop only. */
   void close() {
     closed = true;
+    storeLease.close();
   }
 
   /** Whether the journal refuses transitions (closed, or deposed). */

@@ -27,8 +27,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -47,7 +45,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link Rebalancer} — the rebalance workflow over the pods;
  *   <li>{@link Watchers} — the open watch streams;
  *   <li>{@link Pods} — the calls to pods ({@link GrpcPods} in production);
- *   <li>{@link ManagerService} — the gRPC face.
+ *   <li>{@link ManagerService} — the gRPC face;
+ *   <li>{@link ManagerStart} — the production assembly behind {@code start}, and {@link Releaser},
+ *       which releases the server, threads and store once when the manager stops.
  * </ul>
  *
  * <p><b>State and threads.</b> All state belongs to one serial executor, the {@link Loop}, and is
@@ -59,6 +59,13 @@ import org.slf4j.LoggerFactory;
  * lease ran out by more than the margin, or that the health source proves gone, is marked GONE
  * and its shards move. A start re-issues every owned shard to its owner at a new epoch
  * ({@link Rounds#reassert}) and counts every pod as renewed at that moment.
+ *
+ * <p><b>Why some 480 lines.</b> What is left here is one job seen from two sides: the public face
+ * (the documented {@code start} overloads its callers use, the accessors, {@code rebalance},
+ * {@code close}) and the loop's orchestration (the start of a term, the timers, the hops onto the
+ * loop that the gRPC face calls, the stop). Every decision and every piece of state lives in one
+ * of the rooms above; moving the hops or the timers out would put another class between the gRPC
+ * face and the loop without taking any state away from this one.
  */
 public final class ShardManager implements AutoCloseable {
 
@@ -68,18 +75,14 @@ public final class ShardManager implements AutoCloseable {
   private final Loop loop;
   private final Executor blocking;
   private final Pods pods;
-  private final AssignmentStore store;
   private final Journal journal;
   private final Membership membership;
   private final Watchers watchers;
   private final Rebalancer rebalancer;
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
-  private final java.util.concurrent.atomic.AtomicBoolean releasing = new java.util.concurrent.atomic.AtomicBoolean();
-  private final CompletableFuture<Void> released = new CompletableFuture<>();
-  private final Runnable onClose;
+  private final Releaser releaser;
   private final ManagerSecurity security;
   private ManagerObserver observer = ManagerObserver.NONE;
-  private volatile Server server;
   private volatile PodAddress address;
   private final RandomGenerator random;
   private volatile ClusterId clusterId = ClusterId.NONE;
@@ -102,17 +105,6 @@ public final class ShardManager implements AutoCloseable {
     return h.equals("0.0.0.0") || h.equals("::") || h.equals("0:0:0:0:0:0:0:0") || h.equals("*");
   }
 
-  private static void checkAdvertised(String advertiseHost) {
-    if (advertiseHost == null || advertiseHost.isBlank()) {
-      throw new IllegalArgumentException("advertised host: '" + advertiseHost + "' (expected: the address pods and"
-          + " other managers reach this manager at)");
-    }
-    if (isWildcard(advertiseHost)) {
-      throw new IllegalArgumentException("advertised host: " + advertiseHost + " is every address, not one to reach"
-          + " (expected: an address pods and other managers reach this manager at)");
-    }
-  }
-
   /**
    * A manager over its collaborators; nothing runs until {@link #recover()} and
    * {@link #startServing()} run on the loop.
@@ -133,11 +125,10 @@ public final class ShardManager implements AutoCloseable {
       Executor blocking, Ticker ticker, RandomGenerator random, Runnable onClose, ManagerSecurity security) {
     this.security = security;
     this.settings = settings;
-    this.store = store;
     this.pods = pods;
     this.loop = loop;
     this.blocking = blocking;
-    this.onClose = onClose;
+    this.releaser = new Releaser(pods, onClose, store, stopped);
     this.random = random;
     this.watchers = new Watchers(loop, security.signer()::bytes);
     this.journal = new Journal(store, io, loop, ticker, settings.spaces(), c -> {
@@ -184,7 +175,7 @@ public final class ShardManager implements AutoCloseable {
   public static ShardManager start(ManagerSettings settings, AssignmentStore store, PodHealth health, String host,
       int port, Ticker ticker, RandomGenerator random, ManagerObserver observer, ManagerSecurity given) {
     // Without an advertised address the lease names the bound one, as given (a wildcard is no hint).
-    return begin(settings, store, health, host, port, host, ticker, random, observer, given);
+    return ManagerStart.begin(settings, store, health, host, port, host, ticker, random, observer, given);
   }
 
   /**
@@ -200,68 +191,32 @@ public final class ShardManager implements AutoCloseable {
       int port, String advertiseHost, Ticker ticker, RandomGenerator random, ManagerObserver observer,
       ManagerSecurity given) {
     try {
-      checkAdvertised(advertiseHost);
+      ManagerStart.checkAdvertised(advertiseHost);
     } catch (RuntimeException e) {
       store.close();
       throw e;
     }
-    return begin(settings, store, health, host, port, advertiseHost, ticker, random, observer, given);
-  }
-
-  private static ShardManager begin(ManagerSettings settings, AssignmentStore store, PodHealth health, String host,
-      int port, String advertiseHost, Ticker ticker, RandomGenerator random, ManagerObserver observer,
-      ManagerSecurity given) {
-    ManagerSecurity security;
-    try {
-      security = given.keyInStore() ? storedKey(store).map(given::withSigner).orElse(given) : given;
-    } catch (RuntimeException e) {
-      store.close();
-      throw e;
-    }
-    ExecutorLoop loop = new ExecutorLoop("atoll-manager");
-    ExecutorService io = Executors.newSingleThreadExecutor(
-        Thread.ofPlatform().name("atoll-manager-store").daemon().factory());
-    ExecutorService blocking = Executors.newVirtualThreadPerTaskExecutor();
-    ShardManager m = new ShardManager(settings, store, health,
-        new GrpcPods(security.wire(), security.signer()), loop, io, blocking, ticker, random,
-        () -> {
-          loop.shutdown();
-          io.shutdown();
-          try {
-            io.awaitTermination(5, TimeUnit.SECONDS);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          blocking.shutdown();
-        }, security);
-    m.holder = advertiseHost + ":" + port;
-    m.observe(observer);
-    try {
-      m.onLoop(m::recover);
-      m.server = Wire.startServer(host, port, List.<BindableService>of(new ManagerService(m, security)),
-          security.wire());
-      m.address = new PodAddress(host, Wire.port(m.server));
-      m.onLoop(m::startServing);
-      return m;
-    } catch (RuntimeException e) {
-      m.close();
-      throw e;
-    }
+    return ManagerStart.begin(settings, store, health, host, port, advertiseHost, ticker, random, observer, given);
   }
 
   /**
-   * The cluster's signing key the store holds, if any. Read before the store's lease is taken:
-   * {@link Journal#recover} refuses the start if another manager stored another key meanwhile.
+   * Takes the term as {@code holder}, listens on {@code host:port} and starts serving, reporting to
+   * {@code observer}; closes the manager if any step fails.
    */
-  private static java.util.Optional<ConfigSigner> storedKey(AssignmentStore store) {
-    return store.load().map(s -> ManagerState.decode(s.data()).signingKey()).filter(k -> !k.isEmpty())
-        .map(k -> {
-          try {
-            return ConfigSigner.fromEncodedKey(k);
-          } catch (IllegalArgumentException e) {
-            throw new StoreException(store + ": the cluster's " + e.getMessage(), e);
-          }
-        });
+  void open(String host, int port, String holder, ManagerObserver observer) {
+    this.holder = holder;
+    observe(observer);
+    try {
+      onLoop(this::recover);
+      Server s = Wire.startServer(host, port, List.<BindableService>of(new ManagerService(this, security)),
+          security.wire());
+      releaser.server(s);
+      address = new PodAddress(host, Wire.port(s));
+      onLoop(this::startServing);
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
   }
 
   /** Starts a manager with the system clock and a random seed. */
@@ -518,7 +473,7 @@ public final class ShardManager implements AutoCloseable {
   private void depose(StoreConflictException why) {
     stopOnLoop();
     stopped.completeExceptionally(why);
-    blocking.execute(this::release);
+    blocking.execute(releaser::release);
   }
 
   /** Stops serving: closes the server, the calls to pods and the store. Idempotent. */
@@ -529,46 +484,7 @@ public final class ShardManager implements AutoCloseable {
     } catch (Exception e) {
       // the loop is gone already
     }
-    release();
-  }
-
-  /**
-   * Releases what runs off the loop: the server, the calls to pods, the threads, the store. Once:
-   * a second call (a close after a depose) waits for the first, so that the port is free when
-   * {@link #close()} returns.
-   */
-  private void release() {
-    if (!releasing.compareAndSet(false, true)) {
-      try {
-        released.get(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-        log.warn("shard manager: releasing its resources did not finish: {}", e.toString());
-      }
-      return;
-    }
-    try {
-      releaseOnce();
-    } finally {
-      released.complete(null);
-    }
-  }
-
-  private void releaseOnce() {
-    Server s = server;
-    if (s != null) {
-      s.shutdownNow();
-      try {
-        s.awaitTermination(5, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-    pods.close();
-    onClose.run();
-    store.close();
-    stopped.complete(null);
+    releaser.release();
   }
 
   @GuardedBy("loop")

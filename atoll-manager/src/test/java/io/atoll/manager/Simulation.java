@@ -5,6 +5,8 @@ import io.atoll.core.Pod;
 import io.atoll.core.PodAddress;
 import io.atoll.core.PodId;
 import io.atoll.core.PodVersion;
+import io.atoll.core.Space;
+import io.atoll.core.Spaces;
 import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.RebalanceLimits;
 import io.atoll.core.spi.PodHealth;
@@ -14,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -27,6 +30,11 @@ import java.util.concurrent.TimeoutException;
  * that fails on demand, pods that join, leave, crash and lose their network, and the manager
  * itself crashing and restarting. {@link #step()} makes one random event and lets time pass;
  * the invariants are checked after every task the world runs.
+ *
+ * <p>With shard spaces ({@link #randomSpaced}) pods carry roles: each joins hosting one role of
+ * the layout, or sometimes two, and the invariants hold per space: no pod ever serves a shard of a
+ * space it does not host, and after quiet each space is owned by its own hosts, balanced over
+ * them.
  *
  * <p>Design note: one file on purpose, over 400 lines — the fake pods, the manager's
  * lifecycle and the invariants share the world's state, and reading them together is the point.
@@ -44,6 +52,8 @@ final class Simulation {
   final VirtualTime vt = new VirtualTime();
   final MemoryStore store = new MemoryStore();
   final ManagerSettings settings;
+  /** The roles of the layout's spaces, in order ("" is the default space's). */
+  final List<String> roles;
   /** Whether each manager start draws its lease from {@link #LEASES} (else always {@link #TTL}). */
   boolean leaseChanges;
   /** Whether the manager is sometimes paused (its process stopped) for up to three leases. */
@@ -81,6 +91,35 @@ final class Simulation {
     return sim;
   }
 
+  /**
+   * A random cluster of 2..6 shard spaces (1..24 shards each; the first the default space), with
+   * shards, limits, strategy, health source and failure rate drawn from {@code seed}.
+   */
+  static Simulation randomSpaced(long seed) {
+    Random r = new Random(~seed);
+    RebalanceLimits limits = r.nextBoolean() ? RebalanceLimits.DEFAULT : new RebalanceLimits(1 + r.nextInt(4), 0.5);
+    AllocationStrategy strategy = r.nextBoolean() ? AllocationStrategy.versionAware() : AllocationStrategy.leastShard();
+    Simulation sim = new Simulation(seed, settings(randomLayout(r, 2 + r.nextInt(5), 24), limits, strategy),
+        r.nextBoolean(), r.nextDouble() * 0.3);
+    sim.leaseChanges = r.nextBoolean();
+    sim.pauses = r.nextBoolean();
+    return sim;
+  }
+
+  /** {@code spaces} spaces of 1..{@code most} shards: the default one, then roles r1, r2, ... */
+  static Spaces randomLayout(Random r, int spaces, int most) {
+    Map<String, Integer> m = new LinkedHashMap<>();
+    for (int i = 0; i < spaces; i++) {
+      m.put(i == 0 ? Space.DEFAULT_ROLE : "r" + i, 1 + r.nextInt(most));
+    }
+    return Spaces.of(m);
+  }
+
+  /** The simulation's timings with shards laid out in {@code spaces}. */
+  static ManagerSettings settings(Spaces spaces, RebalanceLimits limits, AllocationStrategy strategy) {
+    return settings(spaces.size(), limits, strategy).withSpaces(spaces);
+  }
+
   /** The simulation's timings (a 1 s lease) with these shards and allocation. */
   static ManagerSettings settings(int shards, RebalanceLimits limits, AllocationStrategy strategy) {
     return ManagerSettings.defaults().withNumberOfShards(shards).withLease(TTL, MARGIN)
@@ -99,6 +138,7 @@ final class Simulation {
     this.seed = seed;
     this.rnd = new Random(seed);
     this.settings = settings;
+    this.roles = settings.spaces().list().stream().map(Space::role).toList();
     this.truthfulHealth = truthfulHealth;
     this.callFailure = callFailure;
     vt.afterEachTask(this::checkSafety);
@@ -211,18 +251,23 @@ final class Simulation {
   // Pods: their side of the protocol
 
   SimPod join(String version) {
-    SimPod p = new SimPod(new Pod(new PodId(new PodAddress("127.0.0.1", nextPort++), 1), PodVersion.of(version)),
-        settings.numberOfShards());
+    return join(version, Pod.DEFAULT_ROLES);
+  }
+
+  /** A pod of {@code version} hosting {@code roles} starts and registers. */
+  SimPod join(String version, List<String> hosted) {
+    SimPod p = new SimPod(new Pod(new PodId(new PodAddress("127.0.0.1", nextPort++), 1), PodVersion.of(version),
+        hosted), settings.numberOfShards());
     pods.put(p.id(), p);
-    note("pod " + p.id() + " starts (version " + version + ")");
+    note("pod " + p.id() + " starts (version " + version + (roles.size() > 1 ? ", roles " + hosted : "") + ")");
     tick(p);
     return p;
   }
 
   private void rejoin(SimPod old) {
     old.alive = false;
-    SimPod p = new SimPod(new Pod(new PodId(old.id().address(), old.id().incarnation() + 1), old.pod.version()),
-        settings.numberOfShards());
+    SimPod p = new SimPod(new Pod(new PodId(old.id().address(), old.id().incarnation() + 1), old.pod.version(),
+        old.pod.roles()), settings.numberOfShards());
     pods.put(p.id(), p);
     note("pod " + old.id() + " was declared gone; restarts as " + p.id());
     tick(p);
@@ -398,7 +443,7 @@ final class Simulation {
     List<SimPod> alive = alive();
     int e = rnd.nextInt(100);
     if (e < 16 || alive.isEmpty()) {
-      join(joinVersion);
+      join(joinVersion, randomRoles());
     } else if (e < 26) {
       leave(alive.get(rnd.nextInt(alive.size())));
     } else if (e < 33) {
@@ -431,13 +476,29 @@ final class Simulation {
     vt.advance(Duration.ofMillis(rnd.nextInt(300)));
   }
 
-  /** At most one pod could serve each shard, at every moment. */
+  /** The roles a joining pod hosts: the default ones without spaces; else one role, or sometimes two. */
+  List<String> randomRoles() {
+    if (roles.size() == 1) {
+      return Pod.DEFAULT_ROLES;
+    }
+    String a = roles.get(rnd.nextInt(roles.size()));
+    String b = roles.get(rnd.nextInt(roles.size()));
+    return rnd.nextInt(5) > 0 || a.equals(b) ? List.of(a) : List.of(a, b);
+  }
+
+  /** At most one pod could serve each shard, at every moment, and only a pod that hosts its space. */
   void checkSafety() {
     long now = now();
+    Spaces layout = settings.spaces();
     for (int pos = 0; pos < settings.numberOfShards(); pos++) {
       SimPod first = null;
+      String role = layout.at(pos).role();
       for (SimPod p : pods.values()) {
         if (p.serving(pos, now)) {
+          if (!p.pod.hosts(role)) {
+            throw new AssertionError("shard " + (pos + 1) + " of space '" + role + "' is served by "
+                + p.describe(now) + ", which hosts only " + p.pod.roles() + "\n" + report());
+          }
           if (first != null) {
             throw new AssertionError("shard " + (pos + 1) + " could be served by two pods: " + first.describe(now)
                 + " and " + p.describe(now) + "\n" + report());
@@ -460,8 +521,10 @@ final class Simulation {
     if (!managerUp()) {
       startManager();
     }
-    if (alive().isEmpty()) {
-      join(joinVersion);
+    for (String role : roles) {
+      if (alive().stream().noneMatch(p -> p.pod.hosts(role))) {
+        join(joinVersion, roles.size() == 1 ? Pod.DEFAULT_ROLES : List.of(role));
+      }
     }
     vt.advance(LONGEST.plus(MARGIN).multipliedBy(3).plus(settings.rebalanceInterval().multipliedBy(2)));
     ClusterConfig c = installed();
@@ -474,18 +537,25 @@ final class Simulation {
     for (int pos = 0; pos < c.size(); pos++) {
       PodId owner = c.activeOwner(pos);
       check(owner != null, "shard " + (pos + 1) + " has no active owner after quiet");
+      String role = c.spaces().at(pos).role();
+      check(pods.get(owner).pod.hosts(role), "shard " + (pos + 1) + " of space '" + role + "' is owned by " + owner
+          + ", which hosts only " + pods.get(owner).pod.roles());
       check(pods.get(owner).serving(pos, now), "shard " + (pos + 1) + " is stranded: " + owner
           + " owns it at epoch " + c.epoch(pos) + " but does not serve it: " + pods.get(owner).describe(now));
     }
-    if (c.activePods().stream().map(Pod::version).distinct().count() == 1) {
-      Map<PodId, Integer> counts = c.ownedCounts();
-      int min = Integer.MAX_VALUE;
-      int max = 0;
-      for (Pod p : c.activePods()) {
-        min = Math.min(min, counts.get(p.id()));
-        max = Math.max(max, counts.get(p.id()));
+    for (Space space : c.spaces().list()) {
+      List<Pod> hosts = c.activePods().stream().filter(p -> p.hosts(space.role())).toList();
+      if (hosts.stream().map(Pod::version).distinct().count() != 1) {
+        continue; // an upgrade in progress: the strategy drains the older pods instead
       }
-      check(max - min <= 1, "spread " + min + ".." + max + " after quiet: " + ShardManager.shardCounts(c));
+      Map<PodId, Integer> counts = new HashMap<>();
+      hosts.forEach(p -> counts.put(p.id(), 0));
+      for (int pos = space.first(); pos < space.first() + space.count(); pos++) {
+        counts.merge(c.activeOwner(pos), 1, Integer::sum);
+      }
+      int min = counts.values().stream().min(Integer::compare).orElseThrow();
+      int max = counts.values().stream().max(Integer::compare).orElseThrow();
+      check(max - min <= 1, "spread " + min + ".." + max + " in space '" + space.role() + "' after quiet: " + counts);
     }
     faults = true;
   }
@@ -498,7 +568,7 @@ final class Simulation {
 
   String report() {
     StringBuilder b = new StringBuilder("simulation seed " + seed + " (rerun with -Datoll.sim.seed=" + seed
-        + "), step " + steps + ", " + settings.numberOfShards() + " shards, " + settings.strategy().getClass()
+        + "), step " + steps + ", " + settings.numberOfShards() + " shards in spaces " + settings.spaces() + ", " + settings.strategy().getClass()
         .getSimpleName() + ", limits " + settings.limits() + ", health " + (truthfulHealth ? "truthful" : "lease only")
         + "\npods:\n");
     pods.values().stream().sorted((x, y) -> x.id().compareTo(y.id()))

@@ -7,9 +7,6 @@ import io.atoll.core.PodId;
 import io.atoll.core.PodVersion;
 import io.atoll.core.ShardHasher;
 import io.atoll.core.Ticker;
-import io.atoll.runtime.internal.PodRuntime;
-import io.atoll.runtime.internal.util.GuardedObserver;
-import io.atoll.runtime.internal.util.PodSettings;
 import io.atoll.transport.grpc.security.Role;
 import io.atoll.transport.grpc.security.WireSecurity;
 import java.nio.file.Path;
@@ -38,12 +35,18 @@ import java.util.Objects;
  * for other pods, and holds a lease. {@link #close()} is a graceful stop: the pod stops its entities
  * (each gets its type's termination message), leaves the cluster so that its shards move, waits
  * for its own messages in flight, and closes. Thread-safe.
+ *
+ * <p><b>Why some 400 lines.</b> This is the API's one entry point: the facade's methods and the
+ * {@link Builder} with every option of a pod, each documented and validated where the user sets it
+ * (a bad value fails at the builder call, naming the option and the expected form). No logic of
+ * the pod lives here: {@link Builder#start()} hands the validated {@link PodSettings} to the pod
+ * behind this package ({@link PodProvider}), and every other method asks that pod.
  */
 public final class Sharding implements AutoCloseable {
 
-  private final PodRuntime rt;
+  private final PodProvider.Pod rt;
 
-  private Sharding(PodRuntime rt) {
+  private Sharding(PodProvider.Pod rt) {
     this.rt = rt;
   }
 
@@ -383,9 +386,9 @@ public final class Sharding implements AutoCloseable {
       }
       PodSettings s = new PodSettings(managers.get(0), host, port, version, askTimeout, sendTimeout, bufferSize,
           maxInFlight, maxMessageBytes, terminationTimeout, gossipInterval, startTimeout, clientOnly,
-          keepServingWhileManagerDown, hasher, ticker, GuardedObserver.of(observer), maxQueued, advertise, managers,
+          keepServingWhileManagerDown, hasher, ticker, observer, maxQueued, advertise, managers,
           security, hostedRoles());
-      PodRuntime rt = new PodRuntime(s, types);
+      PodProvider.Pod rt = PodProviders.get().create(s, types);
       Sharding sharding = new Sharding(rt);
       try {
         rt.start(sharding);

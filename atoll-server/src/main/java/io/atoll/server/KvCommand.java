@@ -78,13 +78,22 @@ final class KvCommand implements Callable<Integer> {
 
   @Option(names = "--tls-port", defaultValue = "-1", description = "Also serve clients over TLS on this port (Redis'"
       + " tls-port; redis-cli --tls, Lettuce and Jedis with SSL) with --tls-cert and --tls-key, client certificates"
-      + " checked against --tls-ca; 0 for any free port, -1 for none (default: ${DEFAULT-VALUE}). Managed mode: every"
-      + " node's TLS port must be at the same offset from its --port.")
+      + " checked against --tls-ca; 0 for any free port, -1 for none (default: ${DEFAULT-VALUE}). Managed mode: a pod"
+      + " certificate; the node hands slots off to the others' TLS ports with it.")
   int tlsPort;
 
   @Option(names = "--tls-auth-clients", defaultValue = "yes", description = "With --tls-port: whether TLS clients must"
       + " present a certificate of --tls-ca: yes, optional or no (Redis' tls-auth-clients; default: ${DEFAULT-VALUE}).")
   String tlsAuthClients;
+
+  @Option(names = "--tls-only", description = "With --tls-port: serve clients over TLS only; the plaintext --port is"
+      + " not opened (its number still names the node; a managed node's control port stays port+10000).")
+  boolean tlsOnly;
+
+  @Option(names = "--allow-cleartext-password", description = "Accept that, with --requirepass and no --tls-port on a"
+      + " non-loopback --bind, the password (every client's AUTH, the nodes' slot hand-offs) and the keys cross the"
+      + " network in clear; logged at every start.")
+  boolean allowCleartextPassword;
 
   @Option(names = "--http-port", defaultValue = "-1", description = "Serve /metrics, /health/live, /health/ready and /cluster over HTTP on this port; 0 for any, -1 for none (default: ${DEFAULT-VALUE}).")
   int httpPort;
@@ -110,8 +119,15 @@ final class KvCommand implements Callable<Integer> {
               + " certificate and key, and the CA of client certificates; atoll certs writes them)");
         }
         settings = settings.withTls(new KvTls(tlsPort, tls.ca, tls.cert, tls.key,
-            KvTls.ClientCerts.parse(tlsAuthClients)));
+            KvTls.ClientCerts.parse(tlsAuthClients), tlsOnly));
+      } else if (tlsOnly) {
+        throw new IllegalArgumentException("--tls-only needs --tls-port (expected: a TLS port to serve clients on)");
       }
+      if (tlsOnly && manager == null) {
+        throw new IllegalArgumentException("--tls-only needs --manager: without a shard manager, slots move by MIGRATE,"
+            + " which reaches the target's plaintext port (expected: --manager, or no --tls-only)");
+      }
+      checkCleartextPassword(settings);
     } catch (IllegalArgumentException | java.io.IOException e) {
       System.err.println("atoll kv: " + e.getMessage());
       return 2;
@@ -216,6 +232,32 @@ final class KvCommand implements Callable<Integer> {
     }, "atoll-kv-stop"));
     stopped.await();
     return 0;
+  }
+
+  /**
+   * A password without a TLS port on a non-loopback address would cross the network in clear (every
+   * client's AUTH and the nodes' hand-offs): refused unless --allow-cleartext-password, then logged.
+   */
+  private void checkCleartextPassword(KvSettings settings) {
+    // managed hand-offs go over the targets' TLS ports; MIGRATE (no --manager) still reaches the plaintext port
+    boolean secured = settings.tls() != null && manager != null;
+    if (settings.requirePass() == null || secured || TlsOptions.isLoopback(bind)) {
+      return;
+    }
+    String why = settings.tls() == null ? "without --tls-port" : "without --manager";
+    if (!allowCleartextPassword) {
+      throw new IllegalArgumentException(settings.tls() == null
+          ? "--bind " + bind + " is not a loopback address, and a password is set without --tls-port: the"
+              + " password (every client's AUTH, and the nodes' slot hand-offs) and the keys would cross the network"
+              + " in clear (expected: --tls-port with --tls-ca, --tls-cert and --tls-key from atoll certs, or"
+              + " --allow-cleartext-password to accept that)"
+          : "--bind " + bind + " is not a loopback address, and a password is set without --manager: slots then"
+              + " move by MIGRATE, which sends the password and the keys to the target's plaintext port in clear"
+              + " (expected: --manager, so that hand-offs go over the TLS ports, or --allow-cleartext-password to"
+              + " accept that)");
+    }
+    org.slf4j.LoggerFactory.getLogger("io.atoll.security").warn("INSECURE: the password and keys of this node on {}"
+        + " cross the network in clear ({}), as --allow-cleartext-password allows", bind, why);
   }
 
   /** The password of --requirepass or --requirepass-file, or null. */

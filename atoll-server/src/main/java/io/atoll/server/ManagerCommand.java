@@ -21,6 +21,7 @@ import io.atoll.server.http.BothObservers;
 import io.atoll.server.http.Dashboard;
 import io.atoll.server.http.HttpEndpoint;
 import io.atoll.server.http.Probes;
+import io.atoll.server.http.StandbyStatus;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -237,18 +238,32 @@ final class ManagerCommand implements Callable<Integer> {
         m.close();
       }
     }, "atoll-manager-stop"));
+    StandbyStatus standbyStatus = new StandbyStatus();
+    if (dashboard != null) {
+      try {
+        // Up from the start, a standby's too: it says who leads. The routes ask for the manager
+        // leading now: none while standing by, after a deposition and a new term the new one.
+        httpRunning.set(HttpEndpoint.start(httpHost, httpPort,
+            dashboard.routes(Probes.manager(running::get, standbyStatus, registry), running::get, standbyStatus)));
+      } catch (RuntimeException e) {
+        System.err.println("atoll manager: cannot start: " + e.getMessage());
+        dashboard.close();
+        return 1;
+      }
+      System.out.println("atoll manager http on " + httpRunning.get().address() + " (dashboard http://"
+          + httpRunning.get().address() + "/)");
+      System.out.flush();
+    }
     int listenPort = port;
     while (!stopping.get()) {
       ShardManager manager;
       if (standby) {
         StandbyWait waited;
         try {
-          waited = standBy(storeSpec, settings, listenPort, stopping, security.wire());
+          waited = standBy(storeSpec, settings, listenPort, stopping, security.wire(), standbyStatus);
         } catch (RuntimeException e) {
           System.err.println("atoll manager: cannot start: " + e.getMessage());
-          if (dashboard != null) {
-            dashboard.close();
-          }
+          closeHttp(httpRunning.get(), dashboard);
           return 1;
         }
         if (waited == null) {
@@ -262,41 +277,21 @@ final class ManagerCommand implements Callable<Integer> {
       } catch (LeadershipTakenException e) {
         if (!standby) {
           System.err.println("atoll manager: cannot start: " + e.getMessage());
-          if (dashboard != null) {
-            dashboard.close();
-          }
+          closeHttp(httpRunning.get(), dashboard);
           return 1;
         }
         continue; // another standby was faster: stand by again
       } catch (RuntimeException e) {
         System.err.println("atoll manager: cannot start: " + e.getMessage());
-        if (dashboard != null) {
-          dashboard.close();
-        }
+        closeHttp(httpRunning.get(), dashboard);
         return 1;
       }
       running.set(manager);
-      if (dashboard != null && httpRunning.get() == null) {
-        try {
-          // The routes ask for the manager leading now: after a deposition and a new term, the new one.
-          httpRunning.set(HttpEndpoint.start(httpHost, httpPort,
-              dashboard.routes(Probes.manager(running::get, registry), running::get)));
-        } catch (RuntimeException e) {
-          System.err.println("atoll manager: cannot start: " + e.getMessage());
-          dashboard.close();
-          manager.close();
-          return 1;
-        }
-      }
       System.out.println("atoll manager listening on " + manager.address() + " (term " + manager.term() + ", "
           + settings.numberOfShards() + " shards" + (settings.spaces().isSingle() ? "" : " in spaces "
           + settings.spaces()) + ", " + storeSpec.describe() + ")");
       System.out.println("atoll manager security: " + security.wire() + (signingKey != null ? ", signing key "
           + signingKey : ", the cluster's signing key kept in the store"));
-      HttpEndpoint http = httpRunning.get();
-      if (http != null) {
-        System.out.println("atoll manager http on " + http.address() + " (dashboard http://" + http.address() + "/)");
-      }
       System.out.flush();
       try {
         manager.stopped().get();
@@ -317,38 +312,64 @@ final class ManagerCommand implements Callable<Integer> {
     return 0;
   }
 
+  private static void closeHttp(HttpEndpoint http, Dashboard dashboard) {
+    if (http != null) {
+      http.close();
+    }
+    if (dashboard != null) {
+      dashboard.close();
+    }
+  }
+
   /** Where a standby listened, once no other manager leads. */
   private record StandbyWait(int port) {}
 
   /**
    * Listens as a standby on {@code port} (answering pods with the leader's address) until the
-   * store has no live leader, then frees the port for the manager. Null if stopped meanwhile.
+   * store's leader watch tells that no manager leads, then frees the port for the manager. Null if
+   * stopped meanwhile. What the watch tells goes to {@code status} too (the HTTP endpoint's).
    */
   private StandbyWait standBy(StoreSpec storeSpec, ManagerSettings settings, int port, AtomicBoolean stopping,
-      WireSecurity wire)
-      throws InterruptedException {
+      WireSecurity wire, StandbyStatus status) throws InterruptedException {
     boolean told = false;
+    status.reset();
+    java.util.concurrent.Semaphore changed = new java.util.concurrent.Semaphore(0);
+    AssignmentStore.LeaderListener listener = new AssignmentStore.LeaderListener() {
+      @Override
+      public void leader(Optional<AssignmentStore.Leader> leader) {
+        status.leader(leader);
+        changed.release();
+      }
+
+      @Override
+      public void unreachable(StoreException e) {
+        status.unreachable(e);
+        changed.release();
+      }
+    };
+    // The watch reads the leader every tenth of the store lease at most; stores that are told of a
+    // lapse (etcd, Redis, the file store) tell it at once.
+    Duration poll = Duration.ofMillis(Math.max(50, settings.storeLease().toMillis() / 10));
     try (AssignmentStore watching = storeSpec.open();
-        StandbyServer server = StandbyServer.start(host, port, watching::leader, wire)) {
+        StandbyServer server = StandbyServer.start(host, port, status::leader, wire);
+        AssignmentStore.Watch watch = watching.watchLeader(poll, listener)) {
       while (!stopping.get()) {
-        Optional<AssignmentStore.Leader> leader;
-        try {
-          leader = watching.leader();
-        } catch (StoreException e) {
-          leader = Optional.of(new AssignmentStore.Leader("unknown (the store cannot be reached: " + e.getMessage()
-              + ")", 0));
+        // Bounded so that a stop is seen; the watch's calls release the permit.
+        if (!changed.tryAcquire(250, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+          continue;
         }
-        if (leader.isEmpty()) {
+        changed.drainPermits();
+        if (status.noLeader()) {
           return new StandbyWait(server.address().port());
         }
         if (!told) {
-          System.out.println("atoll manager standing by on " + server.address() + ": "
-              + new LeadershipTakenException(watching.toString(), leader).getMessage());
+          Optional<AssignmentStore.Leader> leader = status.leader();
+          System.out.println("atoll manager standing by on " + server.address() + ": " + (leader.isPresent()
+              ? new LeadershipTakenException(watching.toString(), leader).getMessage()
+              : watching + ": " + status.describe()));
           System.out.flush();
           told = true;
         }
-        // A retry, not a synchronization: the leader's lease lapses only if it stops renewing.
-        Thread.sleep(Math.max(50, settings.storeLease().toMillis() / 10));
       }
     }
     return null;

@@ -13,6 +13,8 @@ import io.atoll.transport.grpc.security.WireSecurity;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.atoll.server.demo.Account;
 import io.atoll.server.demo.AccountDb;
+import io.atoll.server.demo.Statement;
+import io.atoll.server.demo.StatementDb;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,7 +54,8 @@ final class PodCommand implements Callable<Integer> {
   @Option(names = "--role", paramLabel = "NAME", split = ",", description = "Host the shard space of this role (repeatable, or NAME,NAME;"
       + " default for the default space): the manager gives this pod only shards of the spaces of its roles (atoll"
       + " manager --spaces). The demo's accounts are of the default role, so a pod whose roles leave it out hosts no"
-      + " accounts (default: the default role only).")
+      + " accounts; its statements are of the role statements, hosted only by pods that name it (default: the"
+      + " default role only).")
   List<String> roles;
 
   @Option(names = "--db", description = "JDBC URL of the accounts database shared by all pods; without it"
@@ -120,11 +123,21 @@ final class PodCommand implements Callable<Integer> {
       return 2;
     }
     AccountDb accounts = null;
+    StatementDb statements = null;
+    boolean hostsAccounts = hosted.isEmpty() || hosted.contains(Space.DEFAULT_ROLE);
+    boolean hostsStatements = hosted.contains(Statement.ROLE);
     if (db != null) {
       try {
-        accounts = new AccountDb(db, dbConnections);
+        accounts = hostsAccounts ? new AccountDb(db, dbConnections) : null;
+        if (hostsStatements) {
+          StatementDb.createSchema(db);
+          statements = new StatementDb(db, dbConnections);
+        }
       } catch (java.sql.SQLException e) {
         System.err.println("atoll pod: cannot open the database " + db + ": " + e.getMessage());
+        if (accounts != null) {
+          accounts.close();
+        }
         return 1;
       }
     }
@@ -138,8 +151,11 @@ final class PodCommand implements Callable<Integer> {
       }
       hosted.forEach(b::role);
       // The accounts live in the default space: a pod registers them only if it hosts it.
-      if (hosted.isEmpty() || hosted.contains(Space.DEFAULT_ROLE)) {
+      if (hostsAccounts) {
         b.register(Account.TYPE, Account.factory(accounts));
+      }
+      if (hostsStatements) {
+        b.register(Statement.TYPE, Statement.factory(statements));
       }
       pod = b
           .observer(httpPort >= 0 || reportTo != null ? metrics : ShardingObserver.NONE)
@@ -158,6 +174,9 @@ final class PodCommand implements Callable<Integer> {
       if (accounts != null) {
         accounts.close();
       }
+      if (statements != null) {
+        statements.close();
+      }
       return 1;
     }
     HttpEndpoint http = null;
@@ -170,6 +189,9 @@ final class PodCommand implements Callable<Integer> {
         pod.close();
         if (accounts != null) {
           accounts.close();
+        }
+        if (statements != null) {
+          statements.close();
         }
         return 1;
       }
@@ -191,6 +213,7 @@ final class PodCommand implements Callable<Integer> {
     System.out.flush();
     CountDownLatch stopped = new CountDownLatch(1);
     AccountDb toClose = accounts;
+    StatementDb statementsToClose = statements;
     HttpEndpoint httpToClose = http;
     Reporter reporterToClose = reporter;
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -203,6 +226,9 @@ final class PodCommand implements Callable<Integer> {
       pod.close();
       if (toClose != null) {
         toClose.close();
+      }
+      if (statementsToClose != null) {
+        statementsToClose.close();
       }
       stopped.countDown();
     }, "atoll-pod-stop"));

@@ -136,7 +136,51 @@ class CertsAndBindTest {
     assertThat(Main.run(new String[] {"kv", "--port", "7101", "--requirepass", "a", "--requirepass-file",
         empty.toString(), "--data-dir", data.toString()}, Map.of())).isEqualTo(2);
     assertThat(errText()).contains("--requirepass and --requirepass-file: both given");
+    assertThat(Main.run(new String[] {"kv", "--port", "7101", "--tls-only", "--data-dir", data.toString()}, Map.of()))
+        .isEqualTo(2);
+    assertThat(errText()).contains("--tls-only needs --tls-port");
     assertThat(data).as("nothing started").doesNotExist();
+  }
+
+  @Test
+  void kvRefusesAPasswordInClearTextOnANonLoopbackAddressSayingWhy() throws Exception {
+    Path data = dir.resolve("kv");
+    Path certs = dir.resolve("certs");
+    assertThat(Main.run(new String[] {"certs", "--out", certs.toString(), "--pods", "1"}, Map.of())).isEqualTo(0);
+    String expected = "--bind 0.0.0.0 is not a loopback address, and a password is set without --tls-port: the"
+        + " password (every client's AUTH, and the nodes' slot hand-offs) and the keys would cross the network in"
+        + " clear (expected: --tls-port with --tls-ca, --tls-cert and --tls-key from atoll certs, or"
+        + " --allow-cleartext-password to accept that)";
+    // Redis-cluster mode, even with --insecure (which accepts a plaintext bus, not a clear-text password).
+    assertThat(Main.run(new String[] {"kv", "--port", "7101", "--bind", "0.0.0.0", "--insecure", "--requirepass",
+        "pw", "--data-dir", data.toString()}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains(expected);
+    err.reset();
+    // Managed mode with mutual TLS to the manager: the hand-offs would still go to the plaintext client ports.
+    assertThat(Main.run(new String[] {"kv", "--port", "7101", "--bind", "0.0.0.0", "--manager", "127.0.0.1:1",
+        "--tls-ca", certs.resolve("ca.pem").toString(), "--tls-cert", certs.resolve("pod-1.pem").toString(),
+        "--tls-key", certs.resolve("pod-1.key").toString(), "--requirepass", "pw", "--data-dir", data.toString()},
+        Map.of())).isEqualTo(2);
+    assertThat(errText()).contains(expected);
+    err.reset();
+    // Redis-cluster mode with a TLS port: MIGRATE still reaches the target's plaintext port with AUTH.
+    String[] tls = {"--tls-port", "7102", "--tls-ca", certs.resolve("ca.pem").toString(), "--tls-cert",
+        certs.resolve("pod-1.pem").toString(), "--tls-key", certs.resolve("pod-1.key").toString()};
+    assertThat(Main.run(concat(new String[] {"kv", "--port", "7101", "--bind", "0.0.0.0", "--insecure",
+        "--requirepass", "pw", "--data-dir", data.toString()}, tls), Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("a password is set without --manager: slots then move by MIGRATE");
+    err.reset();
+    // and --tls-only there would close the port MIGRATE needs
+    assertThat(Main.run(concat(new String[] {"kv", "--port", "7101", "--insecure", "--tls-only", "--data-dir",
+        data.toString()}, tls), Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("--tls-only needs --manager");
+    assertThat(data).as("nothing started").doesNotExist();
+  }
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 
   @Test

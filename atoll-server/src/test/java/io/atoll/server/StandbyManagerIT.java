@@ -134,19 +134,32 @@ class StandbyManagerIT {
           .connectTimeout(Duration.ofSeconds(5)).build();
       assertThat(get(client, http, "/cluster").body()).contains("\"term\":1");
 
-      ManagedProcess b = processes.start(AtollProcesses.atoll("manager-b", args));
+      ManagedProcess b = processes.start(AtollProcesses.atoll("manager-b", concat(args, "--http-port", "0")));
       b.awaitLog(Pattern.compile("standing by on"), Duration.ofSeconds(60));
+      // A process that starts as a standby serves HTTP before it ever leads, naming the leader.
+      String bHttp = b.awaitLog(Pattern.compile("http on (\\S+:\\d+)"), Duration.ofSeconds(10));
+      assertThat(get(client, bHttp, "/health/live").statusCode()).isEqualTo(200);
+      java.net.http.HttpResponse<String> standing = get(client, bHttp, "/health/ready");
+      assertThat(standing.statusCode()).isEqualTo(503);
+      assertThat(standing.body()).contains("standing by").contains("the leader is localhost:" + first.port()
+          + " (term 1)");
+      java.net.http.HttpResponse<String> cluster = get(client, bHttp, "/cluster");
+      assertThat(cluster.statusCode()).isEqualTo(503);
+      assertThat(cluster.body()).contains("\"standby\":true").contains("\"leader\":\"localhost:" + first.port() + "\"")
+          .contains("\"term\":1");
       a.pause(); // past its store lease: b takes term 2
       try {
         b.awaitLog(Pattern.compile("listening on \\S+ \\(term 2"), Duration.ofSeconds(30));
       } finally {
         a.resume();
       }
+      assertThat(get(client, bHttp, "/cluster").body()).as("the same endpoint, now of the leader").contains("\"term\":2")
+          .doesNotContain("standby");
       a.awaitLog(Pattern.compile("deposed; standing by again"), Duration.ofSeconds(30));
       Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
         java.net.http.HttpResponse<String> ready = get(client, http, "/health/ready");
         assertThat(ready.statusCode()).isEqualTo(503);
-        assertThat(ready.body()).contains("standing by");
+        assertThat(ready.body()).contains("standing by").contains("(term 2)");
       });
       b.kill();
       a.awaitLog(Pattern.compile("listening on \\S+ \\(term 3"), Duration.ofSeconds(30));

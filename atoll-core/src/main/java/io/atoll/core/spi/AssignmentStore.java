@@ -23,6 +23,8 @@ import java.util.function.Consumer;
  *   <li>a watch delivers states in strictly increasing version order, one at a time, and
  *       eventually the latest one (intermediate states may be skipped when they follow each other
  *       quickly); it goes on across a restart of the store's server;
+ *   <li>a leader watch ({@link #watchLeader}) tells every change of the leadership, ending with
+ *       the current one;
  *   <li>a save that returned has reached the store's durable storage (as durable as the server is
  *       configured to be, for a server-backed store).
  * </ul>
@@ -108,6 +110,34 @@ public interface AssignmentStore extends AutoCloseable {
    * @throws StoreException if the store cannot be reached
    */
   Optional<Leader> leader();
+
+  /**
+   * Follows the leadership: {@code listener} hears the leader now (or that none leads) at once,
+   * then each change — a new holder or term, or none once the lease lapses or is released — one
+   * call at a time, from a thread of the store's, until the watch is closed. Consecutive equal
+   * answers are told once; a store that cannot be reached is told through
+   * {@link LeaderListener#unreachable} (once per outage) and the watch goes on.
+   *
+   * <p>A store that is told of changes (etcd's watch, Redis' key tracking, the OS releasing a file
+   * lock) implements this natively and reads the leader at most every {@code poll} as a backstop;
+   * this default reads {@link #leader()} every {@code poll}, so any store works, only slower.
+   *
+   * @param poll how often to read the leader when no change notice comes (1 ms .. 1 min)
+   * @return closes the watch; after {@code close} returns, no more calls are made
+   * @throws IllegalArgumentException if {@code poll} is out of range
+   */
+  default Watch watchLeader(Duration poll, LeaderListener listener) {
+    return new LeaderWatch(this::leader, listener, () -> false, e -> { }).pollEvery(poll, "atoll-store-leader-poll");
+  }
+
+  /** What {@link #watchLeader} tells: the leader, or that the store cannot be reached. */
+  interface LeaderListener {
+    /** Who leads now; empty when no live lease is held (a standby may take over). */
+    void leader(Optional<Leader> leader);
+
+    /** The store cannot be reached; the watch goes on and tells the leader once it can. */
+    default void unreachable(StoreException e) {}
+  }
 
   /**
    * The largest state this store accepts; {@link #MAX_BYTES} unless its server limits requests

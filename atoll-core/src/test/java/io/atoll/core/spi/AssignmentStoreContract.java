@@ -260,6 +260,70 @@ public abstract class AssignmentStoreContract {
   // ---------------------------------------------------------------------------------------
   // Leadership
 
+  /**
+   * Whether this store is told of a lapsed or released lease (rather than finding it by polling):
+   * then its leader watch must tell the lapse long before a one-minute poll would.
+   */
+  protected boolean toldOfLeaseChanges() {
+    return false;
+  }
+
+  /** A leader watch on {@code s} that collects what it is told, closed after the test. */
+  private List<Optional<AssignmentStore.Leader>> watchLeader(AssignmentStore s, Duration poll) {
+    List<Optional<AssignmentStore.Leader>> told = new CopyOnWriteArrayList<>();
+    watches.add(s.watchLeader(poll, told::add));
+    return told;
+  }
+
+  @Test
+  void aLeaderWatchTellsNoLeaderThenEachGrantReleaseAndLapseOnce() throws Exception {
+    AssignmentStore other = another();
+    List<Optional<AssignmentStore.Leader>> told = watchLeader(store, Duration.ofMillis(50));
+    await().atMost(Duration.ofSeconds(5)).until(() -> told.contains(Optional.empty()));
+    AssignmentStore.Lease first = other.tryAcquire("m1", Duration.ofSeconds(30)).orElseThrow();
+    Optional<AssignmentStore.Leader> m1 = Optional.of(new AssignmentStore.Leader("m1", first.term()));
+    await().atMost(Duration.ofSeconds(5)).until(() -> told.contains(m1));
+    other.release(first);
+    await().atMost(Duration.ofSeconds(5)).until(() -> told.size() >= 3);
+    AssignmentStore.Lease second = other.tryAcquire("m2", shortTtl()).orElseThrow(); // never renewed
+    Optional<AssignmentStore.Leader> m2 = Optional.of(new AssignmentStore.Leader("m2", second.term()));
+    await().atMost(lapseDeadline()).until(() -> told.size() >= 5);
+    assertThat(told).as("each change once, in order").containsExactly(Optional.empty(), m1, Optional.empty(), m2,
+        Optional.empty());
+  }
+
+  @Test
+  void aLeaderWatchTellsALapseOrReleaseWithoutWaitingForItsPoll() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(toldOfLeaseChanges(), "this store polls");
+    AssignmentStore other = another();
+    AssignmentStore.Lease released = other.tryAcquire("m1", Duration.ofSeconds(30)).orElseThrow();
+    Duration minute = Duration.ofMinutes(1);
+    List<Optional<AssignmentStore.Leader>> told = watchLeader(store, minute);
+    await().atMost(Duration.ofSeconds(5)).until(() -> told.contains(
+        Optional.of(new AssignmentStore.Leader("m1", released.term()))));
+    other.release(released);
+    await().atMost(Duration.ofSeconds(5)).until(() -> told.contains(Optional.empty()));
+
+    AssignmentStore.Lease lapsing = other.tryAcquire("m2", shortTtl()).orElseThrow(); // never renewed
+    List<Optional<AssignmentStore.Leader>> second = watchLeader(store, minute);
+    await().atMost(Duration.ofSeconds(5)).until(() -> second.contains(
+        Optional.of(new AssignmentStore.Leader("m2", lapsing.term()))));
+    await().atMost(lapseDeadline()).until(() -> second.contains(Optional.empty()));
+  }
+
+  @Test
+  void aClosedLeaderWatchTellsNothingMoreAndAMalformedPollIsRefused() throws Exception {
+    List<Optional<AssignmentStore.Leader>> told = new CopyOnWriteArrayList<>();
+    AssignmentStore.Watch w = store.watchLeader(Duration.ofMillis(20), told::add);
+    await().atMost(Duration.ofSeconds(5)).until(() -> !told.isEmpty());
+    w.close();
+    int before = told.size();
+    another().tryAcquire("m1", Duration.ofSeconds(30)).orElseThrow();
+    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> told.size() == before);
+    assertThatThrownBy(() -> store.watchLeader(Duration.ZERO, told::add))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected: 1 ms..1 min");
+  }
+
   @Test
   void oneLeaderAtATimeAndEveryoneSeesIt() throws Exception {
     AssignmentStore other = another();

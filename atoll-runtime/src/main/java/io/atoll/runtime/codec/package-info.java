@@ -1,7 +1,8 @@
 /**
  * Message codecs: the {@link io.atoll.runtime.codec.MessageCodec} interface an entity type may
- * bring, the {@link io.atoll.runtime.codec.DefaultCodec} every type gets otherwise, and {@link
- * io.atoll.runtime.codec.ProtobufCodec} for protobuf messages.
+ * bring and {@link io.atoll.runtime.codec.ProtobufCodec} for protobuf messages ({@link
+ * io.atoll.runtime.DefaultCodec} gives the codec a pod uses for a type). A leaf: it imports
+ * nothing of the rest of the runtime.
  *
  * <p>API.
  */

@@ -6,6 +6,7 @@ import io.atoll.core.PodId;
 import io.atoll.runtime.EntityFactory;
 import io.atoll.runtime.EntityRef;
 import io.atoll.runtime.EntityType;
+import io.atoll.runtime.PodProvider;
 import io.atoll.runtime.Sharding;
 import io.atoll.runtime.internal.cluster.Gossip;
 import io.atoll.runtime.internal.cluster.Lease;
@@ -17,8 +18,9 @@ import io.atoll.runtime.internal.host.EntityHost;
 import io.atoll.runtime.internal.host.TypeRuntime;
 import io.atoll.runtime.internal.send.Router;
 import io.atoll.runtime.internal.util.GuardedBy;
+import io.atoll.runtime.internal.util.GuardedObserver;
 import io.atoll.runtime.internal.util.PodContext;
-import io.atoll.runtime.internal.util.PodSettings;
+import io.atoll.runtime.PodSettings;
 import io.atoll.runtime.internal.util.PodTimer;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.security.Role;
@@ -43,9 +45,9 @@ import org.slf4j.LoggerFactory;
  * <p>This class only builds the rooms, connects each room's callback to the room that must act on
  * it, and runs start, the timer's chores and close. No room holds a pointer to it. The one
  * decision taken here is a new incarnation ({@link #rejoin}), because it touches three rooms at
- * once under the view's guard. Not API: public for {@link Sharding}.
+ * once under the view's guard. Made by {@link PodRuntimeProvider}.
  */
-public final class PodRuntime {
+final class PodRuntime implements PodProvider.Pod {
 
   private static final Logger log = LoggerFactory.getLogger(PodRuntime.class);
   private static final long CHORE_MILLIS = 20;
@@ -69,8 +71,12 @@ public final class PodRuntime {
   private volatile boolean closing;
   private volatile boolean closed;
 
-  /** Creates a pod that hosts {@code hostedTypes} (none for a client). */
-  public PodRuntime(PodSettings settings, Map<EntityType<?>, EntityFactory<?>> hostedTypes) {
+  /**
+   * Creates a pod that hosts {@code hostedTypes} (none for a client). The settings' observer is
+   * guarded: whatever it throws goes no further than a log line.
+   */
+  PodRuntime(PodSettings settings, Map<EntityType<?>, EntityFactory<?>> hostedTypes) {
+    settings = settings.withObserver(GuardedObserver.of(settings.observer()));
     this.settings = settings;
     this.ctx = new PodContext(settings, settings.ticker(), timer);
     List<TypeRuntime> list = new ArrayList<>();
@@ -86,9 +92,10 @@ public final class PodRuntime {
   // Start and stop
 
   /** Starts the pod: learns the cluster, listens, registers, and begins renewing its lease. */
+  @Override
   public void start(Sharding facade) {
     managerChannel = new ManagerAddresses(settings.managers(),
-        a -> Wire.channel(a, settings.security(), Role.MANAGER));
+        a -> Wire.channel(a, settings.security(), Role.MANAGER), ctx.ticker());
     ClusterConfig first = ManagerLink.fetchConfig(managerChannel, ctx.ticker(), settings.startTimeout(), configs);
     view = new View(first, null, new ViewEvents());
     lease = new Lease(ctx.ticker(), settings.clientOnly(), view.guard(), view::self, new LeaseEvents());
@@ -120,6 +127,7 @@ public final class PodRuntime {
   }
 
   /** Graceful stop: stops local entities, unregisters, lets waiting messages leave, closes. */
+  @Override
   public void close() {
     if (closing) {
       return;
@@ -338,46 +346,55 @@ public final class PodRuntime {
   // For the facade
 
   /** A handle to {@code type/id} sending from this pod. */
+  @Override
   public <M> EntityRef<M> entity(EntityType<M> type, String id) {
     return router.ref(type, id);
   }
 
   /** The current view of the cluster config. */
+  @Override
   public ClusterConfig view() {
     return view.config();
   }
 
   /** This pod's identity (a new incarnation after it was taken for dead). */
+  @Override
   public PodId self() {
     return view == null ? null : view.self();
   }
 
   /** The number of shards of the cluster. */
+  @Override
   public int numberOfShards() {
     return view.numberOfShards();
   }
 
   /** Shards this pod serves now. */
+  @Override
   public List<Integer> servedShards() {
     return host == null ? List.of() : host.servedShards();
   }
 
   /** Live activations on this pod. */
+  @Override
   public int activeEntities() {
     return host == null ? 0 : host.activeEntities();
   }
 
   /** Messages of this pod in flight. */
+  @Override
   public int inFlight() {
     return router.inFlight();
   }
 
   /** Messages of this pod waiting in shard buffers. */
+  @Override
   public int bufferedMessages() {
     return router.buffered();
   }
 
   /** Whether the pod holds a live lease (always true for a client). */
+  @Override
   public boolean holdsLease() {
     return lease.valid();
   }

@@ -8,14 +8,14 @@ import io.atoll.runtime.internal.send.Pending;
 
 /**
  * The codec of an entity type: its own, or the default record codec, which is told the pod's reply
- * handle classes here, where every room is known. Not API: public for {@code DefaultCodec}.
+ * handle classes here, where every room is known. Package-private.
  */
-public final class TypeCodecs {
+final class TypeCodecs {
 
   private TypeCodecs() {}
 
   /** The codec a pod uses for {@code type}. */
-  public static MessageCodec forType(EntityType<?> type) {
+  static MessageCodec forType(EntityType<?> type) {
     if (type.codec() != null) {
       return type.codec();
     }

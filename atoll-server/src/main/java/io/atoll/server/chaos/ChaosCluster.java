@@ -222,17 +222,24 @@ final class ChaosCluster implements AutoCloseable {
     return code;
   }
 
-  /** Freezes {@code pod} (SIGSTOP); returns when (activation log time). */
+  /**
+   * Freezes {@code pod} (SIGSTOP); returns when (activation log time), read once {@code kill}
+   * returned: the freeze began no later, so the audit's "frozen before" never flatters it.
+   */
   long pause(Pod pod) {
-    long at = AccountDb.nowMicros();
     pod.process().pause();
-    return at;
+    return AccountDb.nowMicros();
   }
 
-  /** Thaws {@code pod} (SIGCONT) frozen since {@code since}, and logs the freeze. */
+  /**
+   * Thaws {@code pod} (SIGCONT) frozen since {@code since}, and logs the freeze, its end read
+   * before the signal is sent: the process ran nothing before it, so "after the thaw" in the
+   * audit covers all it ran.
+   */
   void resume(Pod pod, long since) {
+    long thawed = AccountDb.nowMicros();
     pod.process().resume();
-    freezes.frozen(pod.inbound().address(), since);
+    freezes.frozen(pod.inbound().address(), since, thawed);
   }
 
   /**

@@ -173,8 +173,8 @@ public final class ChaosRun {
       }
       say("load stopping; waiting for what is in flight");
       load.stop(15_000);
-      Audit audit = Audit.of(ledger, db.url());
       ActivationLog.Result log = ActivationLog.check(db.url(), freezes);
+      Audit audit = Audit.of(ledger, db.url(), log);
       stats.print(out);
       boolean ok = new RunReport(out).print(audit, ledger, log, o.dir().toString());
       out.println("seed " + o.seed() + ", " + stats.total() + " faults" + (stats.unrecovered() > 0

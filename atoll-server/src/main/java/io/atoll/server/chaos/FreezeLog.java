@@ -1,14 +1,15 @@
 package io.atoll.server.chaos;
 
-import io.atoll.server.demo.AccountDb;
 import io.atoll.server.demo.ActivationLog;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * When each pod's process was frozen (SIGSTOP to SIGCONT), in the activation log's time, by the
- * address the pod announces: what {@link ActivationLog} needs to excuse a frozen process finishing
- * its handler. Thread-safe.
+ * address the pod announces: what {@link ActivationLog} needs to excuse a handler that started late
+ * because its process was frozen between its lease check and the handler's first line.
+ * Thread-safe.
  */
 final class FreezeLog implements ActivationLog.Freezes {
 
@@ -16,20 +17,21 @@ final class FreezeLog implements ActivationLog.Freezes {
 
   private final List<Freeze> freezes = new ArrayList<>();
 
-  /** Records that the pod announcing {@code address} was frozen from {@code fromMicros} until now. */
-  synchronized void frozen(String address, long fromMicros) {
-    freezes.add(new Freeze(address, fromMicros, AccountDb.nowMicros()));
+  /** Records that the pod announcing {@code address} was frozen from {@code fromMicros} to {@code toMicros}. */
+  synchronized void frozen(String address, long fromMicros, long toMicros) {
+    freezes.add(new Freeze(address, fromMicros, toMicros));
   }
 
   @Override
-  public synchronized boolean frozenDuring(String pod, long fromMicros, long toMicros) {
+  public synchronized OptionalLong thawed(String pod, long frozenBefore, long thawedBy) {
     int hash = pod.indexOf('#');
     String address = hash < 0 ? pod : pod.substring(0, hash);
+    long last = Long.MIN_VALUE;
     for (Freeze f : freezes) {
-      if (f.address().equals(address) && f.from() < toMicros && f.to() > fromMicros) {
-        return true;
+      if (f.address().equals(address) && f.from() < frozenBefore && f.to() <= thawedBy && f.to() > last) {
+        last = f.to();
       }
     }
-    return false;
+    return last == Long.MIN_VALUE ? OptionalLong.empty() : OptionalLong.of(last);
   }
 }

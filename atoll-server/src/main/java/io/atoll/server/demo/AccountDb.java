@@ -14,22 +14,27 @@ import java.util.concurrent.BlockingQueue;
 /**
  * Where the demo's accounts keep their state: a JDBC database shared by every pod (H2 over TCP in
  * the demo), written with the activation's fencing token so that a stale instance's writes are
- * refused and recorded, with the time (this machine's clock) the refused handler started. A
- * refused write from a handler that started before the newer activation is the unavoidable case
- * fencing exists for (a process frozen mid-handler); one that started after it would mean two live
- * instances.
- *
- * <p>The tables are also the run's activation log: every activation (its account, pod, fencing
- * token, start and, after a graceful stop, end) and every handler that wrote (applied or refused,
- * with its start and end), all in microseconds of this machine's clock ({@link #nowMicros()}), so
- * that {@link ActivationLog} can look for two activations of one account live at the same time.
+ * refused and recorded.
  *
  * <p>An activation claims its account row by raising the row's token (epoch, then lease
  * generation) to its own (it refuses to activate if the row already carries a newer one). A
  * deposit updates the row only while the row's token is not newer than its own: once a newer
  * activation (a newer epoch, or the same epoch after a lapse of the lease) has claimed the
- * account, an older one can never write again. Every refusal is recorded in {@code stale_writes},
- * so "two live instances" is something the demo counts from the database, not from the runtime.
+ * account, an older one can never write again. Every refusal is recorded in {@code stale_writes}.
+ *
+ * <p>The tables are also the run's activation log, for {@link ActivationLog}. Two kinds of time:
+ * <ul>
+ *   <li><b>The database's order.</b> Every claim and every applied deposit raises the account
+ *       row's {@code seq} while it holds the row's lock, and records the value ({@code
+ *       activations.claim_seq}, {@code ops.seq}); the lock is held until the commit, so per
+ *       account the numbers are exactly the order the database serialized claims and writes in.
+ *   <li><b>This machine's wall clock</b> ({@link #nowMicros()}, microseconds; every process of a
+ *       demo or chaos run reads the same clock): an activation's {@code started} (its factory
+ *       began, before the claim), {@code claimed} (taken in the pod right after the claim's
+ *       transaction committed, so after the factory's database round trip), {@code ended} (its
+ *       termination message ran); and each write's handler {@code started} (its first line) and
+ *       {@code ended}.
+ * </ul>
  */
 public final class AccountDb implements AutoCloseable {
 
@@ -70,6 +75,13 @@ public final class AccountDb implements AutoCloseable {
       s.execute("CREATE TABLE IF NOT EXISTS stale_writes (id BIGINT AUTO_INCREMENT PRIMARY KEY,"
           + " account VARCHAR(64) NOT NULL, pod VARCHAR(128), epoch BIGINT, newer_epoch BIGINT, what VARCHAR(16),"
           + " activation BIGINT, started BIGINT, ended BIGINT, at TIMESTAMP)");
+      // The activation log's serialization order and tokens (a database made before them gets them now).
+      s.execute("ALTER TABLE accounts ADD COLUMN IF NOT EXISTS seq BIGINT DEFAULT 0 NOT NULL");
+      s.execute("ALTER TABLE activations ADD COLUMN IF NOT EXISTS generation BIGINT DEFAULT 0 NOT NULL");
+      s.execute("ALTER TABLE activations ADD COLUMN IF NOT EXISTS claim_seq BIGINT");
+      s.execute("ALTER TABLE activations ADD COLUMN IF NOT EXISTS claimed BIGINT");
+      s.execute("ALTER TABLE ops ADD COLUMN IF NOT EXISTS seq BIGINT");
+      s.execute("ALTER TABLE stale_writes ADD COLUMN IF NOT EXISTS generation BIGINT DEFAULT 0 NOT NULL");
       s.execute("CREATE INDEX IF NOT EXISTS ops_activation ON ops (activation)");
       s.execute("CREATE TABLE IF NOT EXISTS duplicate_ops (op_id BIGINT, account VARCHAR(64), pod VARCHAR(128))");
     }
@@ -115,7 +127,9 @@ public final class AccountDb implements AutoCloseable {
 
   /**
    * Starts an activation: claims the account for {@code token}, logs the activation as started at
-   * {@code started} (microseconds, taken before the claim) and returns it.
+   * {@code started} (microseconds, taken before the claim) with the claim's place in the
+   * database's order, then records when the claim had committed (as this process saw it, right
+   * after the commit returned), and returns it.
    *
    * @throws StaleTokenException if a newer activation already claimed it (recorded)
    */
@@ -126,14 +140,16 @@ public final class AccountDb implements AutoCloseable {
     long newer = tx(c -> {
       long current;
       long currentGeneration = 0;
+      long seq = 0;
       try (PreparedStatement q = c.prepareStatement(
-          "SELECT balance, epoch, generation FROM accounts WHERE id = ? FOR UPDATE")) {
+          "SELECT balance, epoch, generation, seq FROM accounts WHERE id = ? FOR UPDATE")) {
         q.setString(1, account);
         try (ResultSet rs = q.executeQuery()) {
           if (rs.next()) {
             balance[0] = rs.getLong(1);
             current = rs.getLong(2);
             currentGeneration = rs.getLong(3);
+            seq = rs.getLong(4);
           } else {
             current = -1;
           }
@@ -144,7 +160,7 @@ public final class AccountDb implements AutoCloseable {
       }
       if (current < 0) {
         try (PreparedStatement i = c.prepareStatement(
-            "INSERT INTO accounts (id, balance, epoch, generation, pod) VALUES (?, 0, ?, ?, ?)")) {
+            "INSERT INTO accounts (id, balance, epoch, generation, pod, seq) VALUES (?, 0, ?, ?, ?, 1)")) {
           i.setString(1, account);
           i.setLong(2, token.epoch());
           i.setLong(3, token.generation());
@@ -153,22 +169,25 @@ public final class AccountDb implements AutoCloseable {
         }
       } else {
         try (PreparedStatement u = c.prepareStatement(
-            "UPDATE accounts SET epoch = ?, generation = ?, pod = ? WHERE id = ?")) {
+            "UPDATE accounts SET epoch = ?, generation = ?, pod = ?, seq = ? WHERE id = ?")) {
           u.setLong(1, token.epoch());
           u.setLong(2, token.generation());
           u.setString(3, pod);
-          u.setString(4, account);
+          u.setLong(4, seq + 1);
+          u.setString(5, account);
           u.executeUpdate();
         }
       }
       try (PreparedStatement a = c.prepareStatement(
-          "INSERT INTO activations (account, pod, shard, epoch, started) VALUES (?, ?, ?, ?, ?)",
-          Statement.RETURN_GENERATED_KEYS)) {
+          "INSERT INTO activations (account, pod, shard, epoch, generation, started, claim_seq)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?)", Statement.RETURN_GENERATED_KEYS)) {
         a.setString(1, account);
         a.setString(2, pod);
         a.setInt(3, token.shard());
         a.setLong(4, token.epoch());
-        a.setLong(5, started);
+        a.setLong(5, token.generation());
+        a.setLong(6, started);
+        a.setLong(7, seq + 1); // the row lock is held until the commit: this is the claim's place
         a.executeUpdate();
         try (ResultSet keys = a.getGeneratedKeys()) {
           keys.next();
@@ -181,6 +200,19 @@ public final class AccountDb implements AutoCloseable {
       recordStale(account, token, pod, newer, "activate", -1, started);
       throw new StaleTokenException("account " + account + " is claimed at epoch " + newer + " by a newer token than "
           + token);
+    }
+    long claimed = nowMicros(); // the claim has committed: the factory returns after this
+    try {
+      tx(c -> {
+        try (PreparedStatement u = c.prepareStatement("UPDATE activations SET claimed = ? WHERE id = ?")) {
+          u.setLong(1, claimed);
+          u.setLong(2, id[0]);
+          u.executeUpdate();
+        }
+        return null;
+      });
+    } catch (SQLException | StaleTokenException e) {
+      // the log then lacks this instant, and the audit excuses nothing that depends on it
     }
     return new Activation(id[0], balance[0]);
   }
@@ -211,15 +243,19 @@ public final class AccountDb implements AutoCloseable {
     boolean applied;
     try {
       applied = tx(c -> {
+        long seq;
         try (PreparedStatement u = c.prepareStatement(
-            "UPDATE accounts SET balance = balance + ? WHERE id = ?"
-            + " AND (epoch < ? OR (epoch = ? AND generation <= ?))")) {
+            "SELECT seq FROM FINAL TABLE (UPDATE accounts SET balance = balance + ?, seq = seq + 1 WHERE id = ?"
+            + " AND (epoch < ? OR (epoch = ? AND generation <= ?)))")) {
           u.setLong(1, amount);
           u.setString(2, account);
           u.setLong(3, token.epoch());
           u.setLong(4, token.epoch());
           u.setLong(5, token.generation());
-          if (u.executeUpdate() == 0) {
+          try (ResultSet updated = u.executeQuery()) {
+            seq = updated.next() ? updated.getLong(1) : -1;
+          }
+          if (seq < 0) {
             try (PreparedStatement q = c.prepareStatement("SELECT epoch FROM accounts WHERE id = ?")) {
               q.setString(1, account);
               try (ResultSet rs = q.executeQuery()) {
@@ -231,8 +267,8 @@ public final class AccountDb implements AutoCloseable {
           }
         }
         try (PreparedStatement i = c.prepareStatement(
-            "INSERT INTO ops (op_id, account, amount, epoch, pod, activation, started, ended)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            "INSERT INTO ops (op_id, account, amount, epoch, pod, activation, started, ended, seq)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
           i.setLong(1, opId);
           i.setString(2, account);
           i.setLong(3, amount);
@@ -241,6 +277,7 @@ public final class AccountDb implements AutoCloseable {
           i.setLong(6, activation);
           i.setLong(7, started);
           i.setLong(8, nowMicros()); // the row lock is held: no newer claim can land before this commit
+          i.setLong(9, seq); // this write's place in the database's order of the account's row
           i.executeUpdate();
         }
         return true;
@@ -266,16 +303,18 @@ public final class AccountDb implements AutoCloseable {
     long ended = nowMicros();
     try {
       tx(c -> {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO stale_writes (account, pod, epoch, newer_epoch,"
-            + " what, activation, started, ended, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO stale_writes (account, pod, epoch, generation,"
+            + " newer_epoch, what, activation, started, ended, at)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
           s.setString(1, account);
           s.setString(2, pod);
           s.setLong(3, token.epoch());
-          s.setLong(4, newer);
-          s.setString(5, what);
-          s.setLong(6, activation);
-          s.setLong(7, started);
-          s.setLong(8, ended);
+          s.setLong(4, token.generation());
+          s.setLong(5, newer);
+          s.setString(6, what);
+          s.setLong(7, activation);
+          s.setLong(8, started);
+          s.setLong(9, ended);
           s.executeUpdate();
         }
         return null;

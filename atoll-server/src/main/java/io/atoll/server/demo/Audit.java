@@ -13,7 +13,7 @@ import java.util.Set;
 /**
  * Checks the ledger against the database after a run: every acknowledged deposit must be there,
  * each account's balance must equal the sum of its deposits, and no stale activation may have
- * acted after a newer one started.
+ * started a handler after a newer one started ({@link ActivationLog}'s late starts).
  *
  * @param sent deposits sent
  * @param acknowledged deposits acknowledged
@@ -22,8 +22,9 @@ import java.util.Set;
  * @param appliedUnacknowledged deposits in the database that were never acknowledged
  * @param appliedRefused deposits refused as OVERLOADED (a promise that no handler saw them) that
  *     are in the database all the same
- * @param duplicateActivations handlers of an older activation that started after a newer activation
- *     of the same account had started: two live instances
+ * @param duplicateActivations handlers (or factories, or claims) of an activation that started after
+ *     an activation of the same account with a greater token had started, when its lease had run
+ *     out, and that no freeze excuses ({@link ActivationLog.Result#lateStarts()})
  * @param fencedWrites writes refused by the fencing token (all, including handlers that were
  *     already running when a newer activation started, e.g. in a frozen process)
  * @param duplicateDeposits deposits delivered twice (refused by their op id)
@@ -41,23 +42,25 @@ public record Audit(long sent, long acknowledged, long unacknowledged, long lost
         && staleReads == 0;
   }
 
-  /** Audits {@code ledger} against the database at {@code url}. */
+  /** Audits {@code ledger} against the database at {@code url}, where nothing was ever frozen. */
   public static Audit of(Ledger ledger, String url) throws SQLException {
+    return of(ledger, url, ActivationLog.check(url, ActivationLog.Freezes.NONE));
+  }
+
+  /** Audits {@code ledger} against the database at {@code url}, whose activation log checked as {@code log}. */
+  public static Audit of(Ledger ledger, String url, ActivationLog.Result log) throws SQLException {
     Set<Long> stored = new HashSet<>();
-    long stale;
     long fenced;
     long dupDeposits;
     long unbalanced;
     long activations;
-    try (Connection c = DriverManager.getConnection(url, "sa", ""); Statement s = c.createStatement()) {
+    try (Connection c = snapshot(url); Statement s = c.createStatement()) {
       try (ResultSet rs = s.executeQuery("SELECT op_id FROM ops")) {
         while (rs.next()) {
           stored.add(rs.getLong(1));
         }
       }
       fenced = count(s, "SELECT COUNT(*) FROM stale_writes");
-      stale = count(s, "SELECT COUNT(*) FROM stale_writes w WHERE w.started > (SELECT MIN(a.started) FROM"
-          + " activations a WHERE a.account = w.account AND a.epoch = w.newer_epoch)");
       dupDeposits = count(s, "SELECT COUNT(*) FROM duplicate_ops");
       activations = count(s, "SELECT COUNT(*) FROM activations");
       unbalanced = unbalanced(s);
@@ -79,22 +82,15 @@ public record Audit(long sent, long acknowledged, long unacknowledged, long lost
       }
     }
     return new Audit(ledger.sentCount(), ledger.ackedCount(), ledger.failedCount(), lost, appliedUnacked,
-        appliedRefused, stale,
+        appliedRefused, log.lateStarts(),
         fenced, dupDeposits, unbalanced, activations, ledger.staleReads());
   }
 
-  /** The refused writes, one line each, for failure reports. */
+  /** The activation log's findings, one line each, for failure reports. */
   public static String fencedWritesReport(String url) throws SQLException {
     StringBuilder b = new StringBuilder();
-    try (Connection c = DriverManager.getConnection(url, "sa", ""); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT w.account, w.pod, w.epoch, w.newer_epoch, w.what, w.started,"
-            + " (SELECT MIN(a.started) FROM activations a WHERE a.account = w.account AND a.epoch = w.newer_epoch)"
-            + " FROM stale_writes w")) {
-      while (rs.next()) {
-        b.append(String.format("%s by %s at epoch %d (newer %d) %s started %d, newer activation started %d%n",
-            rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4), rs.getString(5), rs.getLong(6),
-            rs.getLong(7)));
-      }
+    for (ActivationLog.Finding f : ActivationLog.check(url, ActivationLog.Freezes.NONE).findings()) {
+      b.append(f.describe()).append(System.lineSeparator());
     }
     return b.toString();
   }
@@ -103,6 +99,28 @@ public record Audit(long sent, long acknowledged, long unacknowledged, long lost
    * Accounts whose balance is not the sum of their deposits. Summed here, not by a join in SQL:
    * H2 joins accounts with ops by scanning every op per account, minutes for a long run.
    */
+  /**
+   * A connection whose reads all see one snapshot of the database (taken at its first read): a
+   * handler still running when the audit starts (one past its ask's timeout) may commit between
+   * two of the audit's queries, and must then be seen by all of them or by none.
+   */
+  static Connection snapshot(String url) throws SQLException {
+    Connection c = DriverManager.getConnection(url, "sa", "");
+    try {
+      try (Statement s = c.createStatement()) {
+        // H2's SNAPSHOT: every table as of the transaction's first read (REPEATABLE READ in H2 only
+        // keeps the rows already read)
+        s.execute("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SNAPSHOT");
+      }
+      c.setAutoCommit(false);
+      c.setReadOnly(true);
+    } catch (SQLException e) {
+      c.close();
+      throw e;
+    }
+    return c;
+  }
+
   private static long unbalanced(Statement s) throws SQLException {
     Map<String, Long> sums = new HashMap<>();
     try (ResultSet rs = s.executeQuery("SELECT account, SUM(amount) FROM ops GROUP BY account")) {

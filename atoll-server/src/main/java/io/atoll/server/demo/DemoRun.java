@@ -69,6 +69,8 @@ public final class DemoRun {
   /** Kill of the leading manager to the first config in which the pod added after it owns shards (ms), or -1. */
   private volatile long leaderChangeMillis = -1;
   private DemoCerts certs;
+  /** The second entity type's pods, load and audit. */
+  private DemoStatements statements;
 
   public DemoRun(Options options, PrintStream out) {
     this.o = options;
@@ -106,15 +108,17 @@ public final class DemoRun {
     try {
       List<String> managerArgs = new ArrayList<>(List.of("--http-port", "0"));
       if (o.secure()) {
-        certs = DemoCerts.create(o.dir().resolve("certs"), o.pods() + 1);
+        certs = DemoCerts.create(o.dir().resolve("certs"), o.pods() + 1 + DemoStatements.PODS);
         managerArgs.addAll(certs.manager());
         say("mutual TLS: a CA, certificates and the manager's signing key in " + o.dir().resolve("certs"));
       }
       if (storeUri != null) {
         managerArgs.addAll(List.of("--store", storeUri));
       }
+      managerArgs.addAll(DemoStatements.spacesArgs(o.shards()));
+      int shards = o.shards() + DemoStatements.SHARDS;
       ManagedProcess manager = processes.start(AtollProcesses.manager(storeUri == null ? "manager" : "manager-1", 0,
-          o.dir().resolve("manager"), o.shards(), o.lease(), managerArgs.toArray(new String[0])));
+          o.dir().resolve("manager"), shards, o.lease(), managerArgs.toArray(new String[0])));
       PodAddress leaderAddress = manager.awaitAddress(Duration.ofSeconds(60));
       String managerHttp = manager.awaitLog(java.util.regex.Pattern.compile("http on (\\S+:\\d+)"),
           Duration.ofSeconds(30));
@@ -124,7 +128,7 @@ public final class DemoRun {
       if (storeUri != null) {
         leadingManager = manager;
         standbyManager = processes.start(AtollProcesses.manager("manager-2", 0, o.dir().resolve("manager"),
-            o.shards(), o.lease(), managerArgs.toArray(new String[0])));
+            shards, o.lease(), managerArgs.toArray(new String[0])));
         String standbyAt = standbyManager.awaitLog(java.util.regex.Pattern.compile("standing by on (\\S+:\\d+)"),
             Duration.ofSeconds(60));
         say("standby manager up on " + standbyAt + " (it takes over when the leader's store lease lapses)");
@@ -135,9 +139,13 @@ public final class DemoRun {
       for (int i = 1; i <= o.pods(); i++) {
         pods.add(startPod(processes, i, managerAddress, url));
       }
+      statements = new DemoStatements(processes, managerAddress, url, names, k -> certs == null ? List.of()
+          : certs.pod("pod-" + (o.pods() + 1 + k)), this::say);
+      statements.startPods();
       for (ManagedProcess p : pods) {
         names.put(p.awaitAddress(Duration.ofSeconds(60)), p.name());
       }
+      statements.awaitPods();
       PrometheusMeterRegistry clientMetrics = Probes.registry();
       Sharding.Builder clientBuilder = Sharding.builder();
       if (certs != null) {
@@ -148,18 +156,22 @@ public final class DemoRun {
           .sendTimeout(Duration.ofSeconds(10)).askTimeout(Duration.ofSeconds(10)).start();
       reporter = Reporter.start(managerHttp, "demo client", clientMetrics);
       Sharding c = client;
-      ClusterChecks.awaitEveryShardOwned(c, o.pods(), Duration.ofSeconds(30));
+      ClusterChecks.awaitEveryShardOwned(c, o.pods() + DemoStatements.PODS, Duration.ofSeconds(30));
       say(o.pods() + " pods up; " + names.shardsLine(c.config()));
       Ledger ledger = new Ledger();
       Load load = new Load(client, ledger, o.accounts(), o.concurrency(), 1, o.rate()).start();
       say("load started: deposits (tell) and balance checks (ask), " + (o.rate() > 0 ? o.rate() + "/s, " : "")
           + "at most " + o.concurrency() + " in flight");
+      statements.startLoad(client, o.rate() > 0 ? o.rate() : 3000, o.accounts());
       timeline(processes, c, ledger, load, managerAddress, url, pods);
       say("load stopping; waiting for what is in flight");
       load.stop(15_000);
-      Audit a = Audit.of(ledger, url);
-      boolean ok = new RunReport(out).print(a, ledger, ActivationLog.check(url, ActivationLog.Freezes.NONE),
+      statements.stopLoad(15_000);
+      ActivationLog.Result log = ActivationLog.check(url, ActivationLog.Freezes.NONE);
+      Audit a = Audit.of(ledger, url, log);
+      boolean ok = new RunReport(out).print(a, ledger, log,
           o.dir().toString());
+      ok &= statements.report(out);
       if (standbyManager != null && !o.keepRunning()) {
         if (leaderChangeMillis < 0) {
           out.println("leader change: the standby never gave the pod added after the takeover any shard: FAILED");
@@ -259,6 +271,9 @@ public final class DemoRun {
           say("  " + joining.name() + " is up on " + address);
           joining = null;
         }
+      }
+      if (!o.keepRunning()) {
+        statements.tick(t, total);
       }
       if (!o.keepRunning() && !stopped && t >= stopAt && added && joining == null) {
         stopped = true;

@@ -40,17 +40,18 @@ public final class RunReport {
     out.printf("refused yet applied    %,d   (refused as overloaded, so never handled, but in the database)%n",
         a.appliedRefused());
     out.printf("lost                   %,d   (acknowledged but missing from the database)%n", a.lost());
-    out.printf("duplicate activations  %,d   (an older activation starting work after a newer one started)%n",
+    out.printf("duplicate activations  %,d   (a handler of an activation starting after an activation of the"
+        + " same account%n                             with a greater token had started: its lease had run out)%n",
         a.duplicateActivations());
-    out.printf("overlapping activations %,d  (two activations of one account live at the same time, by the"
-        + " activation log)%n", log.overlapping());
-    if (log.excused() > 0) {
-      out.printf("  excused              %,d   (a frozen process finishing a handler; its write refused)%n",
-          log.excused());
-    }
-    log.overlaps().stream().limit(10).forEach(o -> out.println("  " + o.describe()));
-    out.printf("fenced writes          %,d   (writes refused by the fencing token: from handlers that were%n"
-        + "                             already running when a newer activation started)%n", a.fencedWrites());
+    out.printf("overlapping activations %,d  (two activations of one account live at once: a write applied after a"
+        + " newer%n                             activation's claim in the database's order, or the same token"
+        + " overlapping in time)%n", log.overlapping());
+    out.printf("  excused              %,d   (late starts in a process frozen (SIGSTOP) between its lease check and"
+        + " the handler)%n", log.excused());
+    log.findings().stream().limit(10).forEach(o -> out.println("  " + o.describe()));
+    out.printf("fenced writes          %,d   (writes refused by the fencing token; %,d from handlers already running"
+        + "%n                             when the newer activation started: the fencing working)%n",
+        a.fencedWrites(), log.fencedInFlight());
     out.printf("unbalanced accounts    %,d   (balance differs from the sum of its deposits)%n", a.unbalancedAccounts());
     out.printf("stale balance reads    %,d of %,d%n", a.staleReads(), ledger.reads());
     out.printf("duplicate deposits     %,d   (a deposit delivered twice, refused by its op id)%n", a.duplicateDeposits());
@@ -58,6 +59,11 @@ public final class RunReport {
     boolean ok = a.ok() && log.overlapping() == 0;
     out.println(ok ? "result: OK, nothing lost, no entity ever live twice"
         : "result: FAILED (see above; logs in " + where + ")");
+    out.println("guarantee checked: per account, no write of an activation applied after the claim of one with a"
+        + " greater token (the database's order), no two activations with one token live at once (wall clock), and no"
+        + " handler started after its lease ran out but in a process frozen between its lease check and the handler;"
+        + " assuming one wall clock for every process here, the pods' monotonic clocks running at the manager's"
+        + " rate within the lease margin, and the database refusing older tokens");
     return ok;
   }
 }

@@ -155,6 +155,12 @@ public final class Dashboard implements AutoCloseable {
    * while the process stands by: the API answers 503).
    */
   public HttpEndpoint.Routes routes(HttpEndpoint.Routes routes, java.util.function.Supplier<ShardManager> current) {
+    return routes(routes, current, null);
+  }
+
+  /** As {@link #routes(HttpEndpoint.Routes, java.util.function.Supplier)}; a standby's API names the leader. */
+  public HttpEndpoint.Routes routes(HttpEndpoint.Routes routes, java.util.function.Supplier<ShardManager> current,
+      StandbyStatus standby) {
     return routes
         .get("/", () -> resource("dashboard/index.html", "text/html; charset=utf-8"))
         .get("/dashboard.js", () -> resource("dashboard/dashboard.js", "text/javascript; charset=utf-8"))
@@ -162,7 +168,7 @@ public final class Dashboard implements AutoCloseable {
         .get("/vendor/chart.umd.js", () -> classpath(CHART_JS, "text/javascript; charset=utf-8"))
         .get("/api/dashboard", () -> {
           ShardManager manager = current.get();
-          return manager == null ? Probes.STANDING_BY : Response.json(json(manager));
+          return manager == null ? Probes.standingBy(standby) : Response.json(json(manager));
         })
         .handle("/api/report", (method, query, body) -> method.equals("POST") ? report(body)
             : HttpEndpoint.notAllowed("POST"));

@@ -113,20 +113,36 @@ public final class Probes {
    * ready, and {@code /cluster} says so with 503).
    */
   public static HttpEndpoint.Routes manager(Supplier<ShardManager> current, PrometheusMeterRegistry registry) {
+    return manager(current, null, registry);
+  }
+
+  /**
+   * As {@link #manager(Supplier, PrometheusMeterRegistry)}, for a process that may stand by: while
+   * it does, {@code /health/ready} (503) and {@code /cluster} (503, {@code "standby": true}) say
+   * who leads, as {@code standby} knows it (null: not said).
+   */
+  public static HttpEndpoint.Routes manager(Supplier<ShardManager> current, StandbyStatus standby,
+      PrometheusMeterRegistry registry) {
     return common(registry, () -> {
       ShardManager manager = current.get();
-      return manager == null ? Readiness.not("not ready: standing by (another manager leads the store)")
+      return manager == null ? Readiness.not("not ready: standing by (another manager leads the store)"
+          + (standby == null ? "" : "; " + standby.describe()))
           : manager.stopped().isDone() ? Readiness.not("not ready: the shard manager has stopped") : Readiness.READY;
     }).get("/cluster", () -> {
       ShardManager manager = current.get();
-      return manager == null ? STANDING_BY : Response.json(managerJson(manager));
+      return manager == null ? standingBy(standby) : Response.json(managerJson(manager));
     });
   }
 
-  /** What a standby answers where the leading manager's state would be. */
-  static final Response STANDING_BY = new Response(503, "application/json; charset=utf-8",
-      new Json().beginObject().field("role", "manager").field("standby", true).endObject().toString()
-          .getBytes(StandardCharsets.UTF_8));
+  /** What a standby answers where the leading manager's state would be: 503, with the leader if known. */
+  static Response standingBy(StandbyStatus standby) {
+    Json j = new Json().beginObject().field("role", "manager").field("standby", true);
+    if (standby != null) {
+      standby.write(j);
+    }
+    return new Response(503, "application/json; charset=utf-8",
+        j.endObject().toString().getBytes(StandardCharsets.UTF_8));
+  }
 
   static String managerJson(ShardManager manager) {
     ClusterConfig c = manager.config();

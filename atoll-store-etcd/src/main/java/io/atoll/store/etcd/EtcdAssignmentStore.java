@@ -4,6 +4,8 @@ import io.atoll.core.spi.AssignmentStore;
 import io.atoll.core.spi.StaleTermException;
 import io.atoll.core.spi.StoreConflictException;
 import io.atoll.core.spi.StoreException;
+import io.atoll.core.spi.LeaderWatch;
+import io.atoll.core.spi.StoreWatch;
 import io.atoll.core.spi.VersionWatch;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -51,6 +53,11 @@ import java.util.function.Supplier;
  *
  * <p><b>Watch</b>: an etcd watch of the state key wakes the watch, which reads the state and
  * delivers it if its version grew; a poll every second covers a watch stream that is down.
+ *
+ * <p><b>Leader watch</b>: an etcd watch of the leader key (a put on a grant, a delete on a release
+ * or when etcd expires the lease) wakes a read of the leader; a slow poll covers a broken stream.
+ * etcd expires leases on its own schedule (its lessor checks about twice a second), so a standby
+ * hears of a crashed leader up to about half a second after the time to live ran out.
  *
  * <p>jetcd reconnects by itself; a call that does not complete within the timeout fails with a
  * {@link StoreException}. Thread-safe.
@@ -334,25 +341,47 @@ public final class EtcdAssignmentStore implements AssignmentStore {
     VersionWatch w = new VersionWatch(afterVersion, onChange, v -> load(), () -> closed,
         e -> log.log(System.Logger.Level.DEBUG, name + ": watch: " + e));
     // An etcd watch on the state key wakes the check; a one-second poll covers a broken stream.
-    io.etcd.jetcd.Watch.Watcher watcher = client.getWatchClient().watch(stateKey, WatchOption.builder().build(),
-        new io.etcd.jetcd.Watch.Listener() {
-          @Override
-          public void onNext(WatchResponse response) {
-            w.wake();
-          }
-
-          @Override
-          public void onError(Throwable t) {
-            log.log(System.Logger.Level.DEBUG, name + ": watch stream: " + t);
-            w.wake();
-          }
-
-          @Override
-          public void onCompleted() {
-            // the poll goes on
-          }
-        });
+    io.etcd.jetcd.Watch.Watcher watcher = wakeOnChange(stateKey, w, "watch stream");
     return w.pollEvery(Duration.ofSeconds(1), "atoll-etcd-store-watch").onClose(watcher::close);
+  }
+
+  /** An etcd watch of {@code key} that wakes {@code w}'s check on each change and on a stream error. */
+  private io.etcd.jetcd.Watch.Watcher wakeOnChange(ByteSequence key, StoreWatch<?> w, String what) {
+    return client.getWatchClient().watch(key, WatchOption.builder().build(), new io.etcd.jetcd.Watch.Listener() {
+      @Override
+      public void onNext(WatchResponse response) {
+        w.wake();
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        log.log(System.Logger.Level.DEBUG, name + ": " + what + ": " + t);
+        w.wake();
+      }
+
+      @Override
+      public void onCompleted() {
+        // the poll goes on
+      }
+    });
+  }
+
+  /**
+   * An etcd watch of the leader key wakes the check at once — a put when a leader takes the lease,
+   * a delete when it releases it or etcd expires its lease; a read every {@code poll}, at least a
+   * second apart, covers a watch stream that is down.
+   */
+  @Override
+  public Watch watchLeader(Duration poll, LeaderListener listener) {
+    LeaderWatch.checkPoll(poll);
+    if (closed) {
+      throw new StoreException(name + ": closed");
+    }
+    LeaderWatch w = new LeaderWatch(this::leader, listener, () -> closed,
+        e -> log.log(System.Logger.Level.DEBUG, name + ": leader watch: " + e));
+    io.etcd.jetcd.Watch.Watcher watcher = wakeOnChange(leaderKey, w, "leader watch stream");
+    Duration backstop = poll.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : poll;
+    return w.pollEvery(backstop, "atoll-etcd-store-leader-watch").onClose(watcher::close);
   }
 
   @Override

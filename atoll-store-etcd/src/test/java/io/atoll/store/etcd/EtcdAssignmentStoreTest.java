@@ -37,6 +37,11 @@ class EtcdAssignmentStoreTest extends AssignmentStoreContract {
   }
 
   @Override
+  protected boolean toldOfLeaseChanges() {
+    return true;
+  }
+
+  @Override
   protected AssignmentStore openFresh() {
     return EtcdAssignmentStore.open("etcd://127.0.0.1:" + server.port() + "/t" + prefixes.incrementAndGet()
         + "?timeout=3s");

@@ -4,6 +4,7 @@ import io.atoll.core.spi.AssignmentStore;
 import io.atoll.core.spi.StaleTermException;
 import io.atoll.core.spi.StoreConflictException;
 import io.atoll.core.spi.StoreException;
+import io.atoll.core.spi.LeaderWatch;
 import io.atoll.core.spi.VersionWatch;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -58,6 +59,10 @@ import java.util.zip.CRC32C;
  * know which of them holds {@code leader.lock} and open no other channel of it meanwhile: closing
  * any channel of a file drops every OS lock the process holds on it, the leader's too.
  *
+ * <p><b>Leader watch.</b> A thread blocks in {@code lock()} on {@code leader.lock} while another
+ * process leads, so a standby hears of the leader's release or death the moment the OS frees the
+ * lock; a leader in this JVM is waited for on its monitor.
+ *
  * <p><b>Watch.</b> Each watch polls the state file's header every {@code pollInterval} (50 ms
  * unless opened otherwise) and reads the state when its version grew.
  *
@@ -92,6 +97,23 @@ public final class FileAssignmentStore implements AssignmentStore {
    */
   private static final class LeaderFile {
     private FileAssignmentStore holder; // guarded by this
+    /** Channels that leader watches of this JVM block on in {@code lock()}; guarded by this. */
+    private final java.util.Set<FileChannel> waiting = new java.util.HashSet<>();
+
+    /**
+     * Closes the channels leader watches wait on (they open new ones later): a pending lock of
+     * this JVM would make every other channel's lock attempt fail as overlapping. Under this.
+     */
+    void evictWaiters() {
+      for (FileChannel ch : waiting) {
+        try {
+          ch.close(); // wakes the blocked lock(); this JVM holds no lock on the file meanwhile
+        } catch (IOException e) {
+          // closed anyway
+        }
+      }
+      waiting.clear();
+    }
   }
 
   private static final ConcurrentHashMap<Path, LeaderFile> LEADER_FILES = new ConcurrentHashMap<>();
@@ -406,7 +428,11 @@ public final class FileAssignmentStore implements AssignmentStore {
       return Optional.empty();
     }
     synchronized (leaderFile) {
-      return leaderFile.holder != null ? Optional.empty() : acquire(holder, ttl);
+      if (leaderFile.holder != null) {
+        return Optional.empty();
+      }
+      leaderFile.evictWaiters();
+      return acquire(holder, ttl);
     }
   }
 
@@ -472,6 +498,7 @@ public final class FileAssignmentStore implements AssignmentStore {
       }
       if (leaderFile.holder == this) {
         leaderFile.holder = null;
+        leaderFile.notifyAll(); // leader watches of this JVM
       }
     }
     leaderChannel = null;
@@ -490,7 +517,11 @@ public final class FileAssignmentStore implements AssignmentStore {
     }
     // Lapsed here (or held by a handle that is gone): take it again if no later term was granted.
     synchronized (leaderFile) {
-      return leaderFile.holder == null && retake(lease);
+      if (leaderFile.holder != null) {
+        return false;
+      }
+      leaderFile.evictWaiters();
+      return retake(lease);
     }
   }
 
@@ -543,6 +574,7 @@ public final class FileAssignmentStore implements AssignmentStore {
       if (leaderFile.holder != null) {
         return underWriteLock(() -> readLeader(grantedTerm())); // a handle of this JVM leads
       }
+      leaderFile.evictWaiters();
       try (FileChannel ch = openLeaderChannel()) {
         FileLock probe = tryLockLeader(ch);
         if (probe != null) {
@@ -567,6 +599,94 @@ public final class FileAssignmentStore implements AssignmentStore {
         e -> log.log(System.Logger.Level.WARNING, "file store " + dir + ": watch: " + e));
     ScheduledFuture<?> f = watcher.scheduleWithFixedDelay(w::check, 0, pollInterval.toNanos(), TimeUnit.NANOSECONDS);
     return w.onClose(() -> f.cancel(false));
+  }
+
+  /**
+   * A thread that blocks in {@code lock()} on {@code leader.lock} while another process leads (the
+   * OS grants it the moment the leader's process releases the lock or dies), or waits on the
+   * monitor of this JVM's holder, and wakes the watch then. It takes and drops the lock at once:
+   * for that instant another process's {@code tryAcquire} fails (it stands by and tries again).
+   * The reads of the watch every {@code poll} cover everything else.
+   */
+  @Override
+  public Watch watchLeader(Duration poll, LeaderListener listener) {
+    LeaderWatch.checkPoll(poll);
+    checkOpen();
+    java.util.concurrent.Semaphore leaderSeen = new java.util.concurrent.Semaphore(0);
+    LeaderWatch w = new LeaderWatch(() -> {
+      Optional<Leader> l = leader();
+      if (l.isPresent() && leaderSeen.availablePermits() == 0) {
+        leaderSeen.release(); // now wait for it to go
+      }
+      return l;
+    }, listener, () -> closed, e -> log.log(System.Logger.Level.DEBUG, "file store " + dir + ": leader watch: " + e));
+    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+    Thread waiter = Thread.ofPlatform().name("atoll-file-store-leader-lock").daemon().start(() -> {
+      while (!stop.get() && !closed) {
+        try {
+          if (leaderSeen.tryAcquire(poll.toNanos(), TimeUnit.NANOSECONDS) && awaitLockFree(stop)) {
+            w.wake();
+          }
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    });
+    w.pollEvery(poll, "atoll-file-store-leader-watch");
+    return w.onClose(() -> {
+      stop.set(true);
+      synchronized (leaderFile) {
+        leaderFile.evictWaiters();
+        leaderFile.notifyAll();
+      }
+      waiter.interrupt();
+    });
+  }
+
+  /**
+   * Waits until no handle of this JVM holds {@code leader.lock} and the OS lets this process lock
+   * it; true then, false if stopped or the wait was cut short (another handle of this JVM took or
+   * probed the lock: the caller waits for the next sign of a leader).
+   */
+  private boolean awaitLockFree(java.util.concurrent.atomic.AtomicBoolean stop) throws InterruptedException {
+    FileChannel ch;
+    synchronized (leaderFile) {
+      while (leaderFile.holder != null) {
+        if (stop.get() || closed) {
+          return false;
+        }
+        leaderFile.wait();
+      }
+      if (stop.get() || closed) {
+        return false;
+      }
+      try {
+        ch = FileChannel.open(dir.resolve(LEADER_LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      } catch (IOException e) {
+        return false;
+      }
+      leaderFile.waiting.add(ch);
+    }
+    try {
+      FileLock l = ch.lock(); // blocks while another process holds it
+      if (l == null) {
+        return false; // closed meanwhile
+      }
+      l.release();
+      return true;
+    } catch (IOException | OverlappingFileLockException e) {
+      return false; // evicted: closed under the lock attempt
+    } finally {
+      synchronized (leaderFile) {
+        if (leaderFile.waiting.remove(ch)) {
+          try {
+            ch.close();
+          } catch (IOException e) {
+            // closed anyway
+          }
+        }
+      }
+    }
   }
 
   private void checkOpen() {

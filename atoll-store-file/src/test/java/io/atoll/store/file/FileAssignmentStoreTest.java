@@ -23,6 +23,11 @@ class FileAssignmentStoreTest extends AssignmentStoreContract {
   Path dir;
 
   @Override
+  protected boolean toldOfLeaseChanges() {
+    return true;
+  }
+
+  @Override
   protected AssignmentStore openFresh() {
     return FileAssignmentStore.open(dir.resolve("data"));
   }

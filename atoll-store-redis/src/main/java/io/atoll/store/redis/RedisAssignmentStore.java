@@ -4,6 +4,7 @@ import io.atoll.core.spi.AssignmentStore;
 import io.atoll.core.spi.StaleTermException;
 import io.atoll.core.spi.StoreConflictException;
 import io.atoll.core.spi.StoreException;
+import io.atoll.core.spi.LeaderWatch;
 import io.atoll.core.spi.VersionWatch;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -12,6 +13,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.TrackingArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -41,6 +43,11 @@ import java.util.function.Supplier;
  *
  * <p><b>Watch</b>: a pub/sub subscription to the channel wakes the watch, which reads the state and
  * delivers it if its version grew; a poll every second covers messages missed while disconnected.
+ *
+ * <p><b>Leader watch</b>: {@code CLIENT TRACKING} in broadcast mode on the leader key, on a
+ * connection of its own: Redis pushes an invalidation when the key is set, deleted or expires
+ * (its active expiry finds an expired key within about 100 ms at the default {@code hz}), with no
+ * server configuration needed; a read every second covers a lost connection.
  *
  * <p><b>Durability</b> is the server's: a save is acknowledged once Redis applied it, which survives
  * a restart only with AOF ({@code appendonly yes}; {@code appendfsync always} for every save).
@@ -292,6 +299,65 @@ public final class RedisAssignmentStore implements AssignmentStore {
     }
     // The poll covers publications missed while disconnected.
     return w.pollEvery(Duration.ofSeconds(1), "atoll-redis-store-watch");
+  }
+
+  /**
+   * Redis' client-side-caching invalidations tell a change of the leader key — set, deleted, or
+   * expired by the server — on a connection of the watch's own that asked for them with
+   * {@code CLIENT TRACKING ON BCAST PREFIX {prefix}:leader} (RESP3 push messages). That needs no
+   * change to the server's configuration, unlike keyspace notifications
+   * ({@code notify-keyspace-events} is server-wide, not per connection). A reconnected connection
+   * has lost its tracking, so every read arms it again first; reads run at each invalidation and
+   * at least every second. A server that refuses tracking (before Redis 6, or an ACL without
+   * {@code CLIENT}) is read every {@code poll} instead.
+   */
+  @Override
+  public Watch watchLeader(Duration poll, LeaderListener listener) {
+    LeaderWatch.checkPoll(poll);
+    redis();
+    StatefulRedisConnection<byte[], byte[]> tracking;
+    try {
+      tracking = client.connect(ByteArrayCodec.INSTANCE);
+    } catch (RedisException e) {
+      throw new StoreException(name + ": cannot watch the leader: " + e.getMessage(), e);
+    }
+    String prefix = string(leaderKey);
+    boolean tracked;
+    try {
+      armTracking(tracking, prefix);
+      tracked = true;
+    } catch (io.lettuce.core.RedisCommandExecutionException e) {
+      log.log(System.Logger.Level.INFO, name + ": no key tracking (" + e.getMessage() + "); the leader is read every "
+          + poll.toMillis() + " ms");
+      tracked = false;
+    } catch (RedisException e) {
+      tracking.close();
+      throw new StoreException(name + ": cannot watch the leader: " + e.getMessage(), e);
+    }
+    boolean armed = tracked;
+    LeaderWatch w = new LeaderWatch(() -> {
+      if (armed) {
+        call("tracking the leader key", () -> {
+          armTracking(tracking, prefix);
+          return null;
+        });
+      }
+      return leader();
+    }, listener, () -> closed, e -> log.log(System.Logger.Level.DEBUG, name + ": leader watch: " + e));
+    w.onClose(tracking::closeAsync);
+    tracking.addListener(m -> {
+      if ("invalidate".equals(m.getType())) {
+        w.wake();
+      }
+    });
+    Duration period = !tracked ? poll : poll.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : poll;
+    return w.pollEvery(period, "atoll-redis-store-leader-watch");
+  }
+
+  /** Turns tracking off and on again: a no-op on a live connection, the repair on a reconnected one. */
+  private static void armTracking(StatefulRedisConnection<byte[], byte[]> tracking, String prefix) {
+    tracking.sync().clientTracking(TrackingArgs.Builder.enabled(false));
+    tracking.sync().clientTracking(TrackingArgs.Builder.enabled().bcast().prefixes(StandardCharsets.UTF_8, prefix));
   }
 
   @Override

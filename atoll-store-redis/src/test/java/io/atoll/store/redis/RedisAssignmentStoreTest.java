@@ -41,6 +41,11 @@ class RedisAssignmentStoreTest extends AssignmentStoreContract {
   }
 
   @Override
+  protected boolean toldOfLeaseChanges() {
+    return true;
+  }
+
+  @Override
   protected AssignmentStore openFresh() {
     return RedisAssignmentStore.open(uri("t" + prefixes.incrementAndGet()));
   }

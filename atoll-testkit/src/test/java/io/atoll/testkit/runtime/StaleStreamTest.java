@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import io.atoll.core.ShardHasher;
+import io.atoll.runtime.DefaultCodec;
 import io.atoll.runtime.Sharding;
-import io.atoll.runtime.codec.DefaultCodec;
 import io.atoll.runtime.codec.MessageCodec;
 import io.atoll.testkit.LocalCluster;
 import io.atoll.testkit.junit.AtollCluster;

@@ -126,6 +126,9 @@ public final class Wire {
     if (!pod.hasDefaultRoles()) {
       b.addAllRoles(pod.roles());
     }
+    if (pod.tlsPort() != 0) {
+      b.setTlsPort(pod.tlsPort());
+    }
     return b.build();
   }
 
@@ -145,7 +148,11 @@ public final class Wire {
       if (info.getRolesCount() > Pod.MAX_ROLES) {
         throw invalid("pod roles: " + info.getRolesCount() + " (expected: 0.." + Pod.MAX_ROLES + ")");
       }
-      return info.getRolesCount() == 0 ? new Pod(id, version) : new Pod(id, version, info.getRolesList());
+      if (info.getTlsPort() < 0 || info.getTlsPort() > 65535) {
+        throw invalid("pod TLS port: " + info.getTlsPort() + " (expected: 1..65535, or 0 for none)");
+      }
+      return new Pod(id, version, info.getRolesCount() == 0 ? Pod.DEFAULT_ROLES : info.getRolesList(),
+          info.getTlsPort());
     } catch (IllegalArgumentException e) {
       throw invalid("pod roles: " + e.getMessage());
     }

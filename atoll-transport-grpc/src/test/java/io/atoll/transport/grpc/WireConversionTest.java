@@ -49,6 +49,21 @@ class WireConversionTest {
   }
 
   @Test
+  void aPodInfoCarriesItsTlsPortAndAnOldOneReadsAsNone() throws IOException {
+    Pod kv = new Pod(A, PodVersion.of("kv"), Pod.DEFAULT_ROLES, 8001);
+    PodInfo info = PodInfo.parseFrom(Wire.info(kv).toByteArray());
+    assertThat(info.getTlsPort()).isEqualTo(8001);
+    assertThat(Wire.pod(info)).isEqualTo(kv);
+    // A pod that predates the field (or has no TLS port) sends none.
+    assertThat(Wire.pod(info.toBuilder().clearTlsPort().build()).tlsPort()).isZero();
+    for (int bad : new int[] {-1, 65536}) {
+      Status s = statusOf(() -> Wire.pod(info.toBuilder().setTlsPort(bad).build()));
+      assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+      assertThat(s.getDescription()).isEqualTo("pod TLS port: " + bad + " (expected: 1..65535, or 0 for none)");
+    }
+  }
+
+  @Test
   void aPodRefSurvivesTheBytesOfTheWire() throws IOException {
     // A negative incarnation is a fixed64 on the wire: all 64 bits come back.
     assertThat(Wire.podId(PodRef.parseFrom(Wire.ref(B).toByteArray()))).isEqualTo(B);

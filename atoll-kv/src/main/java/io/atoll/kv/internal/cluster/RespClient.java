@@ -10,6 +10,8 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * A minimal blocking RESP2 client for node-to-node commands (MIGRATE's RESTORE-ASKING, the
@@ -24,10 +26,32 @@ public final class RespClient implements AutoCloseable {
 
   /** Connects with {@code timeoutMillis} for the connect and for every read. */
   public RespClient(String host, int port, int timeoutMillis) throws IOException {
-    socket = new Socket();
-    socket.connect(new InetSocketAddress(host, port), timeoutMillis);
-    socket.setSoTimeout(timeoutMillis);
-    socket.setTcpNoDelay(true);
+    this(host, port, timeoutMillis, null);
+  }
+
+  /**
+   * Connects with {@code timeoutMillis} for the connect, the TLS handshake and every read; over TLS
+   * with {@code tls} (its certificate checks are the caller's), in plaintext if null.
+   *
+   * @throws IOException if the connection or the handshake fails (the socket is closed then)
+   */
+  public RespClient(String host, int port, int timeoutMillis, SSLSocketFactory tls) throws IOException {
+    Socket plain = new Socket();
+    Socket s = plain;
+    try {
+      plain.connect(new InetSocketAddress(host, port), timeoutMillis);
+      plain.setSoTimeout(timeoutMillis);
+      plain.setTcpNoDelay(true);
+      if (tls != null) {
+        SSLSocket ssl = (SSLSocket) tls.createSocket(plain, host, port, true);
+        s = ssl;
+        ssl.startHandshake();
+      }
+    } catch (IOException | RuntimeException e) {
+      s.close();
+      throw e;
+    }
+    socket = s;
     out = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
     in = new BufferedInputStream(socket.getInputStream(), 64 << 10);
   }

@@ -4,6 +4,7 @@ import io.atoll.core.PodId;
 import io.atoll.kv.internal.cluster.ClusterState;
 import io.atoll.kv.internal.cluster.ClusterView;
 import io.atoll.kv.internal.cluster.Migrator;
+import io.atoll.kv.internal.cluster.Nodes;
 import io.atoll.kv.internal.cluster.RespClient;
 import io.atoll.kv.internal.store.Slot;
 import io.atoll.kv.internal.store.SlotStore;
@@ -19,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
+import javax.net.ssl.SSLSocketFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +31,10 @@ import org.slf4j.LoggerFactory;
  * manager's termination timeout has passed are kept (the manager plans them again in its next
  * round); a slot that failed part way keeps its marks, so each of its keys is found on exactly
  * one side (-ASK), and the next hand-off to the same target resumes it.
+ *
+ * <p>A node with a TLS port hands off over the target's TLS port with its own certificate (mutual
+ * TLS with the cluster's CA; the target must hold a pod certificate), and refuses to hand off to
+ * a node without one rather than send the password and keys in clear.
  *
  * <p>One hand-off request at a time (the manager runs one round at a time).
  */
@@ -46,11 +52,14 @@ final class HandOffs {
   private final LongSupplier nanoClock;
   /** AUTH and the nodes' password, or empty: what a hand-off connection sends first. */
   private final List<byte[]> auth;
+  /** Mutual TLS to the targets' TLS ports with this node's certificate, or null: the plaintext ports. */
+  private final SSLSocketFactory tls;
   private final LongAdder keysMoved = new LongAdder();
   private final LongAdder slotsMoved = new LongAdder();
 
   HandOffs(SlotStore store, ClusterState cluster, Migrator migrator, ExecutorService workers, LongSupplier clock,
-      LongSupplier nanoClock, String password) {
+      LongSupplier nanoClock, String password, SSLSocketFactory tls) {
+    this.tls = tls;
     this.auth = password == null ? List.of() : List.of("AUTH".getBytes(java.nio.charset.StandardCharsets.UTF_8),
         password.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     this.clock = clock;
@@ -148,7 +157,7 @@ final class HandOffs {
         try {
           RespClient client = clients.get(item.target());
           if (client == null) {
-            client = new RespClient(item.target().address().host(), item.target().address().port(), TIMEOUT_MILLIS);
+            client = connect(item.target());
             clients.put(item.target(), client);
             if (!auth.isEmpty()) {
               client.send(auth);
@@ -180,6 +189,24 @@ final class HandOffs {
     } finally {
       clients.values().forEach(HandOffs::closeQuietly);
     }
+  }
+
+  /**
+   * A connection to {@code target}'s client port: with TLS, its TLS port (as the manager's config
+   * names it), never its plaintext one, so the password and the keys do not cross the network in
+   * clear.
+   */
+  private RespClient connect(PodId target) throws IOException {
+    String host = target.address().host();
+    if (tls == null) {
+      return new RespClient(host, target.address().port(), TIMEOUT_MILLIS);
+    }
+    int port = cluster.view().config().pod(target).map(e -> Nodes.tlsPort(e.pod())).orElse(0);
+    if (port == 0) {
+      throw new IOException("node " + target + " has no TLS port in the manager's config; not sending the password"
+          + " and keys to its plaintext port (expected: a TLS port on every node when one has it)");
+    }
+    return new RespClient(host, port, TIMEOUT_MILLIS, tls);
   }
 
   private boolean isEmpty(int slot) {

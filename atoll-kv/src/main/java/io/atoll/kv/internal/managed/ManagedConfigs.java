@@ -14,7 +14,9 @@ import io.atoll.kv.internal.cluster.Nodes;
  * node's own view know it by its client address. A node's view is the manager's config with every
  * pod renamed to its client address (same incarnation, status and epochs, same claims at the same
  * positions: shard {@code s + 1} is slot {@code s}), so the node's redirects, CLUSTER SLOTS,
- * SHARDS and NODES name client addresses, and every node derives the same Redis ids. Pure.
+ * SHARDS and NODES name client addresses, and every node derives the same Redis ids. A node's TLS
+ * client port, which it registers with the manager ({@link io.atoll.core.Pod#tlsPort()}), goes
+ * into its node's version text as Redis-cluster mode's gossip carries it ({@link Nodes}). Pure.
  */
 public final class ManagedConfigs {
 
@@ -49,14 +51,6 @@ public final class ManagedConfigs {
    *     not a KV node
    */
   public static ClusterConfig toKv(ClusterConfig managed) {
-    return toKv(managed, 0);
-  }
-
-  /**
-   * As {@link #toKv(ClusterConfig)}, with every node's TLS client port at {@code tlsOffset} from
-   * its client port (0: no TLS ports; the manager's config has no field for them).
-   */
-  public static ClusterConfig toKv(ClusterConfig managed, int tlsOffset) {
     if (managed.size() != KeySlots.SLOT_COUNT) {
       throw new IllegalArgumentException("the shard manager has " + managed.size() + " shards (expected: "
           + KeySlots.SLOT_COUNT + ", one per slot; start it with --shards " + KeySlots.SLOT_COUNT + ")");
@@ -64,9 +58,8 @@ public final class ManagedConfigs {
     ClusterConfig.Builder b = ClusterConfig.empty(KeySlots.SLOT_COUNT, managed.clusterId()).toBuilder();
     for (PodEntry e : managed.pods()) {
       PodId id = toKv(e.id());
-      int tls = tlsOffset == 0 ? 0 : id.address().port() + tlsOffset;
       b.pod(new PodEntry(Nodes.pod(id.address().host(), id.address().port(), id.incarnation(),
-          e.id().address().port(), tls > 0 && tls <= 65535 ? tls : 0), e.status(), e.epoch()));
+          e.id().address().port(), e.pod().tlsPort()), e.status(), e.epoch()));
     }
     for (int s = 0; s < managed.size(); s++) {
       Claim c = managed.claim(s);

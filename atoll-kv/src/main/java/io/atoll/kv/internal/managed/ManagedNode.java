@@ -9,11 +9,13 @@ import io.atoll.kv.KvDeparture;
 import io.atoll.kv.internal.cluster.ClusterState;
 import io.atoll.kv.internal.cluster.ClusterView;
 import io.atoll.kv.internal.cluster.Migrator;
+import io.atoll.kv.internal.cluster.Nodes;
 import io.atoll.kv.internal.store.SlotStore;
 import io.atoll.runtime.internal.cluster.ManagerAddresses;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.security.ManagerTrust;
 import io.atoll.transport.grpc.security.Role;
+import io.atoll.transport.grpc.security.TlsFiles;
 import io.atoll.transport.grpc.security.WireSecurity;
 import io.grpc.Server;
 import java.time.Duration;
@@ -43,11 +45,9 @@ public final class ManagedNode implements AutoCloseable {
   private final ExecutorService workers;
   private final Server server;
   private final Object configs = new Object();
-  private final int tlsOffset;
 
   private ManagedNode(ClusterState cluster, ManagerClient client, HandOffs handOffs, ExecutorService workers,
-      Server server, int tlsOffset) {
-    this.tlsOffset = tlsOffset;
+      Server server) {
     this.cluster = cluster;
     this.client = client;
     this.handOffs = handOffs;
@@ -62,23 +62,33 @@ public final class ManagedNode implements AutoCloseable {
    * takes their calls on its control port with its pod certificate, over mutual TLS.
    *
    * @param onDeclaredDead called if the manager declared this node dead (it then serves nothing)
-   * @param tlsOffset every node's TLS client port minus its client port, 0 if nodes have none
    * @param password the nodes' password for hand-offs (AUTH), or null if none is required
+   * @param tls the files of the node's TLS client port, or null if it has none: with them, hand-offs
+   *     go to the targets' TLS ports over mutual TLS (the certificate must hold a pod identity)
    * @throws IllegalStateException if the control port cannot be bound or the manager refused
+   * @throws IllegalArgumentException if {@code tls}' certificate is not a pod certificate
    */
   public static ManagedNode start(List<PodAddress> managers, WireSecurity security, Pod me, SlotStore store,
       ClusterState cluster, Migrator migrator, LongSupplier clock, Duration registerTimeout, Runnable onDeclaredDead,
-      int tlsOffset, String password) {
+      String password, TlsFiles tls) {
+    if (tls != null && (tls.identity() == null || tls.identity().role() != Role.POD)) {
+      throw new IllegalArgumentException("TLS port: certificate " + tls.certificate().getSubjectX500Principal()
+          + " holds " + (tls.identity() == null ? "no Atoll identity" : tls.identity()) + " (expected: a pod"
+          + " certificate, " + Role.POD.uri("NAME") + ", as atoll certs writes them: managed nodes hand slots off"
+          + " to each other over their TLS ports with it)");
+    }
     LongSupplier nanos = System::nanoTime;
     NodeLease lease = new NodeLease(nanos);
     cluster.managed(String.join(",", managers.stream().map(PodAddress::toString).toList()), lease::serving);
-    Pod managed = new Pod(ManagedConfigs.toManager(me.id()), VERSION);
+    // Its TLS client port goes to the manager, whose configs carry it to every node and client.
+    Pod managed = new Pod(ManagedConfigs.toManager(me.id()), VERSION, Pod.DEFAULT_ROLES, Nodes.tlsPort(me));
     ExecutorService workers = Executors.newFixedThreadPool(HandOffs.PARALLEL, r -> {
       Thread t = new Thread(r, "kv-handoff");
       t.setDaemon(true);
       return t;
     });
-    HandOffs handOffs = new HandOffs(store, cluster, migrator, workers, clock, nanos, password);
+    HandOffs handOffs = new HandOffs(store, cluster, migrator, workers, clock, nanos, password,
+        tls == null ? null : tls.clientContext(Role.POD).getSocketFactory());
     // Configs arrive once registered; the node exists by then (set below, before register).
     java.util.concurrent.atomic.AtomicReference<ManagedNode> self = new java.util.concurrent.atomic.AtomicReference<>();
     java.util.function.Consumer<ClusterConfig> onConfig = c -> {
@@ -105,7 +115,7 @@ public final class ManagedNode implements AutoCloseable {
       throw new IllegalStateException("cannot listen for the shard manager on " + managed.address() + ": "
           + e.getMessage(), e);
     }
-    ManagedNode node = new ManagedNode(cluster, client, handOffs, workers, server, tlsOffset);
+    ManagedNode node = new ManagedNode(cluster, client, handOffs, workers, server);
     self.set(node);
     try {
       client.register(registerTimeout);
@@ -131,7 +141,7 @@ public final class ManagedNode implements AutoCloseable {
       LOG.warn("kv: ignored a config of cluster {} (this node belongs to {})", managed.clusterId(), mine);
       return;
     }
-    if (cluster.adopt(ManagedConfigs.toKv(managed, tlsOffset))) {
+    if (cluster.adopt(ManagedConfigs.toKv(managed))) {
       synchronized (configs) {
         configs.notifyAll();
       }

@@ -171,7 +171,7 @@ final class ManagerClient implements AutoCloseable {
           throw new IllegalStateException("could not register with the shard manager at " + describe() + " within "
               + timeout.toMillis() + " ms: " + Wire.describe(e) + "; is it running (atoll manager --shards 16384)?", e);
         }
-        managers.failed(at, LeaderHint.of(e));
+        managers.failed(at, e);
       }
       LockSupport.parkNanos(backoff); // retry pacing, not synchronization
       backoff = Math.min(1_000_000_000L, backoff * 2);
@@ -211,7 +211,7 @@ final class ManagerClient implements AutoCloseable {
                   Status s = Status.fromThrowable(t);
                   if (s.getCode() == Status.Code.PERMISSION_DENIED) {
                     declaredDead("the shard manager refused its credential: " + s.getDescription());
-                  } else if (managers.failed(at, LeaderHint.of(t))) {
+                  } else if (managers.failed(at, t)) {
                     retryRenewalSoon(); // another manager: try it before the next period
                   }
                 }
@@ -271,7 +271,7 @@ final class ManagerClient implements AutoCloseable {
 
             @Override
             public void onError(Throwable t) {
-              managers.failed(at, LeaderHint.of(t));
+              managers.failed(at, t);
               rewatch();
             }
 
@@ -336,7 +336,7 @@ final class ManagerClient implements AutoCloseable {
       } catch (StatusRuntimeException e) {
         Status.Code code = e.getStatus().getCode();
         if (code == Status.Code.PERMISSION_DENIED || code == Status.Code.INVALID_ARGUMENT
-            || attempt >= managers.all().size() || !managers.failed(at, LeaderHint.of(e))) {
+            || attempt >= managers.all().size() || !managers.failed(at, e)) {
           throw e;
         }
       }

@@ -1,9 +1,12 @@
 package io.atoll.runtime.internal.cluster;
 
 import io.atoll.core.PodAddress;
+import io.atoll.core.Ticker;
 import io.atoll.runtime.internal.util.GuardedBy;
+import io.atoll.transport.grpc.LeaderHint;
 import io.atoll.transport.grpc.Wire;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -16,19 +19,38 @@ import org.slf4j.LoggerFactory;
  * The shard managers a pod knows, and the one it talks to: the pod starts with the first, and
  * moves on when a call fails — to the leader a standby named ({@code LeaderHint}), or else to the
  * next address in turn. One channel, to the current manager, is open at a time. Thread-safe.
+ *
+ * <p><b>No ping-pong with a dead leader.</b> After a leader dies, a standby goes on naming it
+ * until its store lease lapses (seconds). A manager that could not be reached at all is marked
+ * <em>down</em> for {@link #DOWN_NANOS}, with the term it was named under: a standby naming it
+ * again under that term (or when either term is unknown) is not followed meanwhile — the pod stays with the live standby, which
+ * takes over or names a newer leader — and the next address is picked among those not down. So
+ * the link moves once per {@code DOWN_NANOS} at most instead of at every retry, and is already
+ * at the standby when it leads.
  */
 public final class ManagerAddresses implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ManagerAddresses.class);
 
+  /** How long an address that could not be reached is passed over. */
+  static final long DOWN_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+
+  /** An address that could not be reached, when, and the term it had been named leader under (0: none). */
+  private record Down(long atNanos, long term) {}
+
   private final List<PodAddress> configured;
   private final Function<PodAddress, ManagedChannel> open;
+  private final Ticker ticker;
   @GuardedBy("this")
   private PodAddress current;
+  @GuardedBy("this")
+  private long currentTerm; // the term current was named leader under, 0 if not named
   @GuardedBy("this")
   private ManagedChannel channel;
   @GuardedBy("this")
   private int next;
+  @GuardedBy("this")
+  private final java.util.Map<PodAddress, Down> down = new java.util.HashMap<>();
   @GuardedBy("this")
   private boolean closed;
 
@@ -37,6 +59,15 @@ public final class ManagerAddresses implements AutoCloseable {
    * @param open opens a channel to an address ({@code Wire::channel} in production)
    */
   public ManagerAddresses(List<PodAddress> addresses, Function<PodAddress, ManagedChannel> open) {
+    this(addresses, open, Ticker.SYSTEM);
+  }
+
+  /**
+   * @param addresses every manager address, at least one (duplicates are dropped)
+   * @param open opens a channel to an address ({@code Wire::channel} in production)
+   * @param ticker the clock of the down marks
+   */
+  public ManagerAddresses(List<PodAddress> addresses, Function<PodAddress, ManagedChannel> open, Ticker ticker) {
     List<PodAddress> list = new ArrayList<>();
     for (PodAddress a : addresses) {
       if (!list.contains(Objects.requireNonNull(a, "address"))) {
@@ -48,6 +79,7 @@ public final class ManagerAddresses implements AutoCloseable {
     }
     this.configured = List.copyOf(list);
     this.open = open;
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.current = list.get(0);
     this.next = 1 % list.size();
     this.channel = open.apply(current);
@@ -76,31 +108,85 @@ public final class ManagerAddresses implements AutoCloseable {
    * @return whether the current manager changed
    */
   public boolean failed(PodAddress failedAt, Optional<PodAddress> leader) {
+    return move(failedAt, leader.map(l -> new LeaderHint.Refusal(Optional.of(l), 0)));
+  }
+
+  /**
+   * A call to {@code failedAt} failed with {@code failure}: if a standby refused it, follow the
+   * leader it names (unless that one is down under the same term) or stay; if no manager answered,
+   * mark it down and move to the next address that is not.
+   *
+   * @return whether the current manager changed
+   */
+  public boolean failed(PodAddress failedAt, Throwable failure) {
+    return move(failedAt, LeaderHint.refusal(failure), unanswered(failure));
+  }
+
+  /**
+   * Whether {@code failure} says the manager did not answer at all (no connection, or no reply
+   * within the deadline): only then is it marked down. Any other status came from a live manager,
+   * which a standby may name again at once.
+   */
+  static boolean unanswered(Throwable failure) {
+    Status.Code code = Status.fromThrowable(failure).getCode();
+    return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
+  }
+
+  private boolean move(PodAddress failedAt, Optional<LeaderHint.Refusal> refusal) {
+    return move(failedAt, refusal, true);
+  }
+
+  private boolean move(PodAddress failedAt, Optional<LeaderHint.Refusal> refusal, boolean unanswered) {
     ManagedChannel old;
     PodAddress from;
     PodAddress to;
+    boolean named;
     synchronized (this) {
       if (closed || !failedAt.equals(current)) {
         return false;
       }
-      PodAddress pick = leader.orElse(null);
+      long now = ticker.nanoTime();
+      down.values().removeIf(d -> now - d.atNanos() >= DOWN_NANOS);
+      PodAddress pick = null;
+      long pickTerm = 0;
+      if (refusal.isEmpty() && unanswered) {
+        down.put(current, new Down(now, currentTerm));
+      } else if (refusal.isEmpty()) {
+        down.remove(current);
+      } else if (refusal.get().leader().isPresent()) {
+        PodAddress leader = refusal.get().leader().get();
+        long term = refusal.get().term();
+        Down d = down.get(leader);
+        if (d != null && (term == 0 || d.term() == 0 || term <= d.term())) {
+          return false; // named again under the term it was down in (or either is unknown): stay
+        }
+        pick = leader;
+        pickTerm = term;
+      }
       for (int i = 0; pick == null && i < configured.size(); i++) {
         PodAddress c = configured.get(next);
         next = (next + 1) % configured.size();
-        if (!c.equals(current)) {
+        if (!c.equals(current) && !down.containsKey(c)) {
           pick = c;
         }
+      }
+      if (pick == null && refusal.isEmpty()) {
+        // every other address is down too: go round them anyway
+        pick = configured.get(next);
+        next = (next + 1) % configured.size();
       }
       if (pick == null || pick.equals(current)) {
         return false;
       }
+      named = pickTerm > 0 || (refusal.isPresent() && refusal.get().leader().isPresent());
       to = pick;
       from = current;
       old = channel;
       current = to;
+      currentTerm = pickTerm;
       channel = open.apply(to);
     }
-    log.info("shard manager link: {} -> {}{}", from, to, leader.isPresent() ? " (named as the leader)" : "");
+    log.info("shard manager link: {} -> {}{}", from, to, named ? " (named as the leader)" : "");
     Wire.close(old);
     return true;
   }
@@ -114,5 +200,14 @@ public final class ManagerAddresses implements AutoCloseable {
       c = channel;
     }
     Wire.close(c);
+  }
+
+  /**
+   * {@code stub} as calls to the managers should be made: with one manager, a call waits for it to
+   * be reachable (it may be restarting); with several, a call to one that cannot be reached fails at
+   * once, so that the caller moves on to another.
+   */
+  public <S extends io.grpc.stub.AbstractStub<S>> S readyStub(S stub) {
+    return configured.size() == 1 ? stub.withWaitForReady() : stub;
   }
 }

@@ -9,8 +9,7 @@ import io.atoll.core.Ticker;
 import io.atoll.runtime.internal.util.BackoffPolicy;
 import io.atoll.runtime.internal.util.GuardedBy;
 import io.atoll.runtime.internal.util.PodContext;
-import io.atoll.runtime.internal.util.PodSettings;
-import io.atoll.transport.grpc.LeaderHint;
+import io.atoll.runtime.PodSettings;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.proto.GetAssignmentsRequest;
@@ -22,12 +21,9 @@ import io.atoll.transport.grpc.proto.RenewLeaseRequest;
 import io.atoll.transport.grpc.proto.RenewLeaseResponse;
 import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
 import io.atoll.transport.grpc.proto.UnregisterRequest;
-import io.atoll.transport.grpc.proto.WatchRequest;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.ClientCallStreamObserver;
-import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.Map;
@@ -43,8 +39,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The pod's side of the shard manager: registration, the lease keeper, the watch on new configs,
- * and unregistration.
+ * The pod's side of the shard manager: registration, the lease keeper, reports of unreachable
+ * peers, and unregistration; the watch on new configs is {@link ConfigWatch}.
  *
  * <p><b>Lease keeping.</b> Renewals go every third of the lease. A renewal that succeeds extends
  * the lease to its send time plus the lease length. One that fails extends nothing, unless (a) a
@@ -68,9 +64,6 @@ public final class ManagerLink {
   /** Fetching the config and registering: retry pacing while the manager does not answer. */
   static final BackoffPolicy CONNECT_BACKOFF =
       BackoffPolicy.exponential(Duration.ofMillis(50), Duration.ofSeconds(1));
-  /** Following the manager's configs: pause before watching again after the watch broke. */
-  static final BackoffPolicy WATCH_BACKOFF =
-      BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(2));
   private static final long UNHEALTHY_REPORT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
 
   /** What the link reports upward. */
@@ -95,8 +88,7 @@ public final class ManagerLink {
   private final OutageWatch outage;
   @GuardedBy("this")
   private ScheduledFuture<?> renewals;
-  private volatile ClientCallStreamObserver<WatchRequest> watchCall;
-  private volatile long watchBackoffNanos;
+  private final ConfigWatch watch;
   private volatile long renewBackoffNanos;
   private final SignedConfigs configs;
   /** The current incarnation's credential, from its Register; null before. */
@@ -124,23 +116,16 @@ public final class ManagerLink {
       t.setDaemon(true);
       return t;
     });
+    this.watch = new ConfigWatch(managers, view, configs, renewTimer);
   }
 
   private ShardManagerServiceGrpc.ShardManagerServiceBlockingStub blocking(ManagedChannel channel, long millis) {
-    return waitForReady(managers, ShardManagerServiceGrpc.newBlockingStub(Wire.reconnecting(channel)))
+    return managers.readyStub(ShardManagerServiceGrpc.newBlockingStub(Wire.reconnecting(channel)))
         .withDeadlineAfter(millis, TimeUnit.MILLISECONDS);
   }
 
   private ShardManagerServiceGrpc.ShardManagerServiceStub async() {
-    return waitForReady(managers, ShardManagerServiceGrpc.newStub(Wire.reconnecting(managers.channel())));
-  }
-
-  /**
-   * With one manager, a call waits for it to be reachable (it may be restarting); with several, a
-   * call to one that cannot be reached fails at once, so that the link moves on to another.
-   */
-  private static <S extends io.grpc.stub.AbstractStub<S>> S waitForReady(ManagerAddresses managers, S stub) {
-    return managers.all().size() == 1 ? stub.withWaitForReady() : stub;
+    return managers.readyStub(ShardManagerServiceGrpc.newStub(Wire.reconnecting(managers.channel())));
   }
 
   /** The newest manager term seen. */
@@ -171,7 +156,7 @@ public final class ManagerLink {
     for (;;) {
       PodAddress at = managers.current();
       try {
-        ConfigBytes b = waitForReady(managers, ShardManagerServiceGrpc.newBlockingStub(
+        ConfigBytes b = managers.readyStub(ShardManagerServiceGrpc.newBlockingStub(
             Wire.reconnecting(managers.channel()))).withDeadlineAfter(2000, TimeUnit.MILLISECONDS)
             .getAssignments(GetAssignmentsRequest.getDefaultInstance());
         return configs.fromManager(b);
@@ -180,7 +165,7 @@ public final class ManagerLink {
           throw new IllegalStateException("cannot reach the shard manager at " + describe(managers) + " within "
               + timeout.toMillis() + " ms: " + Wire.describe(e) + "; is it running (atoll manager)?", e);
         }
-        managers.failed(at, LeaderHint.of(e));
+        managers.failed(at, e);
       }
       backoff = CONNECT_BACKOFF.nextNanos(backoff);
       LockSupport.parkNanos(backoff); // retry pacing, not synchronization
@@ -234,7 +219,7 @@ public final class ManagerLink {
             throw new IllegalStateException("pod " + me + " could not register with the shard manager at "
                 + describe(managers) + " within " + timeout.toMillis() + " ms: " + Wire.describe(e), e);
           }
-          managers.failed(address, LeaderHint.of(e));
+          managers.failed(address, e);
         }
         backoff = CONNECT_BACKOFF.nextNanos(backoff);
         LockSupport.parkNanos(backoff); // retry pacing, not synchronization
@@ -296,7 +281,7 @@ public final class ManagerLink {
                 // a manager with another key took over: this incarnation's credential means nothing to it
                 callback.unknownToManager("the shard manager refused its credential: " + Status.fromThrowable(t)
                     .getDescription());
-              } else if (managers.failed(at, LeaderHint.of(t))) {
+              } else if (managers.failed(at, t)) {
                 retryRenewalSoon(); // another manager: try it before the next period
               }
             }
@@ -325,58 +310,9 @@ public final class ManagerLink {
     return managers.all().size() == 1 ? managers.all().get(0).toString() : managers.all().toString();
   }
 
-  /** Follows the manager's configs, reconnecting after failures (to another manager if one failed). */
+  /** Follows the manager's configs (see {@link ConfigWatch}). */
   public void watch() {
-    if (closed) {
-      return;
-    }
-    PodAddress at = managers.current();
-    try {
-      async().watch(WatchRequest.newBuilder().setPod(Wire.ref(view.self())).build(),
-          new ClientResponseObserver<WatchRequest, ConfigBytes>() {
-            @Override
-            public void beforeStart(ClientCallStreamObserver<WatchRequest> call) {
-              watchCall = call;
-            }
-
-            @Override
-            public void onNext(ConfigBytes b) {
-              watchBackoffNanos = 0;
-              try {
-                // no term on this stream: it may not change the key (a deposed manager's old stream)
-                view.onManagerConfig(configs.fromManager(b, false));
-              } catch (RuntimeException e) {
-                log.warn("pod {}: ignored a config from the manager: {}", view.self(), e.getMessage());
-              }
-            }
-
-            @Override
-            public void onError(Throwable t) {
-              managers.failed(at, LeaderHint.of(t));
-              rewatch();
-            }
-
-            @Override
-            public void onCompleted() {
-              rewatch();
-            }
-          });
-    } catch (RuntimeException e) {
-      rewatch();
-    }
-  }
-
-  private void rewatch() {
-    if (closed) {
-      return;
-    }
-    long wait = WATCH_BACKOFF.nextNanos(watchBackoffNanos);
-    watchBackoffNanos = wait;
-    try {
-      renewTimer.schedule(this::watch, wait, TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      // closed
-    }
+    watch.watch();
   }
 
   /** Tells the manager this pod leaves; waits up to five seconds. */
@@ -444,10 +380,7 @@ public final class ManagerLink {
         renewals.cancel(false);
       }
     }
-    ClientCallStreamObserver<WatchRequest> w = watchCall;
-    if (w != null) {
-      w.cancel("pod closing", null);
-    }
+    watch.close();
     renewTimer.shutdownNow();
     managers.close();
   }

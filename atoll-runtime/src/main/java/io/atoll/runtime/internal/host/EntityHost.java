@@ -1,7 +1,6 @@
 package io.atoll.runtime.internal.host;
 
 import io.atoll.core.ClusterConfig;
-import io.atoll.core.FencingToken;
 import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
 import io.atoll.runtime.DeliveryException;
@@ -20,8 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,12 +27,12 @@ import org.slf4j.LoggerFactory;
  * The receiving side of a pod: which shards it serves, under which epoch, and the entities living
  * in them.
  *
- * <p><b>Why one class of some 450 lines.</b> Every transition of a shard's serving state (a view
- * gives it, a release or a fence takes it, a new incarnation forgets releases) happens under this
- * one monitor, and delivery meets those transitions at the per-shard gate. Keeping the state
- * machine, the gate and the stops in one file keeps that lock and its invariants in one place;
- * the mailbox and activation are in {@link EntityInstance}, the per-shard data in
- * {@link ShardState}.
+ * <p>Every transition of a shard's serving state (a view gives it, a release or a fence takes it,
+ * a new incarnation forgets releases) happens under this one monitor, and delivery meets those
+ * transitions at the per-shard gate: the state machine, the gate and the stops stay in this file
+ * to keep that lock and its invariants in one place. The mailbox and activation are in
+ * {@link EntityInstance}, the per-shard data in {@link ShardState}, and the counts, events and
+ * threads of the activations, which the instances report to, in {@link Activations}.
  *
  * <p>A shard is served ({@code ACTIVE}) from when a config names this pod its owner at an epoch
  * no older than any release the pod has done of it, until it is released (hand-off, graceful
@@ -51,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * <p>It reads the lease ({@link Lease#valid()}) on every delivery and reports upward through
  * {@link Callback}: a shard became served here, a release finished.
  */
-public final class EntityHost implements InstanceHost {
+public final class EntityHost {
 
   private static final Logger log = LoggerFactory.getLogger(EntityHost.class);
 
@@ -76,18 +73,14 @@ public final class EntityHost implements InstanceHost {
   private final PodContext ctx;
   private final View view;
   private final Lease lease;
-  private final Sharding sharding;
   private final Callback callback;
   private final ShardingObserver observer;
   private final ShardState[] shards;
   private final TypeRuntime[] types;
   private final Map<String, TypeRuntime> typesByName;
-  private final ThreadFactory entityThreads = Thread.ofVirtual().name("atoll-entity").factory();
+  private final Activations activations;
   @GuardedBy("this") // for writes
   private volatile boolean stopping;
-  private final AtomicInteger activations = new AtomicInteger();
-  /** Messages waiting in mailboxes (not yet taken by a drain), bounded by {@code maxQueued}. */
-  private final AtomicInteger queued = new AtomicInteger();
 
   /**
    * A host of {@code hostedTypes} for the pod of {@code view}, serving while {@code lease} is valid.
@@ -99,7 +92,6 @@ public final class EntityHost implements InstanceHost {
     this.ctx = ctx;
     this.view = view;
     this.lease = lease;
-    this.sharding = sharding;
     this.callback = callback;
     this.observer = ctx.settings().observer();
     this.types = hostedTypes.clone();
@@ -113,31 +105,7 @@ public final class EntityHost implements InstanceHost {
     for (int s = 1; s <= numberOfShards; s++) {
       shards[s] = new ShardState(s, types.length);
     }
-  }
-
-  @Override
-  public void queued(int delta) {
-    queued.addAndGet(delta);
-  }
-
-  @Override
-  public long now() {
-    return ctx.ticker().nanoTime();
-  }
-
-  @Override
-  public PodId self() {
-    return view.self();
-  }
-
-  @Override
-  public Sharding sharding() {
-    return sharding;
-  }
-
-  @Override
-  public void start(EntityInstance instance) {
-    entityThreads.newThread(instance).start();
+    this.activations = new Activations(ctx.ticker(), view::self, lease, sharding, observer, shards, types);
   }
 
   /** The hosted type named {@code name}, or null. */
@@ -153,17 +121,6 @@ public final class EntityHost implements InstanceHost {
   /** Whether a new message for the shard is accepted here now. */
   public boolean accepts(int shard) {
     return !stopping && shards[shard].state == ShardState.ACTIVE && lease.valid();
-  }
-
-  /** Whether a queued message of the shard may still be handled here. */
-  boolean serving(ShardState s) {
-    return serving(s, now());
-  }
-
-  @Override
-  public boolean serving(ShardState s, long now) {
-    int st = s.state;
-    return (st == ShardState.ACTIVE || st == ShardState.RELEASING) && lease.valid(now);
   }
 
   /**
@@ -192,7 +149,7 @@ public final class EntityHost implements InstanceHost {
         return false;
       }
       int maxQueued = ctx.settings().maxQueued();
-      if (queued.get() >= maxQueued) {
+      if (activations.queued() >= maxQueued) {
         d.failed(new DeliveryException(DeliveryException.Reason.OVERLOADED, "message to " + t.name + "/" + entityId
             + " refused by pod " + view.self() + ": overloaded, " + maxQueued + " messages already wait for their"
             + " entities here (maxQueued); send less or add pods"));
@@ -202,7 +159,7 @@ public final class EntityHost implements InstanceHost {
       for (;;) {
         EntityInstance inst = map.get(entityId);
         if (inst == null) {
-          EntityInstance fresh = new EntityInstance(this, s, t, entityId);
+          EntityInstance fresh = new EntityInstance(activations, s, t, entityId);
           inst = map.putIfAbsent(entityId, fresh);
           if (inst == null) {
             inst = fresh;
@@ -371,7 +328,7 @@ public final class EntityHost implements InstanceHost {
       }
     }
     for (EntityInstance i : instances) {
-      removed(i);
+      activations.removed(i);
     }
     for (ShardState s : list) {
       s.stopped.complete(null);
@@ -413,68 +370,12 @@ public final class EntityHost implements InstanceHost {
 
   /** Passivates entities idle longer than their type's idle time. */
   public void passivateIdle() {
-    long now = now();
-    for (int s = 1; s < shards.length; s++) {
-      ShardState st = shards[s];
-      if (st.state != ShardState.ACTIVE) {
-        continue;
-      }
-      for (TypeRuntime t : types) {
-        if (t.idleNanos <= 0) {
-          continue;
-        }
-        ConcurrentHashMap<String, EntityInstance> m = st.entities[t.index];
-        if (m == null) {
-          continue;
-        }
-        long idleBefore = now - t.idleNanos;
-        for (EntityInstance i : m.values()) {
-          if (i.lastActive - idleBefore < 0 && i.passivateIfIdle(idleBefore)) {
-            m.remove(i.id, i);
-          }
-        }
-      }
-    }
-  }
-
-  @Override
-  public FencingToken token(ShardState s) {
-    return new FencingToken(s.shard, s.epoch, lease.generation());
-  }
-
-  @Override
-  public void removed(EntityInstance i) {
-    ConcurrentHashMap<String, EntityInstance> m = i.shard.entities[i.type.index];
-    if (m != null) {
-      m.remove(i.id, i);
-    }
-  }
-
-  @Override
-  public void activated(EntityInstance i) {
-    activations.incrementAndGet();
-    observer.entityActivated(i.type.name, i.id, i.token());
-  }
-
-  @Override
-  public void deactivated(EntityInstance i) {
-    activations.decrementAndGet();
-    observer.entityDeactivated(i.type.name, i.id, i.token());
-  }
-
-  @Override
-  public void hookFailed(EntityInstance i, String hook, Throwable t) {
-    log.warn("entity {}: reporting its {} failed: {}", i, hook, t.toString());
-  }
-
-  @Override
-  public void terminationFailed(EntityInstance i, Throwable t) {
-    log.warn("entity {} failed on its termination message: {}", i, t.toString());
+    activations.passivateIdle();
   }
 
   /** How many activations are live on this pod. */
   public int activeEntities() {
-    return activations.get();
+    return activations.active();
   }
 
   /** The shards this pod serves now. */

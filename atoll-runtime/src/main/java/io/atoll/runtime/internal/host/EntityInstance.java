@@ -32,6 +32,14 @@ import java.util.concurrent.CountDownLatch;
  * served again) starts a <em>successor</em> that waits for the fenced instance's activation to
  * end before its own drain handles anything. So two activations of one entity never run handlers
  * at the same time on one pod, however the lease and the views come and go.
+ *
+ * <p><b>Why one class of some 540 lines.</b> The mailbox, the mode, the wait for a predecessor
+ * and the activation's life (start, token, handler, termination, passivation, end) are read and
+ * changed together under this instance's monitor or by its one draining thread; each transition
+ * (a delivery meets a fence, a passivation meets a late message, a release meets a running
+ * handler) checks the mailbox and the mode at once. Split, that lock would span classes. What is
+ * not the instance's own state lives elsewhere: counts, events and threads in {@link Activations},
+ * the shard's serving state in {@link EntityHost}.
  */
 final class EntityInstance implements Runnable, EntityContext {
 
@@ -418,9 +426,11 @@ final class EntityInstance implements Runnable, EntityContext {
           + " expired in its mailbox before it was handled"));
       return;
     }
-    if (!host.serving(shard, now)) {
+    if (!host.serving(shard, now) || fenced()) {
       // Bounce this and everything behind it, so a lease renewed a moment later cannot let a
-      // later message be handled before this one is retried.
+      // later message be handled before this one is retried. A fenced activation starts nothing
+      // more, even if the shard is served again by now (a renewal after the lapse, a new claim):
+      // its drain may have taken this message just before the fence emptied the mailbox.
       d.bounce();
       fence(); // the drain ends the activation when it finds the mailbox empty
       return;
@@ -431,7 +441,7 @@ final class EntityInstance implements Runnable, EntityContext {
       }
       // The factory may take long (a database round trip to claim the entity's row) or the process
       // may freeze inside it: look at the lease again before the first handler runs.
-      if (!host.serving(shard, host.now())) {
+      if (!host.serving(shard, host.now()) || fenced()) {
         d.bounce();
         fence();
         return;
@@ -453,6 +463,11 @@ final class EntityInstance implements Runnable, EntityContext {
       passivateAfter = false;
       endActivation(false);
     }
+  }
+
+  /** Whether a fence closed this instance: its activation may finish a running handler, never start one. */
+  private synchronized boolean fenced() {
+    return ended != null;
   }
 
   private boolean activate(Delivery d) {
@@ -482,7 +497,7 @@ final class EntityInstance implements Runnable, EntityContext {
     if (behaviour == null) {
       return;
     }
-    if (terminate && type.terminationMessage != null && host.serving(shard, host.now())) {
+    if (terminate && type.terminationMessage != null && host.serving(shard, host.now()) && !fenced()) {
       try {
         behaviour.onMessage(type.terminationMessage, this);
       } catch (Throwable t) {

@@ -11,7 +11,7 @@ import io.atoll.runtime.internal.codec.FailureCodes;
 import io.atoll.runtime.internal.codec.ReplyBinding;
 import io.atoll.runtime.internal.util.GuardedBy;
 import io.atoll.runtime.internal.util.LoopDrain;
-import io.atoll.runtime.internal.util.PodSettings;
+import io.atoll.runtime.PodSettings;
 import io.atoll.runtime.internal.util.Scheduler;
 import io.atoll.core.Ticker;
 import io.atoll.transport.grpc.Wire;
@@ -54,6 +54,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * whose deadline passes in its mailbox is answered TIMEOUT and leaves the backlog at once, not
  * when a drain that may be blocked reaches it: blocked entities hold the stream for at most one
  * deadline. An envelope a drain took is never expired, so TIMEOUT from here means not handled.
+ *
+ * <p><b>Why one class of some 430 lines.</b> The backlog counters, the pause flag, the expiry
+ * sweep and the reply writer are the state of one stream: the writer's unsent count is one of the
+ * bounds that pause reading, every part resumes reading when its count falls, and all of them stop
+ * on the one {@code closed} flag that a failed write, a cancel or a foreign sender sets. Split,
+ * each part would hold the others' counters. Delivery into entities is {@link EntityHost}'s, an
+ * envelope's answer {@link InboundDelivery}'s.
  */
 public final class InboundStream implements StreamObserver<DeliverBatch> {
 

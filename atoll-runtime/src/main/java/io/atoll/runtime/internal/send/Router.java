@@ -18,7 +18,7 @@ import io.atoll.runtime.internal.cluster.View;
 import io.atoll.runtime.internal.host.EntityHost;
 import io.atoll.runtime.internal.host.TypeRuntime;
 import io.atoll.runtime.internal.util.PodContext;
-import io.atoll.runtime.internal.util.PodSettings;
+import io.atoll.runtime.PodSettings;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;

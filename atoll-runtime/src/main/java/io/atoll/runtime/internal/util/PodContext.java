@@ -1,6 +1,7 @@
 package io.atoll.runtime.internal.util;
 
 import io.atoll.core.Ticker;
+import io.atoll.runtime.PodSettings;
 import java.util.Objects;
 
 /**

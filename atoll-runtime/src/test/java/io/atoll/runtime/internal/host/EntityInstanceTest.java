@@ -110,6 +110,8 @@ class EntityInstanceTest {
     final String text;
     final long deadline;
     String fate;
+    /** Runs when a drain takes the message, before anything is checked. */
+    Runnable onTaken;
     private Delivery next;
 
     Msg(String text) {
@@ -139,6 +141,14 @@ class EntityInstanceTest {
     @Override
     public boolean isDone() {
       return fate != null;
+    }
+
+    @Override
+    public boolean begin() {
+      if (onTaken != null) {
+        onTaken.run();
+      }
+      return !isDone();
     }
 
     @Override
@@ -421,6 +431,27 @@ class EntityInstanceTest {
     assertThat(handled).isEmpty();
     assertThat(a.fate).isEqualTo("bounced");
     assertThat(b.fate).isEqualTo("bounced");
+  }
+
+  @Test
+  void aMessageTakenJustBeforeAFenceIsBouncedEvenIfTheShardIsServedAgainByThen() {
+    EntityInstance i = instance(true);
+    i.offer(new Msg("a"));
+    drain(i); // the activation runs
+    Msg b = new Msg("b");
+    b.onTaken = () -> {
+      // The drain took b; before it looks at the lease, the lease runs out and the pod fences the
+      // shard, then a renewal (or a new claim) serves the shard again: b's check passes.
+      host.serving = false;
+      i.fence();
+      host.serving = true;
+      host.generation++;
+    };
+    i.offer(b);
+    drain(i);
+    assertThat(handled).as("a fenced activation started a handler").containsExactly("a");
+    assertThat(b.fate).isEqualTo("bounced");
+    assertThat(host.events).contains("deactivated", "removed");
   }
 
   @Test

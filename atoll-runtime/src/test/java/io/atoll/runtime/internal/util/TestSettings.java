@@ -4,6 +4,7 @@ import io.atoll.core.PodAddress;
 import io.atoll.core.PodVersion;
 import io.atoll.core.ShardHasher;
 import io.atoll.core.Ticker;
+import io.atoll.runtime.PodSettings;
 import io.atoll.runtime.ShardingObserver;
 import java.time.Duration;
 

@@ -16,10 +16,15 @@ final class PeerTrust extends X509ExtendedTrustManager {
 
   private final TlsMaterial material;
   private final Role expectedServer;
+  private final boolean identityRequired;
   private final RefusalLog refusals;
 
-  /** {@code expectedServer} null: the server side (checks clients). */
-  PeerTrust(TlsMaterial material, Role expectedServer, RefusalLog refusals) {
+  /**
+   * {@code expectedServer} null: the server side (checks clients); {@code identityRequired} false
+   * (server side only): a client certificate of the CA need not hold an Atoll identity.
+   */
+  PeerTrust(TlsMaterial material, Role expectedServer, boolean identityRequired, RefusalLog refusals) {
+    this.identityRequired = identityRequired;
     this.material = material;
     this.expectedServer = expectedServer;
     this.refusals = refusals;
@@ -74,6 +79,9 @@ final class PeerTrust extends X509ExtendedTrustManager {
       refusals.refuse("ca " + who, "TLS: refused " + (client ? "client " : "server ") + who
           + ": not issued by this cluster's CA (" + e.getMessage() + ")");
       throw e;
+    }
+    if (client && !identityRequired) {
+      return;
     }
     PeerIdentity id;
     try {

@@ -73,6 +73,24 @@ public enum Role {
     return found;
   }
 
+  /** Whether {@code cert} names an Atoll identity at all (a subject alternative name URI {@code atoll:...}). */
+  static boolean holdsIdentity(X509Certificate cert) {
+    try {
+      Collection<List<?>> sans = cert.getSubjectAlternativeNames();
+      if (sans != null) {
+        for (List<?> san : sans) {
+          if (san.size() == 2 && Integer.valueOf(SAN_URI).equals(san.get(0)) && san.get(1) instanceof String uri
+              && uri.startsWith(SCHEME)) {
+            return true;
+          }
+        }
+      }
+      return false;
+    } catch (CertificateParsingException e) {
+      return false;
+    }
+  }
+
   /** Parses {@code atoll:manager}, {@code atoll:pod:NAME} or {@code atoll:admin:NAME}. */
   static PeerIdentity parse(String uri) {
     if (uri.equals(SCHEME + "manager")) {

@@ -12,7 +12,6 @@ import java.security.Signature;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Objects;
-import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
@@ -32,18 +31,30 @@ final class TlsMaterial {
   private static final Logger log = LoggerFactory.getLogger("io.atoll.security");
   private static final long CHECK_NANOS = 1_000_000_000L;
 
-  /** One consistent load of the three files. */
+  /** One consistent load of the three files; {@code self} null for a certificate without an Atoll identity. */
   record Loaded(X509ExtendedKeyManager keys, X509ExtendedTrustManager trust, PeerIdentity self,
       List<FileTime> stamps) {}
 
   private final Path ca;
   private final Path cert;
   private final Path key;
+  private final boolean identityRequired;
   private volatile Loaded loaded;
   private volatile long lastCheck;
 
   /** Loads the files. @throws IllegalArgumentException if they do not load or do not fit together */
   TlsMaterial(Path ca, Path cert, Path key) {
+    this(ca, cert, key, true);
+  }
+
+  /**
+   * Loads the files; {@code identityRequired} false also takes a certificate without an Atoll
+   * identity (a TLS port for any client, such as Atoll KV's).
+   *
+   * @throws IllegalArgumentException if they do not load or do not fit together
+   */
+  TlsMaterial(Path ca, Path cert, Path key, boolean identityRequired) {
+    this.identityRequired = identityRequired;
     this.ca = Objects.requireNonNull(ca, "ca");
     this.cert = Objects.requireNonNull(cert, "cert");
     this.key = Objects.requireNonNull(key, "key");
@@ -63,7 +74,8 @@ final class TlsMaterial {
       try {
         Loaded next = load();
         loaded = next;
-        log.info("TLS files reloaded: {} as {}", cert, next.self());
+        log.info("TLS files reloaded: {} as {}", cert, next.self() != null ? next.self()
+            : next.keys().getCertificateChain("atoll")[0].getSubjectX500Principal());
         return next;
       } catch (IllegalArgumentException e) {
         log.warn("TLS files changed but do not load, keeping the previous ones: {}", e.getMessage());
@@ -86,7 +98,7 @@ final class TlsMaterial {
     List<X509Certificate> chain = PemFiles.certificates(cert);
     PrivateKey pk = PemFiles.privateKey(key);
     X509Certificate leaf = chain.get(0);
-    PeerIdentity self = Role.of(leaf);
+    PeerIdentity self = identityRequired || Role.holdsIdentity(leaf) ? Role.of(leaf) : null;
     checkPair(leaf, pk);
     checkIssued(leaf, cas);
     try {
@@ -159,17 +171,22 @@ final class TlsMaterial {
   }
 
   /** A key manager that always uses the newest files. */
-  KeyManager keyManager() {
+  ReloadingKeyManager keyManager() {
     return new ReloadingKeyManager(this);
   }
 
-  /** Server side: trusts clients of the CA, logs others once. */
+  /** Server side: trusts clients of the CA that hold an Atoll identity, logs others once. */
   TrustManager clientTrust(RefusalLog refusals) {
-    return new PeerTrust(this, null, refusals);
+    return new PeerTrust(this, null, true, refusals);
+  }
+
+  /** Server side: trusts any client certificate of the CA (with or without an identity). */
+  PeerTrust anyClientTrust(RefusalLog refusals) {
+    return new PeerTrust(this, null, false, refusals);
   }
 
   /** Client side: trusts servers of the CA that hold {@code expected}. */
-  TrustManager serverTrust(Role expected, RefusalLog refusals) {
-    return new PeerTrust(this, expected, refusals);
+  PeerTrust serverTrust(Role expected, RefusalLog refusals) {
+    return new PeerTrust(this, expected, true, refusals);
   }
 }

@@ -1,7 +1,6 @@
-package io.atoll.runtime.codec;
+package io.atoll.runtime;
 
-import io.atoll.runtime.EntityType;
-import io.atoll.runtime.internal.TypeCodecs;
+import io.atoll.runtime.codec.MessageCodec;
 
 /**
  * The codec a pod uses for an entity type: the type's own ({@code EntityType.withCodec}) or the
@@ -14,6 +13,6 @@ public final class DefaultCodec {
 
   /** The codec of {@code type}; building one takes milliseconds (serializers are generated), so keep it. */
   public static MessageCodec forType(EntityType<?> type) {
-    return TypeCodecs.forType(type);
+    return PodProviders.get().codec(type);
   }
 }

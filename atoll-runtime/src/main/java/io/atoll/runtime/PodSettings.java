@@ -1,16 +1,16 @@
-package io.atoll.runtime.internal.util;
+package io.atoll.runtime;
 
 import io.atoll.core.PodAddress;
 import io.atoll.core.PodVersion;
 import io.atoll.core.ShardHasher;
 import io.atoll.core.Ticker;
-import io.atoll.runtime.ShardingObserver;
 import io.atoll.transport.grpc.security.WireSecurity;
 import java.time.Duration;
 
 /**
- * Everything a pod runs with, validated by {@code Sharding.Builder}. Immutable. Not API: public only
- * because the builder in {@code io.atoll.runtime} makes it.
+ * Everything a pod runs with, validated by {@link Sharding.Builder}. Immutable. Not API: public only
+ * because the builder hands it to the pod behind this package through {@link PodProvider}; it may
+ * change in any release.
  *
  * @param manager where the shard manager listens
  * @param host the address this pod listens on and announces
@@ -95,5 +95,12 @@ public record PodSettings(
     this(manager, host, port, version, askTimeout, sendTimeout, bufferSize, maxInFlight, maxMessageBytes,
         terminationTimeout, gossipInterval, startTimeout, clientOnly, keepServingWhileManagerDown, hasher, ticker,
         observer, maxQueued, advertise, java.util.List.of(manager), security);
+  }
+
+  /** These settings with {@code o} as the observer. */
+  public PodSettings withObserver(ShardingObserver o) {
+    return new PodSettings(manager, host, port, version, askTimeout, sendTimeout, bufferSize, maxInFlight,
+        maxMessageBytes, terminationTimeout, gossipInterval, startTimeout, clientOnly, keepServingWhileManagerDown,
+        hasher, ticker, o, maxQueued, advertise, managers, security, roles);
   }
 }
