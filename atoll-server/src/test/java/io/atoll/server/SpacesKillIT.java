@@ -19,8 +19,10 @@ import io.atoll.testkit.process.ProcessCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -63,7 +65,7 @@ class SpacesKillIT {
             Duration.ofSeconds(60), Duration.ofMillis(50), () -> {
               ClusterConfig c = client.config();
               return owners(c, c.spaces().of(Space.DEFAULT_ROLE)).equals(List.of(webAt))
-                  && java.util.Set.copyOf(owners(c, c.spaces().of(Statement.ROLE))).equals(java.util.Set.of(victimAt, survivorAt))
+                  && new HashSet<>(owners(c, c.spaces().of(Statement.ROLE))).equals(Set.of(victimAt, survivorAt))
                   && owned(c, c.spaces().of(Statement.ROLE), victimAt) == 4;
             });
         ClusterConfig before = client.config();
@@ -147,7 +149,10 @@ class SpacesKillIT {
     return c.pods().stream().map(e -> e.id()).filter(id -> id.address().equals(address)).findFirst().orElseThrow();
   }
 
-  /** The distinct live owners' addresses of a space's positions, in position order; null for none. */
+  /**
+   * The distinct live owners' addresses of a space's positions, in position order; null for a
+   * position with no live owner (so not for {@code Set.copyOf}, which refuses nulls).
+   */
   private static List<PodAddress> owners(ClusterConfig c, Space sp) {
     List<PodAddress> out = new ArrayList<>();
     for (int pos = sp.first(); pos < sp.first() + sp.count(); pos++) {

@@ -5,6 +5,7 @@ import io.atoll.server.demo.AccountDb;
 import io.atoll.server.demo.AtollProcesses;
 import io.atoll.server.demo.PodNames;
 import io.atoll.server.demo.StoreServer;
+import io.atoll.testkit.Await;
 import io.atoll.testkit.net.TcpRelay;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
@@ -33,6 +34,7 @@ final class ChaosCluster implements AutoCloseable {
 
   private static final Duration START = Duration.ofSeconds(90);
   private static final Duration GRACE = Duration.ofSeconds(30);
+  private static final int BIND_TRIES = 3;
   private static final Pattern UP = Pattern.compile("(?:listening on|standing by on) (\\S+:\\d+)");
 
   /**
@@ -116,12 +118,28 @@ final class ChaosCluster implements AutoCloseable {
     return store;
   }
 
+  /**
+   * Starts the slot's manager, on its port once it has one. A restart finds that port free again
+   * only if nothing took it while the manager was down: a start that could not listen waits until
+   * the port can be bound and tries again (three tries), since the pods' relays and the client know
+   * the manager by that port.
+   */
   private void start(Slot s) {
     String[] extra = store == null ? new String[0] : new String[] {"--store", store.uri()};
-    s.process = processes.start(AtollProcesses.manager(s.name + "-" + (++s.starts), s.port, dir.resolve("manager"),
-        shards, lease, margin, extra));
-    String at = s.process.awaitLog(UP, START);
-    s.port = PodAddress.parse(at).port();
+    for (int attempt = 1; ; attempt++) {
+      s.process = processes.start(AtollProcesses.manager(s.name + "-" + (++s.starts), s.port, dir.resolve("manager"),
+          shards, lease, margin, extra));
+      try {
+        s.port = PodAddress.parse(s.process.awaitLog(UP, START)).port();
+        return;
+      } catch (IllegalStateException e) {
+        if (attempt == BIND_TRIES || s.port == 0 || !couldNotListen(s.process)) {
+          throw e;
+        }
+      }
+      int port = s.port;
+      Await.until("port " + port + " free for " + s.name + " again", START, () -> canBind(port));
+    }
   }
 
   /**
@@ -178,24 +196,63 @@ final class ChaosCluster implements AutoCloseable {
     return managers.stream().filter(s -> s.process == p).findFirst().orElseThrow();
   }
 
-  /** Starts a pod of {@code version}; does not wait for it. */
+  /** Starts a pod of {@code version}; does not wait for it (see {@link #awaitUp}). */
   Pod startPod(String version) {
     int port = freePort();
     TcpRelay inbound = TcpRelay.to(port);
     List<TcpRelay> toManagers = managers.stream().map(s -> TcpRelay.to(s.port)).toList();
     String name = "pod-" + (++podStarts);
-    ManagedProcess p = processes.start(AtollProcesses.pod(name,
-        toManagers.stream().map(TcpRelay::address).collect(Collectors.joining(",")), dbUrl, List.of("--port",
-            Integer.toString(port), "--advertise", inbound.address(), "--version", version)));
-    Pod pod = new Pod(name, p, inbound, toManagers, version);
+    Pod pod = new Pod(name, launch(name, port, inbound, toManagers, version), inbound, toManagers, version);
     pods.add(pod);
     names.put(pod.address(), name);
     return pod;
   }
 
-  /** Waits until {@code pod} has joined (it says so once it is registered). */
-  void awaitUp(Pod pod) {
-    pod.process().awaitAddress(START);
+  private ManagedProcess launch(String processName, int port, TcpRelay inbound, List<TcpRelay> toManagers,
+      String version) {
+    return processes.start(AtollProcesses.pod(processName,
+        toManagers.stream().map(TcpRelay::address).collect(Collectors.joining(",")), dbUrl, List.of("--port",
+            Integer.toString(port), "--advertise", inbound.address(), "--version", version)));
+  }
+
+  /**
+   * Waits until {@code pod} has joined (it says so once it is registered) and returns it as it runs
+   * now. Its port was free when {@link #startPod} chose it, but another process may have taken it
+   * before the pod bound it: such a pod exits saying it cannot listen, and is started again on
+   * another port behind the same relay, so it keeps its name and the address it announces (three
+   * tries). The returned pod replaces the given one in {@link #pods()}.
+   */
+  Pod awaitUp(Pod pod) {
+    Pod now = pod;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        now.process().awaitAddress(START);
+        return now;
+      } catch (IllegalStateException e) {
+        if (attempt == BIND_TRIES || !couldNotListen(now.process())) {
+          throw e;
+        }
+      }
+      int port = freePort();
+      now.inbound().retarget(port);
+      Pod again = new Pod(now.name(), launch(now.name() + "-try-" + (attempt + 1), port, now.inbound(),
+          now.toManagers(), now.version()), now.inbound(), now.toManagers(), now.version());
+      pods.set(pods.indexOf(now), again);
+      now = again;
+    }
+  }
+
+  /** Whether {@code p} has exited because the port it was given was taken. */
+  private static boolean couldNotListen(ManagedProcess p) {
+    return !p.isAlive() && p.logText().contains("cannot listen on");
+  }
+
+  private static boolean canBind(int port) {
+    try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** The pods in the cluster now, oldest first. */

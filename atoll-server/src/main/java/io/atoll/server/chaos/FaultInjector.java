@@ -210,8 +210,7 @@ final class FaultInjector {
   }
 
   private ChaosCluster.Pod replace() {
-    ChaosCluster.Pod next = cluster.startPod(version());
-    cluster.awaitUp(next);
+    ChaosCluster.Pod next = cluster.awaitUp(cluster.startPod(version()));
     say.accept("+ " + next.name() + " (version " + next.version() + ") joined on " + next.address());
     return next;
   }

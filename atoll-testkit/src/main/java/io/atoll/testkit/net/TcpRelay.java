@@ -55,7 +55,7 @@ public final class TcpRelay implements AutoCloseable {
     CUT_TO_CLIENT
   }
 
-  private final InetSocketAddress target;
+  private volatile InetSocketAddress target;
   private final ServerSocket server;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private final Object lock = new Object();
@@ -83,6 +83,20 @@ public final class TcpRelay implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("relay: cannot listen on 127.0.0.1", e);
     }
+  }
+
+  /**
+   * Points the connections accepted from now on at {@code 127.0.0.1:targetPort}; open ones keep
+   * their target. A harness that started a process on a port someone else took in the meantime
+   * starts it again on another port behind the same relay, so the address it announced stays.
+   *
+   * @throws IllegalArgumentException unless the port is 1..65535
+   */
+  public void retarget(int targetPort) {
+    if (targetPort < 1 || targetPort > 65_535) {
+      throw new IllegalArgumentException("target port: " + targetPort + " (expected: 1..65535)");
+    }
+    target = new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort);
   }
 
   /** The port clients connect to. */

@@ -100,6 +100,25 @@ class TcpRelayTest {
   }
 
   @Test
+  void retargetSendsNewConnectionsToTheNewTargetAndLeavesOpenOnesWhereTheyWere() throws IOException {
+    try (EchoServer second = new EchoServer(); Socket before = connect()) {
+      send(before, "ab");
+      assertThat(read(before, 2)).isEqualTo("ab");
+      relay.retarget(second.server.getLocalPort());
+      try (Socket after = connect()) {
+        send(after, "cde");
+        assertThat(read(after, 3)).isEqualTo("cde");
+      }
+      send(before, "f");
+      assertThat(read(before, 1)).isEqualTo("f");
+      assertThat(second.received).hasValue(3);
+      assertThat(echo.received).hasValue(3);
+    }
+    assertThatThrownBy(() -> relay.retarget(0)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("1..65535");
+  }
+
+  @Test
   void refuseResetsOpenConnectionsAndClosesNewOnesAndPassRestoresTheLink() throws IOException {
     try (Socket open = connect()) {
       send(open, "a");
