@@ -153,6 +153,21 @@ public final class KvServer implements AutoCloseable {
    */
   public static KvServer startManaged(KvSettings s, KvObserver observer, List<PodAddress> managers,
       WireSecurity security, Duration registerTimeout, Runnable onDeclaredDead) {
+    return startManaged(s, observer, managers, security, registerTimeout, onDeclaredDead, true);
+  }
+
+  /**
+   * As {@link #startManaged(KvSettings, KvObserver, List, WireSecurity, Duration, Runnable)}, choosing
+   * whether the node rides out a manager outage.
+   *
+   * @param keepServingWhileManagerDown true (the default): while every manager address refuses
+   *     connections and no other node renewed lately, the node extends its lease and keeps serving
+   *     its slots, as entity pods do; false: its lease lapses and it answers {@code -CLUSTERDOWN}
+   *     until the manager is back (for a network where a running manager may look refused to one
+   *     node alone)
+   */
+  public static KvServer startManaged(KvSettings s, KvObserver observer, List<PodAddress> managers,
+      WireSecurity security, Duration registerTimeout, Runnable onDeclaredDead, boolean keepServingWhileManagerDown) {
     if (managers.isEmpty()) {
       throw new IllegalArgumentException("managers: none (expected: at least one host:port)");
     }
@@ -161,7 +176,7 @@ public final class KvServer implements AutoCloseable {
       server.managed = ManagedNode.start(managers, java.util.Objects.requireNonNull(security, "security"),
           server.cluster.view().config().pod(server.cluster.view().me()).orElseThrow().pod(), server.store,
           server.cluster, server.migrator, System::currentTimeMillis, registerTimeout, onDeclaredDead,
-          s.requirePass(), server.tlsFiles);
+          s.requirePass(), server.tlsFiles, keepServingWhileManagerDown);
     } catch (RuntimeException e) {
       server.close();
       throw e;

@@ -200,6 +200,90 @@ class KvManagedTest {
   }
 
   @Test
+  void nodesKeepServingWhileTheManagerIsDownForSeveralLeasesAndFollowItWhenItReturns() throws Exception {
+    KvServer a = node();
+    KvServer b = node();
+    awaitSpread(2);
+    RedisClusterClient client = RedisClusterClient.create(RedisURI.create("127.0.0.1", a.port()));
+    client.setOptions(ClusterClientOptions.builder().maxRedirects(10).topologyRefreshOptions(
+        ClusterTopologyRefreshOptions.builder().enablePeriodicRefresh(Duration.ofMillis(500))
+            .enableAllAdaptiveRefreshTriggers().build()).build());
+    clients.add(client::shutdown);
+    StatefulRedisClusterConnection<String, String> conn = client.connect();
+    RedisAdvancedClusterCommands<String, String> sync = conn.sync();
+    int keys = 2000;
+    // A client writes and reads back all along: every acknowledged write is remembered, every
+    // failure (-CLUSTERDOWN from a fenced node, a wrong value) counted.
+    Map<Integer, Long> acked = new ConcurrentHashMap<>();
+    AtomicBoolean running = new AtomicBoolean(true);
+    AtomicLong ops = new AtomicLong();
+    AtomicLong errors = new AtomicLong();
+    AtomicLong wrongReads = new AtomicLong();
+    java.util.concurrent.atomic.AtomicReference<String> lastError = new java.util.concurrent.atomic.AtomicReference<>();
+    Thread worker = Thread.ofPlatform().start(() -> {
+      long v = 0;
+      while (running.get()) {
+        int k = (int) (v % keys);
+        v++;
+        try {
+          sync.set("k:" + k, Long.toString(v));
+          acked.put(k, v);
+          int r = (int) ((v * 7919) % keys);
+          Long expected = acked.get(r);
+          String got = sync.get("k:" + r);
+          if (expected != null && !Long.toString(expected).equals(got)) {
+            wrongReads.incrementAndGet();
+            lastError.set("k:" + r + " read " + got + ", expected " + expected);
+          }
+          ops.incrementAndGet();
+        } catch (RuntimeException e) {
+          acked.remove(k); // outcome unknown: not checked
+          errors.incrementAndGet();
+          lastError.set(e.toString());
+        }
+      }
+    });
+    await().atMost(Duration.ofSeconds(10)).until(() -> ops.get() > 200);
+    assertThat(errors.get()).as("errors before the outage (%s)", lastError.get()).isZero();
+
+    // The manager stops (its port refuses connections) for three and a half leases of 4 s.
+    int port = manager.address().port();
+    long term = manager.term();
+    manager.close();
+    long before = ops.get();
+    await().during(Duration.ofSeconds(14)).atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+      assertThat(errors.get()).as("client errors while the manager is down (%s)", lastError.get()).isZero();
+      assertThat(a.clusterOk() && b.clusterOk()).isTrue();
+    });
+    assertThat(ops.get()).as("operations served while the manager was down").isGreaterThan(before + 500);
+    RedisClient plain = RedisClient.create();
+    clients.add(plain::shutdown);
+    try (StatefulRedisConnection<String, String> c = plain.connect(RedisURI.create("127.0.0.1", a.port()))) {
+      assertThat(c.sync().clusterInfo()).contains("atoll_serving:1");
+    }
+
+    // It returns on its port with its state: the nodes renew with it (no declared death, same
+    // incarnations), and follow it: a node joining now gets its share from them, with the keys.
+    manager = startManager(port);
+    assertThat(manager.term()).isGreaterThan(term);
+    await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+      assertThat(manager.config().activePods()).hasSize(2);
+      assertThat(a.clusterOk() && b.clusterOk()).isTrue();
+    });
+    KvServer c = node();
+    awaitSpread(3);
+    assertThat(c.keys()).as("keys handed to the node that joined after the outage").isPositive();
+    running.set(false);
+    worker.join();
+    assertThat(wrongReads.get()).as("reads that missed an acknowledged write (%s)", lastError.get()).isZero();
+    client.refreshPartitions(); // the client learns the new node (its own refresh may not have run yet)
+    for (Map.Entry<Integer, Long> e : acked.entrySet()) {
+      assertThat(sync.get("k:" + e.getKey())).as("key k:%s", e.getKey()).isEqualTo(Long.toString(e.getValue()));
+    }
+    conn.close();
+  }
+
+  @Test
   void aNodeKeepsItsLeaseAndSlotsLeaseAfterLeaseAndLeavesWithItsCredential() throws Exception {
     KvServer a = node();
     awaitSpread(1);

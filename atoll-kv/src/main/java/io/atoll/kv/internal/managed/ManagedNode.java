@@ -44,10 +44,12 @@ public final class ManagedNode implements AutoCloseable {
   private final HandOffs handOffs;
   private final ExecutorService workers;
   private final Server server;
+  private final ControlProbes probes;
   private final Object configs = new Object();
 
   private ManagedNode(ClusterState cluster, ManagerClient client, HandOffs handOffs, ExecutorService workers,
-      Server server) {
+      Server server, ControlProbes probes) {
+    this.probes = probes;
     this.cluster = cluster;
     this.client = client;
     this.handOffs = handOffs;
@@ -65,12 +67,15 @@ public final class ManagedNode implements AutoCloseable {
    * @param password the nodes' password for hand-offs (AUTH), or null if none is required
    * @param tls the files of the node's TLS client port, or null if it has none: with them, hand-offs
    *     go to the targets' TLS ports over mutual TLS (the certificate must hold a pod identity)
+   * @param keepServingWhileManagerDown whether the node rides out a manager that is down (every
+   *     manager address refuses connections and no other node renewed lately) by extending its
+   *     lease, as entity pods do ({@link ManagerOutage}); false: its lease lapses and it fences
    * @throws IllegalStateException if the control port cannot be bound or the manager refused
    * @throws IllegalArgumentException if {@code tls}' certificate is not a pod certificate
    */
   public static ManagedNode start(List<PodAddress> managers, WireSecurity security, Pod me, SlotStore store,
       ClusterState cluster, Migrator migrator, LongSupplier clock, Duration registerTimeout, Runnable onDeclaredDead,
-      String password, TlsFiles tls) {
+      String password, TlsFiles tls, boolean keepServingWhileManagerDown) {
     if (tls != null && (tls.identity() == null || tls.identity().role() != Role.POD)) {
       throw new IllegalArgumentException("TLS port: certificate " + tls.certificate().getSubjectX500Principal()
           + " holds " + (tls.identity() == null ? "no Atoll identity" : tls.identity()) + " (expected: a pod"
@@ -99,7 +104,10 @@ public final class ManagedNode implements AutoCloseable {
     };
     ManagerTrust trust = new ManagerTrust();
     ManagerAddresses addresses = new ManagerAddresses(managers, a -> Wire.channel(a, security, Role.MANAGER));
-    ManagerClient client = new ManagerClient(addresses, trust, managed, lease, nanos, onConfig, () -> {
+    ControlProbes probes = new ControlProbes(security);
+    ManagerOutage outage = new ManagerOutage(me.id().toString(), nanos, managers, keepServingWhileManagerDown, lease,
+        () -> peers(cluster), probes);
+    ManagerClient client = new ManagerClient(addresses, trust, managed, lease, outage, nanos, onConfig, () -> {
       LOG.error("kv node {} was declared dead by the shard manager; its slots were given to other nodes and it"
           + " serves nothing; restart it (it joins as a new node, without keys)", me.id());
       onDeclaredDead.run();
@@ -111,11 +119,12 @@ public final class ManagedNode implements AutoCloseable {
       server = Wire.startServer(me.address().host(), managed.address().port(), List.of(service), security);
     } catch (RuntimeException e) {
       client.close();
+      probes.close();
       workers.shutdownNow();
       throw new IllegalStateException("cannot listen for the shard manager on " + managed.address() + ": "
           + e.getMessage(), e);
     }
-    ManagedNode node = new ManagedNode(cluster, client, handOffs, workers, server);
+    ManagedNode node = new ManagedNode(cluster, client, handOffs, workers, server, probes);
     self.set(node);
     try {
       client.register(registerTimeout);
@@ -132,6 +141,13 @@ public final class ManagedNode implements AutoCloseable {
       throw e;
     }
     return node;
+  }
+
+  /** The control addresses of the cluster's other active nodes, by the latest config. */
+  private static List<PodAddress> peers(ClusterState cluster) {
+    ClusterView v = cluster.view();
+    return v.config().activePods().stream().filter(p -> !p.id().equals(v.me()))
+        .map(p -> ManagedConfigs.toManager(p.id()).address()).toList();
   }
 
   private void onConfig(ClusterConfig managed) {
@@ -194,6 +210,7 @@ public final class ManagedNode implements AutoCloseable {
   @Override
   public void close() {
     client.close();
+    probes.close();
     server.shutdownNow();
     workers.shutdownNow();
   }

@@ -40,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * A KV node's side of the shard manager, over the transport's generated stubs: register, renew the
  * lease every third of it, follow the manager's configs (Watch), drain and unregister. The
  * runtime's {@code ManagerLink} does the same for entity pods but is built from the runtime's
- * view, lease and peer rooms; a KV node has none of them, and does not ride out a manager outage
- * (its lease lapses and it fences itself).
+ * view, lease and peer rooms, which a KV node does not have. While renewals fail it tells the
+ * {@link ManagerOutage}, which rides out a manager that is down with the runtime's rule.
  *
  * <p>Like a pod, it talks to one of several managers at a time ({@link ManagerAddresses}): when a
  * call fails it moves on to the leader a standby named ({@link LeaderHint}), else to the next
@@ -67,6 +67,7 @@ final class ManagerClient implements AutoCloseable {
   private final ManagerTrust trust;
   private final Pod me;
   private final NodeLease lease;
+  private final ManagerOutage outage;
   private final LongSupplier nanoClock;
   private final Consumer<ClusterConfig> onConfig;
   private final Runnable onDeclaredDead;
@@ -86,8 +87,9 @@ final class ManagerClient implements AutoCloseable {
    * @param managers the managers to talk to (closed by {@link #close})
    * @param trust checks the manager's signature on every config; learns its key from Register
    */
-  ManagerClient(ManagerAddresses managers, ManagerTrust trust, Pod me, NodeLease lease, LongSupplier nanoClock,
-      Consumer<ClusterConfig> onConfig, Runnable onDeclaredDead) {
+  ManagerClient(ManagerAddresses managers, ManagerTrust trust, Pod me, NodeLease lease, ManagerOutage outage,
+      LongSupplier nanoClock, Consumer<ClusterConfig> onConfig, Runnable onDeclaredDead) {
+    this.outage = outage;
     this.managers = managers;
     this.trust = trust;
     this.me = me;
@@ -200,6 +202,7 @@ final class ManagerClient implements AutoCloseable {
                   if (r.getStatus() == RenewLeaseResponse.Status.RENEWED) {
                     renewBackoffNanos = 0;
                     lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
+                    outage.renewed();
                   } else {
                     declaredDead("the shard manager does not know it");
                   }
@@ -211,7 +214,11 @@ final class ManagerClient implements AutoCloseable {
                   Status s = Status.fromThrowable(t);
                   if (s.getCode() == Status.Code.PERMISSION_DENIED) {
                     declaredDead("the shard manager refused its credential: " + s.getDescription());
-                  } else if (managers.failed(at, t)) {
+                    return;
+                  }
+                  lease.renewalFailed(sent);
+                  outage.renewalFailed();
+                  if (managers.failed(at, t)) {
                     retryRenewalSoon(); // another manager: try it before the next period
                   }
                 }
@@ -223,6 +230,8 @@ final class ManagerClient implements AutoCloseable {
               });
     } catch (RuntimeException e) {
       renewing.set(false);
+      lease.renewalFailed(sent);
+      outage.renewalFailed();
     }
   }
 
@@ -346,6 +355,7 @@ final class ManagerClient implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    outage.close();
     ClientCallStreamObserver<WatchRequest> w = watchCall;
     if (w != null) {
       w.cancel("kv node closing", null);

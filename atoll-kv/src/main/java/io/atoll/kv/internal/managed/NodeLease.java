@@ -13,6 +13,9 @@ final class NodeLease {
   private boolean granted;
   private boolean everGranted;
   private long lastRenewed;
+  private long ttlNanos;
+  /** Send time of the first renewal that failed since the last success; 0 if none failed. */
+  private long failingSince;
 
   NodeLease(LongSupplier nanoClock) {
     this.nanoClock = nanoClock;
@@ -27,6 +30,43 @@ final class NodeLease {
     granted = true;
     everGranted = true;
     lastRenewed = sentNanos;
+    this.ttlNanos = ttlNanos;
+    failingSince = 0;
+  }
+
+  /** A renewal sent at {@code sentNanos} failed (no answer, or a refused connection). */
+  synchronized void renewalFailed(long sentNanos) {
+    if (granted && failingSince == 0) {
+      failingSince = sentNanos == 0 ? 1 : sentNanos;
+    }
+  }
+
+  /** Whether renewals fail since the last success. */
+  synchronized boolean failing() {
+    return failingSince != 0;
+  }
+
+  /** The length of the last lease granted, 0 before the first grant. */
+  synchronized long ttlNanos() {
+    return ttlNanos;
+  }
+
+  /**
+   * Extends a live lease to {@code deadline} without a grant (never shortening it, and never
+   * reviving one that lapsed or was revoked): how a node rides out a manager that is down, see
+   * {@link ManagerOutage}. Not a renewal: {@link #renewedMillisAgo} is unchanged, so peers that
+   * ask keep seeing that nobody reaches the manager.
+   *
+   * @return whether the lease was live (and now runs at least until {@code deadline})
+   */
+  synchronized boolean extend(long deadline) {
+    if (!valid()) {
+      return false;
+    }
+    if (deadline - this.deadline > 0) {
+      this.deadline = deadline;
+    }
+    return true;
   }
 
   /** Whether the node holds a live lease now. */
@@ -51,5 +91,6 @@ final class NodeLease {
   /** Never valid again (declared dead, or left). */
   synchronized void revoke() {
     granted = false;
+    failingSince = 0;
   }
 }
