@@ -284,6 +284,29 @@ class KvManagedTest {
   }
 
   @Test
+  void aNodeToldNotToRideOutAnOutageFencesWhenItsLeaseRunsOutAndServesAgainWhenTheManagerReturns()
+      throws Exception {
+    int port = freePortPair();
+    KvServer a = KvServer.startManaged(KvSettings.defaults(port, dir.resolve("kv-" + port)), KvObserver.NONE,
+        List.of(manager.address()), WireSecurity.PLAINTEXT, Duration.ofSeconds(10), () -> { }, false);
+    nodes.add(a);
+    awaitSpread(1);
+    RedisClient client = RedisClient.create();
+    clients.add(client::shutdown);
+    try (StatefulRedisConnection<String, String> c = client.connect(RedisURI.create("127.0.0.1", a.port()))) {
+      c.sync().set("{k}1", "v");
+      int managerPort = manager.address().port();
+      manager.close();
+      await().atMost(Duration.ofSeconds(8)).untilAsserted(() ->
+          org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.sync().get("{k}1"))
+              .isInstanceOf(RedisCommandExecutionException.class).hasMessageContaining("CLUSTERDOWN"));
+      manager = startManager(managerPort);
+      await().atMost(Duration.ofSeconds(15)).ignoreExceptions()
+          .untilAsserted(() -> assertThat(c.sync().get("{k}1")).isEqualTo("v"));
+    }
+  }
+
+  @Test
   void aNodeKeepsItsLeaseAndSlotsLeaseAfterLeaseAndLeavesWithItsCredential() throws Exception {
     KvServer a = node();
     awaitSpread(1);

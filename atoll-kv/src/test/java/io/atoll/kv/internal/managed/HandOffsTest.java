@@ -1,0 +1,106 @@
+package io.atoll.kv.internal.managed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.atoll.core.Pod;
+import io.atoll.core.PodAddress;
+import io.atoll.core.PodId;
+import io.atoll.kv.internal.cluster.ClusterState;
+import io.atoll.kv.internal.cluster.Migrator;
+import io.atoll.kv.internal.cluster.Nodes;
+import io.atoll.kv.internal.store.Entry;
+import io.atoll.kv.internal.store.Key;
+import io.atoll.kv.internal.store.SlotStore;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a hand-off releases and what it keeps, on a real slot store and cluster state: the cases
+ * decided before any key moves, and a target that cannot be reached. Moves that succeed are
+ * {@code KvManagedTest}'s (real nodes).
+ */
+class HandOffsTest {
+  private final Pod me = Nodes.pod("127.0.0.1", 7000, 1, 17000);
+  private final SlotStore store = new SlotStore();
+  private final ClusterState cluster = new ClusterState(ClusterState.fresh(me), System::currentTimeMillis, v -> { });
+  private final ExecutorService workers = Executors.newFixedThreadPool(HandOffs.PARALLEL);
+  private final HandOffs handOffs = new HandOffs(store, cluster, new Migrator(store, cluster,
+      System::currentTimeMillis), workers, System::currentTimeMillis, System::nanoTime, null, null);
+
+  @AfterEach
+  void stop() {
+    workers.shutdownNow();
+  }
+
+  private void put(int slot, String key) {
+    store.slot(slot).put(new Key(key.getBytes(StandardCharsets.UTF_8)),
+        new Entry("v".getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /** The manager's name of a node at client port {@code port}. */
+  private static PodId managed(int port) {
+    return ManagedConfigs.toManager(new PodId(new PodAddress("127.0.0.1", port), 5));
+  }
+
+  @Test
+  void withoutATargetAnEmptySlotIsReleasedAndOneWithKeysIsKept() {
+    put(10, "a");
+    // Shard s + 1 is slot s; the manager named no target.
+    assertThat(handOffs.run(List.of(10, 11), List.of(), 5000)).containsExactly(10);
+    assertThat(store.slot(10).size()).as("nothing moved").isEqualTo(1);
+  }
+
+  @Test
+  void aHandOffToThisNodeItselfCountsAsNoTarget() {
+    put(3, "k");
+    PodId self = ManagedConfigs.toManager(me.id());
+    assertThat(handOffs.run(List.of(4, 5), List.of(self, self), 5000)).containsExactly(5);
+  }
+
+  @Test
+  void shardsOutsideTheSlotRangeAreIgnored() {
+    assertThat(handOffs.run(List.of(0, 16385, -3), List.of(), 5000)).isEmpty();
+  }
+
+  @Test
+  void aSlotStillMovingToAnotherNodeIsNotHandedToANewOne() {
+    PodId first = ManagedConfigs.toKv(managed(7001));
+    cluster.markMigrating(new int[] {20}, first);
+    assertThat(handOffs.run(List.of(21), List.of(managed(7002)), 5000)).isEmpty();
+    assertThat(cluster.view().migrating()).containsEntry(20, first);
+  }
+
+  @Test
+  void aTargetThatCannotBeReachedReleasesNothingAndEveryKeyStays() throws IOException {
+    int port = closedPort();
+    put(30, "x");
+    put(31, "y");
+    assertThat(handOffs.run(List.of(31, 32, 33), List.of(managed(port), managed(port), managed(port)), 5000))
+        .isEmpty();
+    assertThat(store.slot(30).size() + store.slot(31).size()).isEqualTo(2);
+    assertThat(cluster.view().migrating()).as("no mark without the target's IMPORTING").isEmpty();
+    assertThat(handOffs.slotsMoved()).isZero();
+  }
+
+  @Test
+  void chunksNotStartedWithinHalfTheBudgetAreKeptForTheManagersNextRound() throws IOException {
+    int port = closedPort();
+    // No budget: no chunk starts (not even the empty slot's), so nothing is reported released.
+    assertThat(handOffs.run(List.of(41), List.of(managed(port)), 0)).isEmpty();
+  }
+
+  /** A port nothing listens on (bound, then closed). */
+  private static int closedPort() throws IOException {
+    try (ServerSocket s = new ServerSocket()) {
+      s.bind(new InetSocketAddress("127.0.0.1", 0));
+      return s.getLocalPort();
+    }
+  }
+}
