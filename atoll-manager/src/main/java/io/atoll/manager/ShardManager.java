@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link Rebalancer} — the rebalance workflow over the pods;
  *   <li>{@link Watchers} — the open watch streams;
  *   <li>{@link Pods} — the calls to pods ({@link GrpcPods} in production);
- *   <li>{@link ManagerService} — the gRPC face;
+ *   <li>{@link ManagerService} — the gRPC face, over {@link ManagerCalls}: only the calls it makes;
  *   <li>{@link ManagerStart} — the production assembly behind {@code start}, and {@link Releaser},
  *       which releases the server, threads and store once when the manager stops.
  * </ul>
@@ -60,12 +60,13 @@ import org.slf4j.LoggerFactory;
  * and its shards move. A start re-issues every owned shard to its owner at a new epoch
  * ({@link Rounds#reassert}) and counts every pod as renewed at that moment.
  *
- * <p><b>Why some 480 lines.</b> What is left here is one job seen from two sides: the public face
+ * <p><b>Why some 510 lines.</b> What is left here is one job seen from two sides: the public face
  * (the documented {@code start} overloads its callers use, the accessors, {@code rebalance},
  * {@code close}) and the loop's orchestration (the start of a term, the timers, the hops onto the
- * loop that the gRPC face calls, the stop). Every decision and every piece of state lives in one
- * of the rooms above; moving the hops or the timers out would put another class between the gRPC
- * face and the loop without taking any state away from this one.
+ * loop that the gRPC face calls, in the inner {@code Calls}, and the stop). Every decision and
+ * every piece of state lives in one of the rooms above; moving the hops or the timers out would
+ * put another class between the gRPC face and the loop without taking any state away from this
+ * one.
  */
 public final class ShardManager implements AutoCloseable {
 
