@@ -34,10 +34,10 @@ import java.util.function.Function;
  */
 final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceImplBase {
 
-  private final ShardManager manager;
+  private final ManagerCalls manager;
   private final ManagerSecurity security;
 
-  ManagerService(ShardManager manager, ManagerSecurity security) {
+  ManagerService(ManagerCalls manager, ManagerSecurity security) {
     this.manager = manager;
     this.security = security;
   }

@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link Rebalancer} — the rebalance workflow over the pods;
  *   <li>{@link Watchers} — the open watch streams;
  *   <li>{@link Pods} — the calls to pods ({@link GrpcPods} in production);
- *   <li>{@link ManagerService} — the gRPC face;
+ *   <li>{@link ManagerService} — the gRPC face, over {@link ManagerCalls}: only the calls it makes;
  *   <li>{@link ManagerStart} — the production assembly behind {@code start}, and {@link Releaser},
  *       which releases the server, threads and store once when the manager stops.
  * </ul>
@@ -60,12 +60,13 @@ import org.slf4j.LoggerFactory;
  * and its shards move. A start re-issues every owned shard to its owner at a new epoch
  * ({@link Rounds#reassert}) and counts every pod as renewed at that moment.
  *
- * <p><b>Why some 480 lines.</b> What is left here is one job seen from two sides: the public face
+ * <p><b>Why some 510 lines.</b> What is left here is one job seen from two sides: the public face
  * (the documented {@code start} overloads its callers use, the accessors, {@code rebalance},
  * {@code close}) and the loop's orchestration (the start of a term, the timers, the hops onto the
- * loop that the gRPC face calls, the stop). Every decision and every piece of state lives in one
- * of the rooms above; moving the hops or the timers out would put another class between the gRPC
- * face and the loop without taking any state away from this one.
+ * loop that the gRPC face calls, in the inner {@code Calls}, and the stop). Every decision and
+ * every piece of state lives in one of the rooms above; moving the hops or the timers out would
+ * put another class between the gRPC face and the loop without taking any state away from this
+ * one.
  */
 public final class ShardManager implements AutoCloseable {
 
@@ -82,6 +83,7 @@ public final class ShardManager implements AutoCloseable {
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   private final Releaser releaser;
   private final ManagerSecurity security;
+  private final ManagerCalls calls = new Calls();
   private ManagerObserver observer = ManagerObserver.NONE;
   private volatile PodAddress address;
   private final RandomGenerator random;
@@ -208,7 +210,7 @@ public final class ShardManager implements AutoCloseable {
     observe(observer);
     try {
       onLoop(this::recover);
-      Server s = Wire.startServer(host, port, List.<BindableService>of(new ManagerService(this, security)),
+      Server s = Wire.startServer(host, port, List.<BindableService>of(new ManagerService(calls, security)),
           security.wire());
       releaser.server(s);
       address = new PodAddress(host, Wire.port(s));
@@ -273,13 +275,12 @@ public final class ShardManager implements AutoCloseable {
 
   /**
    * A gap between two looks for dead pods beyond this is a pause of the manager itself: one tick,
-   * plus a quarter of the lease (at least another tick). A pause shorter than that cannot make a
-   * pod that renews every third of a lease look dead.
+   * plus a quarter of the lease (always more than a tick: a lease is at least 300 ms, a tick at
+   * most an eighth of it or 50 ms). A pause shorter than that cannot make a pod that renews every
+   * third of a lease look dead.
    */
   static Duration stallThreshold(ManagerSettings settings) {
-    Duration tick = deadPodTick(settings);
-    Duration quarter = settings.leaseTtl().dividedBy(4);
-    return tick.plus(quarter.compareTo(tick) > 0 ? quarter : tick);
+    return deadPodTick(settings).plus(settings.leaseTtl().dividedBy(4));
   }
 
   /**
@@ -355,43 +356,7 @@ public final class ShardManager implements AutoCloseable {
   }
 
   // ------------------------------------------------------------------------------------------
-  // Membership: each call is handed to the loop
-
-  /** A pod registers; completes once its entry is saved. */
-  CompletableFuture<ClusterConfig> register(Pod pod) {
-    return register(pod, "", false);
-  }
-
-  /**
-   * A pod registers as the TLS identity {@code holder} ("" without TLS), {@code vouched} if it
-   * presented that incarnation's credential for {@code holder}; see {@link Membership#register}.
-   */
-  CompletableFuture<ClusterConfig> register(Pod pod, String holder, boolean vouched) {
-    return supply(() -> membership.register(pod, holder, vouched));
-  }
-
-  /** A pod leaves for good, having stopped its entities. */
-  CompletableFuture<Void> unregister(PodId pod) {
-    return supply(() -> membership.markGone(pod, "left")).thenApply(c -> null);
-  }
-
-  /** A pod asks to drain: its shards move to the others by hand-offs; it stays a member. */
-  CompletableFuture<Void> drain(PodId pod) {
-    return supply(() -> membership.drain(pod)).thenApply(c -> null);
-  }
-
-  /** Renews a pod's lease: true if renewed, false if the pod is unknown or gone. */
-  CompletableFuture<Boolean> renew(PodId pod) {
-    return supply(() -> CompletableFuture.completedFuture(membership.renew(pod)));
-  }
-
-  /** Another pod found {@code pod} unresponsive: ask the health source. Any thread. */
-  void reportUnhealthy(PodId pod, PodId reporter) {
-    membership.reportUnhealthy(pod, reporter);
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Rebalance and watch
+  // Rebalance
 
   @GuardedBy("loop")
   private void requestRebalance(String reason) {
@@ -413,14 +378,74 @@ public final class ShardManager implements AutoCloseable {
     return out;
   }
 
-  /** Opens a watch stream: the installed config now, and every config installed after. */
-  void watch(ServerCallStreamObserver<ConfigBytes> observer) {
-    watchers.add(observer, journal::config);
+  // ------------------------------------------------------------------------------------------
+  // The gRPC face's calls: each membership call is handed to the loop
+
+  /** The calls the gRPC face makes (and the simulation, in its place); each hops onto the loop. */
+  ManagerCalls calls() {
+    return calls;
   }
 
-  /** The installed config, from the loop. */
-  CompletableFuture<ClusterConfig> assignments() {
-    return supply(() -> CompletableFuture.completedFuture(journal.config()));
+  private final class Calls implements ManagerCalls {
+    @Override
+    public ClusterId clusterId() {
+      return clusterId;
+    }
+
+    @Override
+    public long term() {
+      return journal.term();
+    }
+
+    @Override
+    public long leaseTtlMillis() {
+      return settings.leaseTtl().toMillis();
+    }
+
+    @Override
+    public int numberOfShards() {
+      return settings.numberOfShards();
+    }
+
+    @Override
+    public CompletableFuture<ClusterConfig> register(Pod pod, String holder, boolean vouched) {
+      return supply(() -> membership.register(pod, holder, vouched));
+    }
+
+    @Override
+    public CompletableFuture<Void> unregister(PodId pod) {
+      return supply(() -> membership.markGone(pod, "left")).thenApply(c -> null);
+    }
+
+    @Override
+    public CompletableFuture<Void> drain(PodId pod) {
+      return supply(() -> membership.drain(pod)).thenApply(c -> null);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> renew(PodId pod) {
+      return supply(() -> CompletableFuture.completedFuture(membership.renew(pod)));
+    }
+
+    @Override
+    public void reportUnhealthy(PodId pod, PodId reporter) {
+      membership.reportUnhealthy(pod, reporter);
+    }
+
+    @Override
+    public CompletableFuture<ClusterConfig> assignments() {
+      return supply(() -> CompletableFuture.completedFuture(journal.config()));
+    }
+
+    @Override
+    public void watch(ServerCallStreamObserver<ConfigBytes> observer) {
+      watchers.add(observer, journal::config);
+    }
+
+    @Override
+    public CompletableFuture<RoundResult> rebalance() {
+      return ShardManager.this.rebalance();
+    }
   }
 
   // ------------------------------------------------------------------------------------------
@@ -459,14 +484,6 @@ public final class ShardManager implements AutoCloseable {
 
   Rebalancer rebalancerForTest() {
     return rebalancer;
-  }
-
-  long leaseTtlMillis() {
-    return settings.leaseTtl().toMillis();
-  }
-
-  int numberOfShards() {
-    return settings.numberOfShards();
   }
 
   @GuardedBy("loop")

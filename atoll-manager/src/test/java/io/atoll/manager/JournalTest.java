@@ -157,6 +157,8 @@ class JournalTest {
     CompletableFuture<ClusterConfig> f = transition(j, c -> Rounds.join(c, A));
     vt.advance(Duration.ofMillis(10));
     assertThat(f).isCompletedExceptionally();
+    assertThat(f.handle((v, e) -> e).join()).as("the store's own exception, unwrapped")
+        .isExactlyInstanceOf(io.atoll.core.spi.StoreException.class).hasMessageContaining("save failed (injected)");
     assertThat(onLoop(j::config)).isSameAs(start);
     assertThat(installed).isEmpty();
     CompletableFuture<ClusterConfig> g = transition(j, c -> Rounds.join(c, B));
@@ -261,7 +263,10 @@ class JournalTest {
     vt.advance(Duration.ofMillis(10));
     assertThat(f).isCompletedExceptionally();
     assertThat(deposed).hasSize(1);
+    assertThat(deposed.get(0)).as("the store said the term is stale: no read-back needed")
+        .isInstanceOf(io.atoll.core.spi.StaleTermException.class);
     assertThat(old.closed()).isTrue();
+    assertThat((boolean) onLoop(() -> old.leads(vt.nanoTime()))).as("a deposed term grants nothing").isFalse();
     CompletableFuture<ClusterConfig> g = transition(old, c -> Rounds.join(c, B));
     vt.advance(Duration.ofMillis(10));
     assertThatThrownBy(g::join).hasMessageContaining("closed");
@@ -286,7 +291,9 @@ class JournalTest {
   void aClosedJournalRefusesTransitions() {
     Journal j = journal(2);
     onLoop(() -> j.recover(UnaryOperator.identity()));
+    assertThat((boolean) onLoop(() -> j.leads(vt.nanoTime()))).isTrue();
     loop.runAsLoop(j::close);
+    assertThat((boolean) onLoop(() -> j.leads(vt.nanoTime()))).as("a closed term grants nothing").isFalse();
     CompletableFuture<ClusterConfig> f = transition(j, c -> Rounds.join(c, A));
     vt.advance(Duration.ofMillis(10));
     assertThat(f).isCompletedExceptionally();
@@ -302,5 +309,21 @@ class JournalTest {
     assertThatThrownBy(() -> j.transition(c -> c)).isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> journal(2).recover(UnaryOperator.identity())).isInstanceOf(IllegalStateException.class);
     assertThat(j.term()).isEqualTo(1); // any thread
+  }
+
+  @Test
+  void aStartThatFindsAnotherSigningKeyInTheStoreTakesNoTermAndReleasesTheLease() {
+    store.overwrite(new ManagerState(0, ClusterConfig.empty(2), Duration.ZERO, Duration.ZERO, PrunedPods.NONE,
+        "another key").encode());
+    Journal j = journal(2);
+    j.keepSigningKey("this manager's key");
+    assertThatThrownBy(() -> onLoop(() -> j.recover(UnaryOperator.identity())))
+        .isInstanceOf(io.atoll.core.spi.StoreException.class)
+        .hasMessageContaining("another manager stored the cluster's signing key during this start");
+    assertThat(store.leader()).as("the lease is released for a standby").isEmpty();
+    Journal same = journal(2);
+    same.keepSigningKey("another key");
+    onLoop(() -> same.recover(UnaryOperator.identity()));
+    assertThat(stored().signingKey()).isEqualTo("another key");
   }
 }

@@ -1,6 +1,7 @@
 package io.atoll.manager;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.Pod;
@@ -21,6 +22,8 @@ import org.junit.jupiter.api.Test;
 class MembershipTest {
 
   static final Pod A = new Pod(new PodId(new PodAddress("127.0.0.1", 7001), 1), PodVersion.of("1"));
+  static final Pod B = new Pod(new PodId(new PodAddress("127.0.0.1", 7002), 2), PodVersion.of("1"));
+  static final Pod C = new Pod(new PodId(new PodAddress("127.0.0.1", 7003), 3), PodVersion.of("1"));
   static final Duration TTL = Duration.ofMillis(1000);
 
   final VirtualTime vt = new VirtualTime();
@@ -137,5 +140,144 @@ class MembershipTest {
     vt.advance(Duration.ofMillis(10));
     assertThat(installed().isActive(A.id())).isTrue();
     assertThat(Rounds.leave(installed(), A.id()).isActive(A.id())).isFalse();
+  }
+
+  static void failsWith(CompletableFuture<?> f, Class<? extends Throwable> type, String message) {
+    assertThat(f).isCompletedExceptionally();
+    assertThatThrownBy(f::join).hasCauseInstanceOf(type).hasMessageContaining(message);
+  }
+
+  @Test
+  void anIncarnationIsAnsweredAgainOnlyForTheIdentityThatRegisteredItOrItsCredential() {
+    onLoop(() -> journal.recover(UnaryOperator.identity()));
+    CompletableFuture<ClusterConfig> first = onLoop(() -> membership.register(A, "atoll:pod:one", false));
+    vt.advance(Duration.ofMillis(10));
+    assertThat(first.join().isActive(A.id())).isTrue();
+    assertThat(onLoop(() -> membership.register(A, "atoll:pod:one", false))).isCompletedWithValue(installed());
+    failsWith(onLoop(() -> membership.register(A, "atoll:pod:two", false)), SecurityException.class,
+        "register for pod " + A.id() + " refused: atoll:pod:two did not register that incarnation");
+    assertThat(onLoop(() -> membership.register(A, "", false))).as("without TLS").isCompletedWithValue(installed());
+    assertThat(onLoop(() -> membership.register(A, "atoll:pod:two", true))).as("with the incarnation's credential")
+        .isCompletedWithValue(installed());
+    failsWith(onLoop(() -> membership.register(A, "atoll:pod:one", false)), SecurityException.class,
+        "atoll:pod:one did not register that incarnation");
+    assertThat(rebalances).hasSize(1);
+  }
+
+  @Test
+  void aClusterAtItsMostPodsRefusesANewPodAndStillAnswersAKnownOne() {
+    Journal small = new Journal(store, vt.executor(Duration.ofMillis(5).toNanos(), () -> true), loop, vt, 2, c -> {},
+        e -> {}, Duration.ZERO, Duration.ZERO, ClusterConfig.MAX_PODS - 2, 1024);
+    Membership m = new Membership(small, new Leases(TTL, Duration.ofMillis(200), Duration.ofHours(1)), p -> verdict,
+        loop, vt.executor(0, () -> true), vt, rebalances::add);
+    onLoop(() -> small.recover(UnaryOperator.identity()));
+    CompletableFuture<ClusterConfig> a = onLoop(() -> m.register(A, "atoll:pod:a", false));
+    vt.advance(Duration.ofMillis(10));
+    CompletableFuture<ClusterConfig> b = onLoop(() -> m.register(B, "atoll:pod:b", false));
+    vt.advance(Duration.ofMillis(10));
+    assertThat(b.join().activePods()).hasSize(2);
+    failsWith(onLoop(() -> m.register(C)), IllegalStateException.class,
+        "pod " + C.id() + ": the cluster has 2 pods (expected: at most 2)");
+    assertThat(onLoop(() -> m.register(A, "atoll:pod:a", false))).isCompleted();
+    assertThat(a.join().isActive(A.id())).isTrue();
+  }
+
+  @Test
+  void onlyAnActiveMemberDrainsAndAPodThatIsNoLongerOneStopsDraining() {
+    joinA();
+    failsWith(onLoop(() -> membership.drain(B.id())), IllegalStateException.class,
+        "pod " + B.id() + " is not an active member; only a member can drain");
+    assertThat(onLoop(membership::draining)).isEmpty();
+    assertThat(onLoop(() -> membership.drain(A.id()))).isCompletedWithValue(installed());
+    assertThat(onLoop(() -> membership.drain(A.id()))).isCompletedWithValue(installed());
+    assertThat(onLoop(membership::draining)).containsExactly(A.id());
+    assertThat(rebalances).containsExactly("pod " + A.id() + " joined", "pod " + A.id() + " drains",
+        "pod " + A.id() + " drains");
+    // removed by another path than markGone: draining() forgets it
+    onLoop(() -> journal.transition(c -> Rounds.leave(c, A.id())));
+    vt.advance(Duration.ofMillis(10));
+    assertThat(onLoop(membership::draining)).isEmpty();
+  }
+
+  @Test
+  void aPodMarkedGoneStopsDrainingBeforeItsRemovalIsSaved() {
+    joinA();
+    onLoop(() -> membership.drain(A.id()));
+    CompletableFuture<ClusterConfig> gone = onLoop(() -> membership.markGone(A.id(), "left"));
+    assertThat(gone).isNotDone();
+    assertThat(installed().isActive(A.id())).isTrue();
+    assertThat(onLoop(membership::draining)).isEmpty();
+  }
+
+  @Test
+  void withoutItsStoreLeaseTheManagerGrantsNothingAndChargesNoPodForTheTime() {
+    joinA();
+    loop.runAsLoop(membership::findDeadPods);
+    vt.advance(Duration.ofSeconds(11)); // the store lease (10 s) ran out: nobody renewed it
+    assertThatThrownBy(() -> loop.runAsLoop(() -> membership.renew(A.id()))).isInstanceOf(NotLeadingException.class)
+        .hasMessageContaining("is not sure it still leads its store");
+    failsWith(onLoop(() -> membership.register(B)), NotLeadingException.class, "is not sure it still leads");
+    loop.runAsLoop(membership::findDeadPods);
+    vt.advance(Duration.ofMillis(10));
+    assertThat(installed().isActive(A.id())).as("A could not renew: not its fault").isTrue();
+    loop.runAsLoop(journal::renewLease);
+    vt.advance(Duration.ofMillis(10));
+    loop.runAsLoop(membership::findDeadPods);
+    vt.advance(Duration.ofMillis(10));
+    assertThat(installed().isActive(A.id())).as("the 11 s without a lease are not charged to A").isTrue();
+    assertThat((boolean) onLoop(() -> membership.renew(A.id()))).isTrue();
+  }
+
+  @Test
+  void aHealthProofThatArrivesAfterCloseChangesNothing() {
+    Membership m = new Membership(journal, new Leases(TTL, Duration.ofMillis(200), Duration.ofHours(1)),
+        p -> PodHealth.Verdict.GONE, loop, vt.executor(Duration.ofMillis(5).toNanos(), () -> true), vt,
+        rebalances::add);
+    onLoop(() -> journal.recover(UnaryOperator.identity()));
+    onLoop(() -> m.register(A));
+    vt.advance(Duration.ofMillis(10));
+    m.reportUnhealthy(A.id(), B.id());
+    vt.advance(Duration.ofMillis(1)); // the report reached the loop; the health check runs 5 ms later
+    loop.runAsLoop(m::close);
+    vt.advance(Duration.ofMillis(20));
+    assertThat(installed().isActive(A.id())).isTrue();
+  }
+
+  @Test
+  void aNewPodsLeaseCountsFromItsSavedRegistrationAndAKnownPodsFromItsLatest() {
+    onLoop(() -> journal.recover(UnaryOperator.identity()));
+    loop.runAsLoop(membership::findDeadPods);
+    onLoop(() -> membership.register(A)); // saved 5 ms later
+    vt.advance(Duration.ofMillis(1203));
+    loop.runAsLoop(membership::findDeadPods); // 1203 ms after the registration, 1198 after its save
+    vt.advance(Duration.ofMillis(10));
+    assertThat(installed().isActive(A.id())).isTrue();
+    onLoop(() -> membership.register(A)); // a known pod registers again: its lease starts anew
+    vt.advance(Duration.ofMillis(1100));
+    loop.runAsLoop(membership::findDeadPods);
+    vt.advance(Duration.ofMillis(10));
+    assertThat(installed().isActive(A.id())).isTrue();
+    vt.advance(Duration.ofMillis(200));
+    loop.runAsLoop(membership::findDeadPods);
+    vt.advance(Duration.ofMillis(10));
+    assertThat(installed().isActive(A.id())).isFalse();
+  }
+
+  @Test
+  void aRenewalAfterAPauseOfTheManagerWaitsForTheStoreLeaseFirst() {
+    Membership m = new Membership(journal, new Leases(TTL, Duration.ofMillis(200), Duration.ofMillis(300)),
+        p -> verdict, loop, vt.executor(0, () -> true), vt, rebalances::add);
+    onLoop(() -> journal.recover(UnaryOperator.identity()));
+    onLoop(() -> m.register(A));
+    vt.advance(Duration.ofMillis(10));
+    loop.runAsLoop(m::findDeadPods);
+    assertThat((boolean) onLoop(() -> m.renew(A.id()))).isTrue();
+    vt.advance(Duration.ofMillis(2000)); // no look for dead pods in 2 s: the manager was paused
+    assertThatThrownBy(() -> loop.runAsLoop(() -> m.renew(A.id()))).as("the pause is noticed before any grant")
+        .isInstanceOf(NotLeadingException.class);
+    loop.runAsLoop(journal::renewLease);
+    vt.advance(Duration.ofMillis(10));
+    assertThat((boolean) onLoop(() -> m.renew(A.id()))).isTrue();
+    assertThat(installed().isActive(A.id())).as("the pause is not charged to the pod").isTrue();
   }
 }

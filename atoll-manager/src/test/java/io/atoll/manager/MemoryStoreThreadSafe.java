@@ -66,8 +66,12 @@ final class MemoryStoreThreadSafe implements AssignmentStore {
     store.overwrite(bytes);
   }
 
+  /** How often {@link #close} was called. */
+  volatile int closes;
+
   @Override
   public synchronized void close() {
+    closes++;
     store.close();
   }
 }

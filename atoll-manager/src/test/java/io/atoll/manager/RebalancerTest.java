@@ -148,4 +148,51 @@ class RebalancerTest {
         .isInstanceOf(IllegalStateException.class);
     assertThat(sim.installed().isActive(a.id())).as("nothing changed").isTrue();
   }
+
+  @Test
+  void aClosedRebalancerFailsTheWaitersOfRoundsNotStartedAndMovesNothingMore() {
+    Simulation sim = cluster(10, RebalanceLimits.UNLIMITED);
+    SimPod a = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    SimPod b = sim.join("1.0");
+    untilNextSave(sim); // b's registration: its round starts now
+    Rebalancer r = sim.manager.rebalancerForTest();
+    java.util.List<java.util.concurrent.CompletableFuture<ShardManager.RoundResult>> waiting =
+        new java.util.ArrayList<>();
+    sim.loop.runAsLoop(() -> {
+      waiting.add(r.nextRound());
+      waiting.add(r.nextRound());
+      r.close();
+    });
+    assertThat(waiting.get(1)).isCompletedExceptionally();
+    org.assertj.core.api.Assertions.assertThatThrownBy(waiting.get(1)::join)
+        .hasRootCauseInstanceOf(IllegalStateException.class).hasRootCauseMessage("shard manager is stopping");
+    int saves = sim.store.saves;
+    sim.vt.advance(Duration.ofSeconds(5)); // periodic rounds (2 s) and retries would run by now
+    assertThat(sim.store.saves).as("no round saved anything").isEqualTo(saves);
+    assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 10).containsEntry(b.id(), 0);
+  }
+
+  @Test
+  void aRequestedRoundReportsWhatItMovedAndWhatTheLimitsLeftToMove() {
+    Simulation sim = cluster(30, new RebalanceLimits(2, 1.0));
+    SimPod a = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    SimPod b = sim.join("1.0");
+    untilNextSave(sim); // b's registration; rounds of two moves chain from here
+    Rebalancer r = sim.manager.rebalancerForTest();
+    java.util.List<java.util.concurrent.CompletableFuture<ShardManager.RoundResult>> asked = new java.util.ArrayList<>();
+    sim.loop.runAsLoop(() -> asked.add(r.nextRound()));
+    for (int i = 0; i < 5000 && !asked.get(0).isDone(); i++) {
+      sim.vt.advance(Duration.ofMillis(1));
+    }
+    ShardManager.RoundResult result = asked.get(0).join();
+    ClusterConfig c = sim.installed();
+    assertThat(result.moved()).isEqualTo(2);
+    assertThat(result.epoch()).isEqualTo(c.epoch());
+    int onB = c.ownedCounts().getOrDefault(b.id(), 0);
+    assertThat(result.remaining()).as("the moves still planned without limits").isPositive()
+        .isLessThanOrEqualTo(15 - onB);
+    assertThat(c.ownedCounts().get(a.id())).isEqualTo(30 - onB);
+  }
 }

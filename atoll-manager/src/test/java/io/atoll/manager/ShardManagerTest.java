@@ -379,6 +379,8 @@ class ShardManagerTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> manager.stopped().isDone());
     assertThat(manager.stopped()).isCompletedExceptionally();
     assertThatThrownBy(() -> manager.stopped().join()).hasCauseInstanceOf(StoreConflictException.class);
+    await("the deposed manager released its store (and its lease)").atMost(Duration.ofSeconds(10))
+        .until(() -> store.leader().isEmpty());
     assertThat(manager.rebalance()).failsWithin(Duration.ofSeconds(5));
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThatThrownBy(() -> stub.withDeadlineAfter(2,
         TimeUnit.SECONDS).rebalance(RebalanceRequest.getDefaultInstance())).isInstanceOf(StatusRuntimeException.class));
@@ -487,5 +489,52 @@ class ShardManagerTest {
     assertThat(store.version()).isEqualTo(1);
     start(2);
     assertThat(manager.term()).isEqualTo(2);
+  }
+
+  @Test
+  void aManagerThatKeepsTheKeyInTheStoreSavesItWithItsFirstState() {
+    start(2); // plaintext: the cluster's key lives in the store
+    String kept = ManagerState.decode(store.load().orElseThrow().data()).signingKey();
+    assertThat(kept).isNotEmpty();
+    manager.close();
+    manager = null;
+    start(2);
+    assertThat(ManagerState.decode(store.load().orElseThrow().data()).signingKey()).as("the next term signs with it")
+        .isEqualTo(kept);
+  }
+
+  @Test
+  void aPodThatStopsRenewingIsDeclaredGoneByTheManagersOwnTimer() {
+    manager = ShardManager.start(settings(2).withLease(Duration.ofMillis(600), Duration.ofMillis(100)), store,
+        "127.0.0.1", 0);
+    ManagedChannel ch = Wire.channel(manager.address());
+    closing.add(() -> Wire.close(ch));
+    stub = ShardManagerServiceGrpc.newBlockingStub(ch).withDeadlineAfter(10, TimeUnit.SECONDS);
+    FakePodServer a = pod();
+    register(a); // and never renews
+    assertThat(manager.config().isActive(a.pod.id())).isTrue();
+    await().atMost(Duration.ofSeconds(10)).until(() -> !manager.config().isActive(a.pod.id()));
+  }
+
+  @Test
+  void aClosedManagerNoLongerListens() {
+    start(2);
+    register(pod());
+    manager.close();
+    assertThatThrownBy(() -> stub.withDeadlineAfter(5, TimeUnit.SECONDS)
+        .getAssignments(GetAssignmentsRequest.getDefaultInstance()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+    assertThat(store.closes).isEqualTo(1);
+    manager = null;
+  }
+
+  @Test
+  void aWildcardAdvertisedHostIsRefusedAndTheStoreClosed() {
+    assertThatThrownBy(() -> ShardManager.start(settings(2), store, PodHealth.LEASE_ONLY, "0.0.0.0", 0, "0.0.0.0",
+        Ticker.SYSTEM, new Random(1), ManagerObserver.NONE, ManagerSecurity.plaintext()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("advertised host: 0.0.0.0 is every address");
+    assertThat(store.closes).isEqualTo(1);
+    assertThat(store.leader()).isEmpty();
   }
 }

@@ -242,7 +242,7 @@ final class Simulation {
 
   /** The manager's installed config, read through its loop. */
   ClusterConfig installed() {
-    CompletableFuture<ClusterConfig> f = manager.assignments();
+    CompletableFuture<ClusterConfig> f = manager.calls().assignments();
     vt.advance(Duration.ZERO);
     return f.getNow(null);
   }
@@ -285,8 +285,8 @@ final class Simulation {
     if (up && p.reachable()) {
       VirtualTime.SimLoop l = old ? oldLoop : loop;
       if (!p.registered) {
-        long ttl = Duration.ofMillis(m.leaseTtlMillis()).toNanos();
-        vt.at(latency(), l::alive, () -> m.register(p.pod).whenComplete((c, e) -> reply(p, () -> {
+        long ttl = Duration.ofMillis(m.calls().leaseTtlMillis()).toNanos();
+        vt.at(latency(), l::alive, () -> m.calls().register(p.pod, "", false).whenComplete((c, e) -> reply(p, () -> {
           if (e == null) {
             p.registered = true;
             p.ttlNanos = ttl;
@@ -298,8 +298,8 @@ final class Simulation {
           }
         })));
       } else {
-        long ttl = Duration.ofMillis(m.leaseTtlMillis()).toNanos();
-        vt.at(latency(), l::alive, () -> m.renew(p.id()).whenComplete((ok, e) -> reply(p, () -> {
+        long ttl = Duration.ofMillis(m.calls().leaseTtlMillis()).toNanos();
+        vt.at(latency(), l::alive, () -> m.calls().renew(p.id()).whenComplete((ok, e) -> reply(p, () -> {
           if (e != null) {
             return;
           }
@@ -312,7 +312,7 @@ final class Simulation {
             rejoin(p);
           }
         })));
-        vt.at(latency(), l::alive, () -> m.assignments().whenComplete((c, e) -> reply(p, () -> {
+        vt.at(latency(), l::alive, () -> m.calls().assignments().whenComplete((c, e) -> reply(p, () -> {
           if (e == null) {
             p.onView(c);
           }
@@ -339,7 +339,7 @@ final class Simulation {
     ShardManager m = manager;
     if (managerUp() && p.reachable()) {
       VirtualTime.SimLoop l = loop;
-      vt.at(latency(), l::alive, () -> m.unregister(p.id()).whenComplete((v, e) -> vt.at(latency(), () -> true,
+      vt.at(latency(), l::alive, () -> m.calls().unregister(p.id()).whenComplete((v, e) -> vt.at(latency(), () -> true,
           () -> p.alive = false)));
     }
     vt.at(Duration.ofMillis(500).toNanos(), () -> true, () -> p.alive = false);

@@ -272,4 +272,35 @@ class RoundsTest {
     assertThat(p.involved()).containsExactly(A.id(), B.id());
     assertThatThrownBy(() -> p.moves().clear()).isInstanceOf(UnsupportedOperationException.class);
   }
+
+  @Test
+  void pruningRemovesTheOldestUnnamedTombstonesFirstAndOnlyAsManyAsOverTheLimit() {
+    Pod p0 = pod(10);
+    Pod p1 = pod(11);
+    Pod p2 = pod(12);
+    Pod p3 = pod(13);
+    Pod p4 = pod(14);
+    Pod p5 = pod(15);
+    ClusterConfig c = ClusterConfig.empty(2).toBuilder()
+        .pod(new PodEntry(p0, PodStatus.ACTIVE, 1))
+        .pod(new PodEntry(p2, PodStatus.GONE, 2)) // the oldest, but a claim names it as its peer
+        .pod(new PodEntry(p5, PodStatus.GONE, 3))
+        .pod(new PodEntry(p4, PodStatus.GONE, 4))
+        .pod(new PodEntry(p3, PodStatus.GONE, 5))
+        .pod(new PodEntry(p1, PodStatus.GONE, 6)) // carries the config's epoch
+        .claim(0, new Claim(p0.id(), io.atoll.core.slots.SlotState.MIGRATING, p2.id(), 1))
+        .build();
+    assertThat(c.epoch()).isEqualTo(6);
+    Rounds.Pruned pruned = Rounds.pruneTombstones(c, 3);
+    assertThat(pruned.pruned()).as("five tombstones, three kept: the two oldest unnamed go")
+        .containsExactly(p5.id(), p4.id());
+    assertThat(pruned.config().pod(p5.id())).isEmpty();
+    assertThat(pruned.config().pod(p4.id())).isEmpty();
+    assertThat(pruned.config().pods()).extracting(PodEntry::id)
+        .containsExactlyInAnyOrder(p0.id(), p1.id(), p2.id(), p3.id());
+    assertThat(Rounds.pruneTombstones(c, 5).pruned()).as("at the limit").isEmpty();
+    assertThat(Rounds.pruneTombstones(c, 5).config()).isSameAs(c);
+    assertThat(Rounds.pruneTombstones(c, 0).pruned()).as("only the unnamed below the top epoch")
+        .containsExactly(p5.id(), p4.id(), p3.id());
+  }
 }

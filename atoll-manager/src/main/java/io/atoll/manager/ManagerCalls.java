@@ -1,0 +1,56 @@
+package io.atoll.manager;
+
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.ClusterId;
+import io.atoll.core.Pod;
+import io.atoll.core.PodId;
+import io.atoll.transport.grpc.proto.ConfigBytes;
+import io.grpc.stub.ServerCallStreamObserver;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What the gRPC face ({@link ManagerService}) asks of the manager, and nothing more: the calls a
+ * pod or an operator makes, and the figures their answers carry. {@link ShardManager} hands its
+ * service an implementation that hops each call onto its loop; a test hands it a fake.
+ */
+interface ManagerCalls {
+
+  /** The cluster served; {@link ClusterId#NONE} before the store was read. */
+  ClusterId clusterId();
+
+  /** The current term. */
+  long term();
+
+  /** The lease a renewal grants, in milliseconds. */
+  long leaseTtlMillis();
+
+  /** The number of shards. */
+  int numberOfShards();
+
+  /**
+   * A pod registers as the TLS identity {@code holder} ("" without TLS), {@code vouched} if it
+   * presented that incarnation's credential; completes with the config once its entry is saved.
+   */
+  CompletableFuture<ClusterConfig> register(Pod pod, String holder, boolean vouched);
+
+  /** A pod leaves for good, having stopped its entities. */
+  CompletableFuture<Void> unregister(PodId pod);
+
+  /** A pod asks to drain: its shards move to the others; it stays a member. */
+  CompletableFuture<Void> drain(PodId pod);
+
+  /** Renews a pod's lease: true if renewed, false if the pod is unknown or gone. */
+  CompletableFuture<Boolean> renew(PodId pod);
+
+  /** {@code reporter} found {@code pod} unresponsive. Any thread. */
+  void reportUnhealthy(PodId pod, PodId reporter);
+
+  /** The installed config. */
+  CompletableFuture<ClusterConfig> assignments();
+
+  /** Opens a watch stream: the installed config now, and every config installed after. */
+  void watch(ServerCallStreamObserver<ConfigBytes> observer);
+
+  /** Runs a rebalance round now (or right after the one running). */
+  CompletableFuture<ShardManager.RoundResult> rebalance();
+}

@@ -1,0 +1,280 @@
+package io.atoll.manager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.ClusterId;
+import io.atoll.core.Pod;
+import io.atoll.core.PodAddress;
+import io.atoll.core.PodId;
+import io.atoll.core.PodVersion;
+import io.atoll.core.spi.StoreException;
+import io.atoll.transport.grpc.Wire;
+import io.atoll.transport.grpc.proto.ConfigBytes;
+import io.atoll.transport.grpc.proto.GetAssignmentsRequest;
+import io.atoll.transport.grpc.proto.NotifyUnhealthyPodRequest;
+import io.atoll.transport.grpc.proto.RebalanceRequest;
+import io.atoll.transport.grpc.proto.RebalanceResponse;
+import io.atoll.transport.grpc.proto.RegisterRequest;
+import io.atoll.transport.grpc.proto.RegisterResponse;
+import io.atoll.transport.grpc.proto.RenewLeaseRequest;
+import io.atoll.transport.grpc.proto.RenewLeaseResponse;
+import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
+import io.atoll.transport.grpc.proto.UnregisterRequest;
+import io.atoll.transport.grpc.proto.WatchRequest;
+import io.grpc.BindableService;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The gRPC face over a fake {@link ManagerCalls}, on a loopback port: what each request reaches
+ * the manager as, what each answer carries, and how a refusal or a failure is answered.
+ */
+class ManagerServiceTest {
+
+  static final ClusterId CLUSTER = ClusterId.random(new Random(7));
+  static final Pod A = new Pod(new PodId(new PodAddress("127.0.0.1", 7001), 11), PodVersion.of("1.0"));
+  static final PodId B = new PodId(new PodAddress("127.0.0.1", 7002), 12);
+
+  final ManagerSecurity security = ManagerSecurity.plaintext();
+  final Fake fake = new Fake();
+  Server server;
+  ManagedChannel channel;
+  ShardManagerServiceGrpc.ShardManagerServiceBlockingStub stub;
+
+  /** Records every call; answers with what the test put in place. */
+  static final class Fake implements ManagerCalls {
+    final List<String> calls = new CopyOnWriteArrayList<>();
+    volatile ClusterId clusterId = CLUSTER;
+    volatile Supplier<CompletableFuture<ClusterConfig>> config =
+        () -> CompletableFuture.completedFuture(ClusterConfig.empty(4).withClusterId(CLUSTER));
+    volatile CompletableFuture<Void> leave = CompletableFuture.completedFuture(null);
+    volatile boolean renewed = true;
+    volatile ShardManager.RoundResult round = new ShardManager.RoundResult(3, 42, 5);
+
+    @Override
+    public ClusterId clusterId() {
+      return clusterId;
+    }
+
+    @Override
+    public long term() {
+      return 9;
+    }
+
+    @Override
+    public long leaseTtlMillis() {
+      return 1234;
+    }
+
+    @Override
+    public int numberOfShards() {
+      return 4;
+    }
+
+    @Override
+    public CompletableFuture<ClusterConfig> register(Pod pod, String holder, boolean vouched) {
+      calls.add("register " + pod.id() + " holder=" + holder + " vouched=" + vouched);
+      return config.get();
+    }
+
+    @Override
+    public CompletableFuture<Void> unregister(PodId pod) {
+      calls.add("unregister " + pod);
+      return leave;
+    }
+
+    @Override
+    public CompletableFuture<Void> drain(PodId pod) {
+      calls.add("drain " + pod);
+      return leave;
+    }
+
+    @Override
+    public CompletableFuture<Boolean> renew(PodId pod) {
+      calls.add("renew " + pod);
+      return CompletableFuture.completedFuture(renewed);
+    }
+
+    @Override
+    public void reportUnhealthy(PodId pod, PodId reporter) {
+      calls.add("unhealthy " + pod + " by " + reporter);
+    }
+
+    @Override
+    public CompletableFuture<ClusterConfig> assignments() {
+      calls.add("assignments");
+      return config.get();
+    }
+
+    @Override
+    public void watch(ServerCallStreamObserver<ConfigBytes> observer) {
+      calls.add("watch");
+      observer.onNext(Wire.bytes(ClusterConfig.empty(2)));
+      observer.onCompleted();
+    }
+
+    @Override
+    public CompletableFuture<ShardManager.RoundResult> rebalance() {
+      calls.add("rebalance");
+      return CompletableFuture.completedFuture(round);
+    }
+  }
+
+  @BeforeEach
+  void start() {
+    server = Wire.startServer("127.0.0.1", 0, List.<BindableService>of(new ManagerService(fake, security)));
+    channel = Wire.channel(new PodAddress("127.0.0.1", Wire.port(server)));
+    stub = ShardManagerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    Wire.close(channel);
+    server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+  }
+
+  ByteString credential(PodId pod) {
+    return security.signer().credential(CLUSTER.toString(), pod, "");
+  }
+
+  static void refused(ThrowingCallable call, Status.Code code, String description) {
+    assertThatThrownBy(call).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+      assertThat(e.getStatus().getCode()).isEqualTo(code);
+      assertThat(e.getStatus().getDescription()).contains(description);
+    });
+  }
+
+  RegisterRequest.Builder register() {
+    return RegisterRequest.newBuilder().setPod(Wire.info(A));
+  }
+
+  @Test
+  void registerAnswersWithTheConfigTheLeaseTheShardsTheTermTheClusterAndACredential() {
+    RegisterResponse r = stub.register(register().setClusterId(CLUSTER.toString()).build());
+    assertThat(Wire.config(r.getConfig())).isEqualTo(ClusterConfig.empty(4).withClusterId(CLUSTER));
+    assertThat(r.getConfig()).isEqualTo(security.signer().bytes(ClusterConfig.empty(4).withClusterId(CLUSTER)));
+    assertThat(r.getLeaseTtlMillis()).isEqualTo(1234);
+    assertThat(r.getNumberOfShards()).isEqualTo(4);
+    assertThat(r.getManagerTerm()).isEqualTo(9);
+    assertThat(r.getClusterId()).isEqualTo(CLUSTER.toString());
+    assertThat(r.getCredential()).isEqualTo(credential(A.id()));
+    assertThat(fake.calls).containsExactly("register " + A.id() + " holder= vouched=false");
+  }
+
+  @Test
+  void aRegistrationIsVouchedOnlyWithItsIncarnationsCredential() {
+    stub.register(register().setCredential(credential(A.id())).build());
+    stub.register(register().setCredential(credential(B)).build());
+    stub.register(register().build());
+    assertThat(fake.calls).containsExactly("register " + A.id() + " holder= vouched=true",
+        "register " + A.id() + " holder= vouched=false", "register " + A.id() + " holder= vouched=false");
+  }
+
+  @Test
+  void aPodOfAnotherClusterIsRefusedAndReachesNothing() {
+    String other = ClusterId.random(new Random(8)).toString();
+    refused(() -> stub.register(register().setClusterId(other).build()), Status.Code.FAILED_PRECONDITION,
+        "belongs to cluster " + other + ", but this shard manager serves cluster " + CLUSTER);
+    refused(() -> stub.renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(A.id())).setClusterId(other)
+        .setCredential(credential(A.id())).build()), Status.Code.FAILED_PRECONDITION, "belongs to cluster");
+    refused(() -> stub.register(register().setClusterId("not an id").build()), Status.Code.INVALID_ARGUMENT, "");
+    refused(() -> stub.register(RegisterRequest.getDefaultInstance()), Status.Code.INVALID_ARGUMENT, "pod: missing");
+    assertThat(fake.calls).isEmpty();
+  }
+
+  @Test
+  void aClusterIsNotCheckedWhileEitherSideHasNone() {
+    stub.register(register().build());
+    fake.clusterId = ClusterId.NONE;
+    stub.register(register().setClusterId(CLUSTER.toString()).build());
+    assertThat(fake.calls).hasSize(2);
+  }
+
+  @Test
+  void failuresAreAnsweredByKind() {
+    fake.config = () -> CompletableFuture.failedFuture(new IllegalStateException("shard manager is stopping"));
+    refused(() -> stub.register(register().build()), Status.Code.FAILED_PRECONDITION, "shard manager is stopping");
+    fake.config = () -> CompletableFuture.failedFuture(new SecurityException("pod taken by another holder"));
+    refused(() -> stub.register(register().build()), Status.Code.PERMISSION_DENIED, "pod taken by another holder");
+    fake.config = () -> CompletableFuture.failedFuture(new StoreException("disk full"));
+    refused(() -> stub.register(register().build()), Status.Code.UNAVAILABLE, "shard manager: disk full");
+    // the same, wrapped as a later stage of a future wraps it
+    fake.config = () -> CompletableFuture.<ClusterConfig>failedFuture(new IllegalStateException("stopped"))
+        .thenApply(c -> c);
+    refused(() -> stub.getAssignments(GetAssignmentsRequest.getDefaultInstance()), Status.Code.FAILED_PRECONDITION,
+        "stopped");
+  }
+
+  @Test
+  void leavingAndDrainingNeedTheCredential() {
+    UnregisterRequest.Builder leave = UnregisterRequest.newBuilder().setPod(Wire.ref(A.id()));
+    refused(() -> stub.unregister(leave.build()), Status.Code.PERMISSION_DENIED,
+        "unregister for pod " + A.id() + " refused: no credential");
+    refused(() -> stub.unregister(leave.setCredential(credential(B)).build()), Status.Code.PERMISSION_DENIED,
+        "refused: a wrong credential");
+    assertThat(fake.calls).isEmpty();
+    stub.unregister(leave.setCredential(credential(A.id())).build());
+    stub.unregister(leave.setDrain(true).build());
+    assertThat(fake.calls).containsExactly("unregister " + A.id(), "drain " + A.id());
+  }
+
+  @Test
+  void aRenewalSaysWhetherThePodIsKnown() {
+    RenewLeaseRequest renew = RenewLeaseRequest.newBuilder().setPod(Wire.ref(A.id()))
+        .setCredential(credential(A.id())).build();
+    RenewLeaseResponse r = stub.renewLease(renew);
+    assertThat(r.getStatus()).isEqualTo(RenewLeaseResponse.Status.RENEWED);
+    assertThat(r.getLeaseTtlMillis()).isEqualTo(1234);
+    assertThat(r.getManagerTerm()).isEqualTo(9);
+    fake.renewed = false;
+    assertThat(stub.renewLease(renew).getStatus()).isEqualTo(RenewLeaseResponse.Status.UNKNOWN_POD);
+    refused(() -> stub.renewLease(renew.toBuilder().clearCredential().build()), Status.Code.PERMISSION_DENIED,
+        "lease renewal for pod");
+    assertThat(fake.calls).containsExactly("renew " + A.id(), "renew " + A.id());
+  }
+
+  @Test
+  void anUnhealthyReportNamesItsReporterAndCarriesTheReportersCredential() {
+    NotifyUnhealthyPodRequest.Builder report = NotifyUnhealthyPodRequest.newBuilder().setPod(Wire.ref(B));
+    refused(() -> stub.notifyUnhealthyPod(report.build()), Status.Code.INVALID_ARGUMENT, "reporter: missing");
+    report.setReporter(Wire.ref(A.id()));
+    refused(() -> stub.notifyUnhealthyPod(report.setCredential(credential(B)).build()),
+        Status.Code.PERMISSION_DENIED, "unhealthy report for pod " + A.id());
+    refused(() -> stub.notifyUnhealthyPod(report.setPod(Wire.ref(B).toBuilder().setPort(-1)).build()),
+        Status.Code.INVALID_ARGUMENT, "pod:");
+    assertThat(fake.calls).isEmpty();
+    stub.notifyUnhealthyPod(report.setPod(Wire.ref(B)).setCredential(credential(A.id())).build());
+    assertThat(fake.calls).containsExactly("unhealthy " + B + " by " + A.id());
+  }
+
+  @Test
+  void assignmentsWatchAndRebalanceCarryWhatTheManagerSaid() {
+    assertThat(stub.getAssignments(GetAssignmentsRequest.getDefaultInstance()))
+        .isEqualTo(security.signer().bytes(ClusterConfig.empty(4).withClusterId(CLUSTER)));
+    Iterator<ConfigBytes> watched = stub.watch(WatchRequest.getDefaultInstance());
+    assertThat(Wire.config(watched.next())).isEqualTo(ClusterConfig.empty(2));
+    assertThat(watched.hasNext()).isFalse();
+    RebalanceResponse r = stub.rebalance(RebalanceRequest.getDefaultInstance());
+    assertThat(r.getMoved()).isEqualTo(3);
+    assertThat(r.getEpoch()).isEqualTo(42);
+    assertThat(r.getRemaining()).isEqualTo(5);
+    assertThat(fake.calls).containsExactly("assignments", "watch", "rebalance");
+  }
+}
