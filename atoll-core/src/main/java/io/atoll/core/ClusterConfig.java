@@ -40,8 +40,10 @@ import java.util.TreeMap;
  *
  * <p><b>Spaces.</b> The positions are laid out in shard {@link Spaces spaces}, contiguous ranges
  * each tied to a role and placed only on pods that host that role ({@link Pod#roles()}). The
- * layout is fixed for a cluster, like its size: configs of two layouts never merge. A config
- * without roles has one default space ({@link Spaces#single}).
+ * layout grows only by spaces appended after the last ({@link Spaces#append}), so every existing
+ * position keeps its number: a config merges with one whose layout extends its own (it is read as
+ * {@link #extendTo extended}, the new positions empty); configs of any other two layouts never
+ * merge. A config without roles has one default space ({@link Spaces#single}).
  *
  * <p>Instances are immutable and thread-safe; readers on the hot path hold one reference and read
  * it without locks. Change one with {@link #toBuilder()}.
@@ -249,6 +251,47 @@ public final class ClusterConfig {
     return new ClusterConfig(pods, n, o, p, st, e, max, clusterId, Spaces.single(n));
   }
 
+  /**
+   * This config laid out in {@code longer}, a layout that {@link Spaces#extendsLayout extends} this
+   * one: the same pods and claims at the same positions, and every appended position OFFLINE at
+   * epoch 0 with no owner (the bottom of the merge order, as in {@link #empty}). Shares every full
+   * chunk with this config.
+   *
+   * @throws IllegalArgumentException if {@code longer} does not extend this config's layout
+   */
+  public ClusterConfig extendTo(Spaces longer) {
+    Objects.requireNonNull(longer, "longer");
+    if (longer.equals(spaces)) {
+      return this;
+    }
+    if (!longer.extendsLayout(spaces)) {
+      throw new IllegalArgumentException("extend: spaces " + longer + " (expected: " + spaces
+          + " with spaces appended after its last)");
+    }
+    int n = longer.size();
+    int chunks = chunkCount(n);
+    int[][] o = Arrays.copyOf(owner, chunks);
+    int[][] p = Arrays.copyOf(peer, chunks);
+    byte[][] st = Arrays.copyOf(state, chunks);
+    long[][] e = Arrays.copyOf(epoch, chunks);
+    int last = owner.length - 1; // this config's last chunk, maybe short: grown with empty positions
+    for (int c = last; c < chunks; c++) {
+      int len = chunkLength(n, c);
+      int kept = c == last ? owner[last].length : 0;
+      if (kept == len) {
+        continue;
+      }
+      o[c] = Arrays.copyOf(c == last ? owner[c] : new int[0], len);
+      p[c] = Arrays.copyOf(c == last ? peer[c] : new int[0], len);
+      st[c] = Arrays.copyOf(c == last ? state[c] : new byte[0], len);
+      e[c] = Arrays.copyOf(c == last ? epoch[c] : new long[0], len);
+      Arrays.fill(o[c], kept, len, NO_POD);
+      Arrays.fill(p[c], kept, len, NO_POD);
+      // state OFFLINE (ordinal 0) and epoch 0: what copyOf fills in
+    }
+    return new ClusterConfig(pods, n, o, p, st, e, maxEpoch, clusterId, longer);
+  }
+
   /** The greatest epoch anywhere in this config: of a pod entry or of a claim. */
   public long epoch() {
     return maxEpoch;
@@ -397,20 +440,29 @@ public final class ClusterConfig {
    * {@code other} itself when one already contains the other, so repeated gossip allocates
    * nothing.
    *
-   * @throws IllegalArgumentException if the sizes differ
+   * @throws IllegalArgumentException if the layouts differ and neither extends the other
    * @throws ClusterMismatchException if the configs belong to two clusters
    */
   public ClusterConfig merge(ClusterConfig other) {
     if (other == this) {
       return this;
     }
-    if (other.size() != size()) {
-      throw new IllegalArgumentException(
-          "merge: size " + other.size() + " (expected: " + size() + ", the same number of positions)");
-    }
     if (!other.spaces.equals(spaces)) {
-      throw new IllegalArgumentException(
-          "merge: spaces " + other.spaces + " (expected: " + spaces + ", the same layout)");
+      // A layout grown by appended spaces merges with the layout it grew from: the shorter config
+      // is read as its extension (the new positions empty, the bottom of the order), so merge
+      // stays a join. Any other pair of layouts, or of sizes, never merges.
+      if (other.spaces.extendsLayout(spaces)) {
+        return extendTo(other.spaces).merge(other);
+      }
+      if (spaces.extendsLayout(other.spaces)) {
+        return merge(other.extendTo(spaces));
+      }
+      if (other.size() != size()) {
+        throw new IllegalArgumentException(
+            "merge: size " + other.size() + " (expected: " + size() + ", the same number of positions)");
+      }
+      throw new IllegalArgumentException("merge: spaces " + other.spaces + " (expected: " + spaces
+          + ", the same layout or one grown from it by appended spaces)");
     }
     ClusterId id = clusterId;
     if (!other.clusterId.equals(clusterId)) {

@@ -113,6 +113,47 @@ public final class Spaces {
     return new Spaces(list.toArray(new Space[0]));
   }
 
+  /**
+   * This layout with a space of {@code count} positions for {@code role} appended after the last
+   * one: every existing space keeps its positions, so every existing global shard keeps its
+   * number.
+   *
+   * @throws IllegalArgumentException if the role already has a space, is not a valid role name,
+   *     the count is below 1, or the layout would exceed {@link #MAX_SPACES} spaces or
+   *     {@link ClusterConfig#MAX_SIZE} positions
+   */
+  public Spaces append(String role, int count) {
+    Objects.requireNonNull(role, "role");
+    if (byRole.containsKey(role)) {
+      throw new IllegalArgumentException("space '" + role + "': the layout " + this
+          + " already has it (expected: a role without a space)");
+    }
+    Map<String, Integer> m = new LinkedHashMap<>();
+    for (Space s : spaces) {
+      m.put(s.role(), s.count());
+    }
+    m.put(role, count);
+    return of(m);
+  }
+
+  /**
+   * Whether this layout begins with every space of {@code prefix}, in order and with the same
+   * positions: {@code prefix} grown by {@link #append} zero or more times. A layout extends
+   * itself. Layouts ordered this way merge: the longer one wins (see {@link ClusterConfig#merge}).
+   */
+  public boolean extendsLayout(Spaces prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    if (prefix.spaces.length > spaces.length) {
+      return false;
+    }
+    for (int i = 0; i < prefix.spaces.length; i++) {
+      if (!prefix.spaces[i].equals(spaces[i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The number of positions the spaces cover together. */
   public int size() {
     return size;
