@@ -134,6 +134,9 @@ final class KvCommand implements Callable<Integer> {
     }
     PrometheusMeterRegistry registry = Probes.registry();
     KvMetrics metrics = new KvMetrics(registry);
+    // Counted down by the shutdown hook once the node has left, or when the manager declares it dead.
+    CountDownLatch stopped = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean declaredDead = new java.util.concurrent.atomic.AtomicBoolean();
     KvServer server;
     HttpEndpoint http = null;
     try {
@@ -160,9 +163,9 @@ final class KvCommand implements Callable<Integer> {
         }
         server = KvServer.startManaged(settings, httpPort >= 0 ? metrics : KvObserver.NONE, m, security,
             java.time.Duration.ofSeconds(30), () -> {
-              System.err.println("atoll kv: the shard manager declared this node dead (its lease lapsed) and gave its"
-                  + " slots to other nodes; stopping. Restart it to join again as a new node.");
-              System.exit(3);
+              // Not System.exit here: the main thread stops the node and exits 3 (see below).
+              declaredDead.set(true);
+              stopped.countDown();
             });
       } else {
         if ((tls.ca != null || tls.cert != null || tls.key != null) && settings.tls() == null) {
@@ -211,10 +214,9 @@ final class KvCommand implements Callable<Integer> {
       System.out.println("atoll kv http on " + http.address());
     }
     System.out.flush();
-    CountDownLatch stopped = new CountDownLatch(1);
     HttpEndpoint httpToClose = http;
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      if (server.isManaged()) {
+      if (server.isManaged() && !declaredDead.get()) {
         System.out.println("atoll kv: leaving: moving this node's slots and keys to the other nodes (up to "
             + drainTimeout.toSeconds() + " s)");
         System.out.flush();
@@ -231,6 +233,11 @@ final class KvCommand implements Callable<Integer> {
       stopped.countDown();
     }, "atoll-kv-stop"));
     stopped.await();
+    if (declaredDead.get()) {
+      System.err.println("atoll kv: the shard manager declared this node dead (its lease lapsed) and gave its"
+          + " slots to other nodes; stopping. Restart it to join again as a new node.");
+      return 3; // the exit runs the hook, which closes the node without a leave
+    }
     return 0;
   }
 

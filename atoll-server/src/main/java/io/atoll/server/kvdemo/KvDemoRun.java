@@ -369,7 +369,7 @@ public final class KvDemoRun {
    * Ports {@code p} such that {@code p} and {@code p + 10000} (the control port) are free, both
    * below Linux's ephemeral range (from 32768), so no outgoing connection takes one meanwhile.
    */
-  static int[] freePorts(int n) throws IOException {
+  public static int[] freePorts(int n) throws IOException {
     int[] ports = new int[n];
     int found = 0;
     java.util.Random r = new java.util.Random();

@@ -110,6 +110,10 @@ public final class ManagedNode implements AutoCloseable {
     ManagerClient client = new ManagerClient(addresses, trust, managed, lease, outage, nanos, onConfig, () -> {
       LOG.error("kv node {} was declared dead by the shard manager; its slots were given to other nodes and it"
           + " serves nothing; restart it (it joins as a new node, without keys)", me.id());
+      ManagedNode n = self.get();
+      if (n != null) {
+        n.wakeLeave(); // a leave under way waits for no config of a dead node
+      }
       onDeclaredDead.run();
     });
     KvPodService service = new KvPodService(managed, lease, client::clusterId, client::term,
@@ -150,6 +154,12 @@ public final class ManagedNode implements AutoCloseable {
         .map(p -> ManagedConfigs.toManager(p.id()).address()).toList();
   }
 
+  private void wakeLeave() {
+    synchronized (configs) {
+      configs.notifyAll();
+    }
+  }
+
   private void onConfig(ClusterConfig managed) {
     ClusterId mine = client.clusterId();
     if (!mine.equals(ClusterId.NONE) && !managed.clusterId().equals(ClusterId.NONE)
@@ -187,7 +197,7 @@ public final class ManagedNode implements AutoCloseable {
       LOG.warn("kv: {}", e.getMessage());
     }
     synchronized (configs) {
-      while (owned() > 0 && System.nanoTime() - deadline < 0) {
+      while (owned() > 0 && !client.declaredDead() && System.nanoTime() - deadline < 0) {
         try {
           configs.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
         } catch (InterruptedException e) {

@@ -53,7 +53,10 @@ import org.slf4j.LoggerFactory;
  * <p>Configs go to {@code onConfig} (in the manager's terms); an UNKNOWN_POD answer to a renewal,
  * or a refusal of its credential (PERMISSION_DENIED: the manager declared this node dead and gave
  * its slots away, or a manager with another key took over), revokes the lease and goes to
- * {@code onDeclaredDead}, once.
+ * {@code onDeclaredDead}, once, on this client's timer thread: never on a gRPC I/O thread, which a
+ * callback that blocks (a process exiting while its shutdown hook unregisters) would stall for every
+ * call on the channel, the unregistration included. Once the node has asked to unregister, a
+ * renewal that finds it unknown is the manager having heard it: not a death.
  */
 final class ManagerClient implements AutoCloseable {
 
@@ -71,6 +74,7 @@ final class ManagerClient implements AutoCloseable {
   private final LongSupplier nanoClock;
   private final Consumer<ClusterConfig> onConfig;
   private final Runnable onDeclaredDead;
+  private volatile boolean unregistering;
   private final ScheduledExecutorService timer;
   private final AtomicBoolean renewing = new AtomicBoolean();
   private final AtomicBoolean dead = new AtomicBoolean();
@@ -235,13 +239,22 @@ final class ManagerClient implements AutoCloseable {
     }
   }
 
+  /** Whether the manager has declared this node dead (its lease is revoked for good). */
+  boolean declaredDead() {
+    return dead.get();
+  }
+
   private void declaredDead(String why) {
-    if (closed || !dead.compareAndSet(false, true)) {
+    if (closed || unregistering || !dead.compareAndSet(false, true)) {
       return;
     }
     lease.revoke();
     LOG.warn("kv node {}: {}", me.id(), why);
-    onDeclaredDead.run();
+    try {
+      timer.execute(onDeclaredDead);
+    } catch (RejectedExecutionException e) {
+      // closed meanwhile: nobody is left to tell
+    }
   }
 
   private void retryRenewalSoon() {
@@ -323,6 +336,7 @@ final class ManagerClient implements AutoCloseable {
 
   /** Leaves the cluster; false if the manager did not answer (the lease then runs out). */
   boolean unregister() {
+    unregistering = true;
     try {
       unregisterCall(false);
       return true;
