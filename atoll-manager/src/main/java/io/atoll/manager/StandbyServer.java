@@ -20,6 +20,7 @@ import io.atoll.transport.grpc.proto.UnregisterResponse;
 import io.atoll.transport.grpc.proto.WatchRequest;
 import io.atoll.transport.grpc.security.WireSecurity;
 import io.grpc.BindableService;
+import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
 import java.util.List;
@@ -32,13 +33,14 @@ import java.util.function.Supplier;
  * "not the leading shard manager; the leader is at X" ({@link LeaderHint}), so that pods given
  * every manager address find the leader, and a connection to a standby is never refused (a refused
  * connection is what lets pods ride out a manager that is down). The leader's address is the
- * holder name of the store's live lease ({@code host:port}), read at most every 250 ms.
+ * holder name of the store's live lease ({@code host:port}), as {@code leader} tells it at the
+ * call: in {@code atoll manager} the store's leader watch's last answer, so a takeover or a new
+ * leader is named from the next call on. The refusal is built once per answer; each call gets its
+ * own copy of the trailers only, since the transport adds the status to the trailers it is given.
  *
  * <p>Closed before the standby starts leading on the same port. Thread-safe.
  */
 public final class StandbyServer implements AutoCloseable {
-
-  private static final long CACHE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
   private final Server server;
   private final PodAddress address;
@@ -51,7 +53,8 @@ public final class StandbyServer implements AutoCloseable {
   /**
    * Listens on {@code host:port} ({@code port} 0 picks one).
    *
-   * @param leader who leads now (the store's {@link AssignmentStore#leader()}); may throw
+   * @param leader who leads now, read at every call, so it should be cheap (the leader watch's last
+   *     answer; {@link AssignmentStore#leader()} would read the store at every call); may throw
    * @throws java.io.UncheckedIOException if the address cannot be bound
    */
   public static StandbyServer start(String host, int port, Supplier<Optional<AssignmentStore.Leader>> leader) {
@@ -86,31 +89,19 @@ public final class StandbyServer implements AutoCloseable {
 
   /** Answers every call with the refusal. */
   private static final class Refusing extends ShardManagerServiceGrpc.ShardManagerServiceImplBase {
+    /** The refusal for one answer of {@code leader}: its status, and the trailers each call copies. */
+    private record Refusal(Optional<AssignmentStore.Leader> leader, io.grpc.Status status, Metadata trailers) {}
+
+    private static final Refusal UNKNOWN = refusal(Optional.empty());
+
     private final Supplier<Optional<AssignmentStore.Leader>> leader;
-    private long readAt;
-    private boolean read;
-    private Optional<AssignmentStore.Leader> cached = Optional.empty();
+    private volatile Refusal last = UNKNOWN;
 
     Refusing(Supplier<Optional<AssignmentStore.Leader>> leader) {
       this.leader = leader;
     }
 
-    private synchronized Optional<AssignmentStore.Leader> leader() {
-      long now = System.nanoTime();
-      if (!read || now - readAt > CACHE_NANOS) {
-        try {
-          cached = leader.get();
-        } catch (RuntimeException e) {
-          cached = Optional.empty(); // the store is away: no hint
-        }
-        read = true;
-        readAt = now;
-      }
-      return cached;
-    }
-
-    private void refuse(StreamObserver<?> out) {
-      Optional<AssignmentStore.Leader> l = leader();
+    private static Refusal refusal(Optional<AssignmentStore.Leader> l) {
       Optional<PodAddress> at = l.flatMap(x -> {
         try {
           return Optional.of(PodAddress.parse(x.holder()));
@@ -118,7 +109,25 @@ public final class StandbyServer implements AutoCloseable {
           return Optional.empty();
         }
       });
-      out.onError(LeaderHint.notLeader(at, l.map(AssignmentStore.Leader::term).orElse(0L)));
+      io.grpc.StatusRuntimeException e = LeaderHint.notLeader(at, l.map(AssignmentStore.Leader::term).orElse(0L));
+      return new Refusal(l, e.getStatus(), e.getTrailers());
+    }
+
+    private void refuse(StreamObserver<?> out) {
+      Optional<AssignmentStore.Leader> l;
+      try {
+        l = leader.get();
+      } catch (RuntimeException e) {
+        l = Optional.empty(); // the store is away: no hint
+      }
+      Refusal r = last;
+      if (!r.leader().equals(l)) {
+        r = refusal(l);
+        last = r;
+      }
+      Metadata trailers = new Metadata();
+      trailers.merge(r.trailers());
+      out.onError(r.status().asRuntimeException(trailers));
     }
 
     @Override

@@ -10,8 +10,10 @@ import java.util.function.Supplier;
  * The delivery half of {@link AssignmentStore#watchLeader}, shared by the stores: each
  * {@link #check} reads the leader and tells the listener if the answer differs from the last one
  * told, so equal answers are told once and calls come one at a time, never after {@link #close}
- * returns. A store decides when to check: on its own timer ({@link #pollEvery}) plus
- * {@link #wake} when it is told of a change.
+ * returns. The read runs outside the delivery lock: {@link #close} does not wait for a store read
+ * under way (up to a call's timeout while the store is away), only for a listener call. A store
+ * decides when to check: on its own timer ({@link #pollEvery}) plus {@link #wake} when it is told
+ * of a change.
  */
 public final class LeaderWatch extends StoreWatch<LeaderWatch> {
 
@@ -72,26 +74,35 @@ public final class LeaderWatch extends StoreWatch<LeaderWatch> {
   /** Reads the leader and tells the listener if it changed (or that the store cannot be reached). */
   @Override
   void poll() {
+    Optional<AssignmentStore.Leader> read;
+    RuntimeException failed = null;
     try {
-      Optional<AssignmentStore.Leader> now;
-      try {
-        now = source.get();
-      } catch (RuntimeException e) {
-        onError.accept(e);
-        if (!unreachable) {
-          unreachable = true;
-          last = null; // tell the leader again once the store answers
-          listener.unreachable(e instanceof StoreException s ? s : new StoreException(String.valueOf(e), e));
-        }
-        return;
-      }
-      unreachable = false;
-      if (!now.equals(last)) {
-        last = now;
-        listener.leader(now);
-      }
+      read = source.get();
     } catch (RuntimeException e) {
-      onError.accept(e); // the listener threw: the watch goes on
+      read = null;
+      failed = e;
     }
+    Optional<AssignmentStore.Leader> now = read;
+    RuntimeException e = failed;
+    tell(() -> {
+      try {
+        if (e != null) {
+          onError.accept(e);
+          if (!unreachable) {
+            unreachable = true;
+            last = null; // tell the leader again once the store answers
+            listener.unreachable(e instanceof StoreException s ? s : new StoreException(String.valueOf(e), e));
+          }
+          return;
+        }
+        unreachable = false;
+        if (!now.equals(last)) {
+          last = now;
+          listener.leader(now);
+        }
+      } catch (RuntimeException thrown) {
+        onError.accept(thrown); // the listener threw: the watch goes on
+      }
+    });
   }
 }

@@ -11,11 +11,13 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 /**
- * What every watch of a store shares: checks run one at a time under one lock, on the watch's own
- * timer ({@link #pollEvery}) or soon after a change notice ({@link #wake}), and none runs after
- * {@link #close} returns; steps added with {@link #onClose} run once, after the last check. What a
- * check reads and tells is the subclass's: {@link VersionWatch} delivers newer states,
- * {@link LeaderWatch} tells leader changes.
+ * What every watch of a store shares: checks run one at a time, on the watch's own timer
+ * ({@link #pollEvery}) or soon after a change notice ({@link #wake}), and nothing is told after
+ * {@link #close} returns; steps added with {@link #onClose} run once, when it closes. What a check
+ * reads and tells is the subclass's: {@link VersionWatch} delivers newer states under the
+ * delivery lock (so its close waits for a read under way), {@link LeaderWatch} reads outside it and
+ * tells under it ({@link #tell}), so its close waits for a listener call under way but not for a
+ * store read: a read that returns after the close tells nothing.
  *
  * @param <W> the watch's own type, for chained calls
  */
@@ -23,9 +25,10 @@ public abstract sealed class StoreWatch<W extends StoreWatch<W>> implements Assi
     permits LeaderWatch, VersionWatch {
 
   private final BooleanSupplier storeClosed;
-  private final ReentrantLock delivering = new ReentrantLock();
+  private final ReentrantLock checking = new ReentrantLock(); // one check at a time
+  private final ReentrantLock delivering = new ReentrantLock(); // what a check tells, and close
   private final List<Runnable> onClose = new ArrayList<>(2); // guarded by delivering
-  private boolean stopped; // guarded by delivering
+  private volatile boolean stopped; // written under delivering
   private volatile ScheduledExecutorService thread;
 
   /** @param storeClosed whether the store was closed (no check reads it then) */
@@ -36,8 +39,25 @@ public abstract sealed class StoreWatch<W extends StoreWatch<W>> implements Assi
   /** This watch, for chained calls. */
   abstract W self();
 
-  /** One read and what it tells; runs under the delivery lock, only while neither is closed. */
+  /**
+   * One read and what it tells, one at a time, only while neither is closed; it tells through
+   * {@link #tell} (or runs whole under the delivery lock, as {@link VersionWatch} does).
+   */
   abstract void poll();
+
+  /** Runs {@code step} under the delivery lock unless the watch is closed; whether it ran. */
+  final boolean tell(Runnable step) {
+    delivering.lock();
+    try {
+      if (stopped) {
+        return false;
+      }
+      step.run();
+      return true;
+    } finally {
+      delivering.unlock();
+    }
+  }
 
   /** Checks now and then every {@code period} on a daemon thread of its own named {@code name}. */
   public W pollEvery(Duration period, String name) {
@@ -79,14 +99,14 @@ public abstract sealed class StoreWatch<W extends StoreWatch<W>> implements Assi
 
   /** Reads the store and tells what changed, unless the watch or the store was closed. */
   public void check() {
-    delivering.lock();
+    checking.lock();
     try {
       if (stopped || storeClosed.getAsBoolean()) {
         return;
       }
       poll();
     } finally {
-      delivering.unlock();
+      checking.unlock();
     }
   }
 

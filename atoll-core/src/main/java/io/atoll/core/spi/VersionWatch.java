@@ -48,14 +48,16 @@ public final class VersionWatch extends StoreWatch<VersionWatch> {
   /** Reads the state and delivers it if it is newer than the last delivered. */
   @Override
   void poll() {
-    try {
-      Optional<AssignmentStore.Stored> s = source.read(last);
-      if (s.isPresent() && s.get().version() > last) {
-        last = s.get().version();
-        onChange.accept(s.get());
+    tell(() -> {
+      try {
+        Optional<AssignmentStore.Stored> s = source.read(last);
+        if (s.isPresent() && s.get().version() > last) {
+          last = s.get().version();
+          onChange.accept(s.get());
+        }
+      } catch (Exception e) {
+        onError.accept(e);
       }
-    } catch (Exception e) {
-      onError.accept(e);
-    }
+    });
   }
 }

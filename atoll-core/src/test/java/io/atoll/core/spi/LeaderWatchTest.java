@@ -130,6 +130,36 @@ class LeaderWatchTest {
   }
 
   @Test
+  void closeDoesNotWaitForAStoreReadUnderWayAndThatReadTellsNothing() throws Exception {
+    java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    AtomicInteger reads = new AtomicInteger();
+    Told told = new Told();
+    LeaderWatch w = new LeaderWatch(() -> {
+      if (reads.incrementAndGet() == 2) { // the second read hangs, as a call to a store that went away
+        reading.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return leader("late:1", 1);
+      }
+      return Optional.empty();
+    }, told, () -> false, e -> { });
+    Thread first = Thread.ofPlatform().start(w::check);
+    first.join(5000);
+    Thread hung = Thread.ofPlatform().start(w::check);
+    assertThat(reading.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    Thread closer = Thread.ofPlatform().start(w::close);
+    closer.join(5000);
+    assertThat(closer.isAlive()).as("close waited behind the read").isFalse();
+    release.countDown();
+    hung.join(5000);
+    assertThat(told.all).containsExactly(Optional.empty()); // the late answer came after close
+  }
+
+  @Test
   void aPollOutsideOneMillisecondToOneMinuteIsRefused() {
     LeaderOnly store = new LeaderOnly();
     for (Duration bad : new Duration[] {Duration.ZERO, Duration.ofNanos(999_999), Duration.ofMinutes(2), null}) {

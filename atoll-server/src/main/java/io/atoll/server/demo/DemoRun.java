@@ -66,6 +66,12 @@ public final class DemoRun {
   /** The standby manager (store mode), and the leader it replaces. */
   private ManagedProcess standbyManager;
   private ManagedProcess leadingManager;
+  /**
+   * How long a store run goes on past its duration while the pod added after the takeover has no
+   * shard yet (its JVM may still be starting on a loaded machine).
+   */
+  private static final long LEADER_CHANGE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(60);
+
   /** Kill of the leading manager to the first config in which the pod added after it owns shards (ms), or -1. */
   private volatile long leaderChangeMillis = -1;
   private DemoCerts certs;
@@ -222,6 +228,9 @@ public final class DemoRun {
     boolean added = false;
     boolean stopped = false;
     boolean killed = false;
+    boolean waitingNoted = false;
+    long addedNanos = 0;
+    long upNanos = 0;
     ManagedProcess stopping = null;
     ManagedProcess joining = null;
     long loadStart = System.nanoTime();
@@ -233,7 +242,19 @@ public final class DemoRun {
       long now = System.nanoTime();
       long t = now - loadStart;
       if (!o.keepRunning() && t >= total) {
-        break;
+        // A store run measures the leader change: the pod added after the takeover is a fresh JVM,
+        // which on a loaded machine can take longer to start than the rest of the run. Wait for it
+        // (bounded) rather than end the run before the new leader had anything to rebalance.
+        boolean pending = standbyManager != null && leaderChangeMillis < 0 && addedName != null;
+        if (!pending || t >= total + LEADER_CHANGE_GRACE_NANOS) {
+          break;
+        }
+        if (!waitingNoted) {
+          waitingNoted = true;
+          say("  the run is over but " + addedName + (joining != null ? " is still starting" : " owns no shard yet")
+              + ": waiting up to " + TimeUnit.NANOSECONDS.toSeconds(LEADER_CHANGE_GRACE_NANOS)
+              + " s more for the new leader's first rebalance");
+        }
       }
       if (!o.keepRunning() && !managerKilled && t >= killManagerAt) {
         managerKilled = true;
@@ -252,9 +273,11 @@ public final class DemoRun {
       if (addedName != null && managerKilledNanos != 0 && leaderChangeMillis < 0) {
         Integer owned = names.shardCounts(client.config()).get(addedName);
         if (owned != null && owned > 0) {
-          leaderChangeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - managerKilledNanos);
+          long at = System.nanoTime();
+          leaderChangeMillis = TimeUnit.NANOSECONDS.toMillis(at - managerKilledNanos);
           say("  the new leader's first rebalance gave " + addedName + " " + owned + " shards, " + leaderChangeMillis
-              + " ms after the kill");
+              + " ms after the kill (" + addedName + " took " + TimeUnit.NANOSECONDS.toMillis(
+              (upNanos != 0 ? upNanos : at) - addedNanos) + " ms from its start to listening)");
         }
       }
       if (!o.keepRunning() && !added && t >= addAt && tookOver) {
@@ -262,11 +285,15 @@ public final class DemoRun {
         joining = startPod(processes, pods.size() + 1, manager, url);
         pods.add(joining);
         addedName = joining.name();
+        addedNanos = System.nanoTime();
         say("+ starting " + joining.name());
       }
       if (joining != null) {
         PodAddress address = joining.addressIfUp().orElse(null);
         if (address != null) {
+          if (joining.name().equals(addedName)) {
+            upNanos = System.nanoTime();
+          }
           names.put(address, joining.name());
           say("  " + joining.name() + " is up on " + address);
           joining = null;

@@ -148,6 +148,8 @@ public final class FileAssignmentStore implements AssignmentStore {
   private Lease held; // guarded by this
   private ScheduledFuture<?> lapse; // guarded by this
   private volatile boolean closed;
+  /** This handle's open leader watches, closed with it. */
+  private final java.util.Set<Watch> leaderWatches = ConcurrentHashMap.newKeySet();
 
   private FileAssignmentStore(Path dir, DirectorySync directorySync, Duration pollInterval) {
     this.dir = dir;
@@ -633,6 +635,10 @@ public final class FileAssignmentStore implements AssignmentStore {
       }
     });
     w.pollEvery(poll, "atoll-file-store-leader-watch");
+    leaderWatches.add(w);
+    if (closed) { // closed meanwhile: close() may have missed it
+      w.close();
+    }
     return w.onClose(() -> {
       stop.set(true);
       synchronized (leaderFile) {
@@ -640,6 +646,7 @@ public final class FileAssignmentStore implements AssignmentStore {
         leaderFile.notifyAll();
       }
       waiter.interrupt();
+      leaderWatches.remove(w);
     });
   }
 
@@ -701,16 +708,24 @@ public final class FileAssignmentStore implements AssignmentStore {
   }
 
   @Override
-  public synchronized void close() {
-    if (closed) {
-      return;
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (held != null) {
+        dropLock();
+      }
+      timer.shutdownNow();
+      watcher.shutdownNow();
     }
-    closed = true;
-    if (held != null) {
-      dropLock();
+    // Its leader watches' waiters block in a lock of leader.lock or on the directory's monitor until
+    // another manager goes: stop them now (outside this store's monitor: a watch's close waits for
+    // a listener call under way, which may call this store).
+    for (Watch w : java.util.List.copyOf(leaderWatches)) {
+      w.close();
     }
-    timer.shutdownNow();
-    watcher.shutdownNow();
   }
 
   @Override

@@ -46,6 +46,33 @@ class FileAssignmentStoreTest extends AssignmentStoreContract {
     return FileAssignmentStore.open(dir.resolve("data"));
   }
 
+  private static long leaderWaiters() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().equals("atoll-file-store-leader-lock") && t.isAlive()).count();
+  }
+
+  @Test
+  void closingAHandleStopsItsLeaderWatchesWaiterWhileAnotherHandleLeads() throws Exception {
+    long before = leaderWaiters();
+    store.tryAcquire("m1", Duration.ofMinutes(5)).orElseThrow();
+    AssignmentStore other = another();
+    List<java.util.Optional<AssignmentStore.Leader>> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+    other.watchLeader(Duration.ofMillis(20), new AssignmentStore.LeaderListener() {
+      @Override
+      public void leader(java.util.Optional<AssignmentStore.Leader> leader) {
+        told.add(leader);
+      }
+
+      @Override
+      public void unreachable(StoreException e) {}
+    }); // not closed by the caller: the handle's close must stop it
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !told.isEmpty());
+    assertThat(leaderWaiters()).isEqualTo(before + 1); // waiting for m1 to go
+    other.close();
+    // it used to wait on until the leader went (here: five minutes)
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> leaderWaiters() == before);
+  }
+
   @Test
   void aClosedHandleReleasesItsLeaseAtOnce() throws Exception {
     AssignmentStore other = another();

@@ -62,6 +62,7 @@ final class ConfigWatch {
             @Override
             public void onNext(ConfigBytes b) {
               watchBackoffNanos = 0;
+              managers.answered(at);
               try {
                 // no term on this stream: it may not change the key (a deposed manager's old stream)
                 view.onManagerConfig(configs.fromManager(b, false));

@@ -26,7 +26,18 @@ import org.slf4j.LoggerFactory;
  * again under that term (or when either term is unknown) is not followed meanwhile — the pod stays with the live standby, which
  * takes over or names a newer leader — and the next address is picked among those not down. So
  * the link moves once per {@code DOWN_NANOS} at most instead of at every retry, and is already
- * at the standby when it leads.
+ * at the standby when it leads. An address found down again under the same term is passed over
+ * twice as long each time (up to {@link #MAX_DOWN_NANOS}), until it answers or is named under a
+ * newer term.
+ *
+ * <p><b>Settling.</b> Every caller (the renewals, the config watch, registration) reports its
+ * failures here, each on its own retry pacing, so a link that moved at every report would switch
+ * several times a second while a leader change is under way. After a move, the next one waits
+ * {@link #SWITCH_BACKOFF} (250 ms doubling to 2 s while moves go on without an answer), except to
+ * follow a leader named under a term newer than any seen: that is the news the link waits for. A
+ * hint under a term older than one already seen comes from a standby that is behind, and is not
+ * followed. An answer from the current manager ({@link #answered}), or {@link #QUIET_NANOS}
+ * without a move, ends the back-off.
  */
 public final class ManagerAddresses implements AutoCloseable {
 
@@ -35,8 +46,22 @@ public final class ManagerAddresses implements AutoCloseable {
   /** How long an address that could not be reached is passed over. */
   static final long DOWN_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
 
-  /** An address that could not be reached, when, and the term it had been named leader under (0: none). */
-  private record Down(long atNanos, long term) {}
+  /** The longest an address is passed over after it could not be reached again and again. */
+  static final long MAX_DOWN_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(4);
+
+  /** The pause between two moves while moves go on without an answer. */
+  static final io.atoll.runtime.internal.util.BackoffPolicy SWITCH_BACKOFF =
+      io.atoll.runtime.internal.util.BackoffPolicy.exponential(java.time.Duration.ofMillis(250),
+          java.time.Duration.ofSeconds(2));
+
+  /** No move for this long ends the switch back-off as an answer does. */
+  static final long QUIET_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(8);
+
+  /**
+   * An address that could not be reached, when, the term it had been named leader under (0: none),
+   * and for how long it is passed over.
+   */
+  private record Down(long atNanos, long term, long forNanos) {}
 
   private final List<PodAddress> configured;
   private final Function<PodAddress, ManagedChannel> open;
@@ -53,6 +78,14 @@ public final class ManagerAddresses implements AutoCloseable {
   private final java.util.Map<PodAddress, Down> down = new java.util.HashMap<>();
   @GuardedBy("this")
   private boolean closed;
+  @GuardedBy("this")
+  private long highestTerm; // the newest term a hint named
+  @GuardedBy("this")
+  private long movedAtNanos;
+  @GuardedBy("this")
+  private long switchBackoffNanos; // 0: the next move may come at once
+  @GuardedBy("this")
+  private long switches;
 
   /**
    * @param addresses every manager address, at least one (duplicates are dropped)
@@ -93,6 +126,22 @@ public final class ManagerAddresses implements AutoCloseable {
   /** The manager the pod talks to now. */
   public synchronized PodAddress current() {
     return current;
+  }
+
+  /** How many times the link moved to another manager. */
+  public synchronized long switches() {
+    return switches;
+  }
+
+  /**
+   * A call to {@code at} was answered by a manager that leads: it is up, and the link has settled
+   * (the next move, if one is needed, may come at once).
+   */
+  public synchronized void answered(PodAddress at) {
+    if (at.equals(current)) {
+      switchBackoffNanos = 0;
+      down.remove(at);
+    }
   }
 
   /** The channel to {@link #current()}. */
@@ -146,31 +195,61 @@ public final class ManagerAddresses implements AutoCloseable {
         return false;
       }
       long now = ticker.nanoTime();
-      down.values().removeIf(d -> now - d.atNanos() >= DOWN_NANOS);
+      // an expired mark is kept (for its period) one more period, so that a repeat doubles it
+      down.values().removeIf(d -> now - d.atNanos() >= 2 * d.forNanos());
       PodAddress pick = null;
       long pickTerm = 0;
+      boolean news = false;
       if (refusal.isEmpty() && unanswered) {
-        down.put(current, new Down(now, currentTerm));
+        Down was = down.get(current);
+        // down again, not named under a newer term since: pass it over twice as long
+        long period = was != null && currentTerm <= was.term() || was != null && was.term() == 0
+            ? Math.min(MAX_DOWN_NANOS, 2 * was.forNanos()) : DOWN_NANOS;
+        down.put(current, new Down(now, currentTerm, period));
       } else if (refusal.isEmpty()) {
         down.remove(current);
       } else if (refusal.get().leader().isPresent()) {
         PodAddress leader = refusal.get().leader().get();
         long term = refusal.get().term();
+        if (term > 0 && term < highestTerm) {
+          return false; // a standby that is behind: a newer leader was already named
+        }
         Down d = down.get(leader);
-        if (d != null && (term == 0 || d.term() == 0 || term <= d.term())) {
+        if (d != null && now - d.atNanos() < d.forNanos()
+            && (term == 0 || d.term() == 0 || term <= d.term())) {
           return false; // named again under the term it was down in (or either is unknown): stay
         }
+        news = term > highestTerm;
+        highestTerm = Math.max(highestTerm, term);
         pick = leader;
         pickTerm = term;
       }
+      if (now - movedAtNanos >= QUIET_NANOS) {
+        switchBackoffNanos = 0; // no move for a while: settled, even for a caller that reports no answers
+      }
+      boolean gated = !news && switchBackoffNanos > 0 && now - movedAtNanos < switchBackoffNanos;
+      if (gated && pick != null) {
+        return false; // moved a moment ago and heard no answer since: let the callers retry here first
+      }
+      final long at = now;
+      java.util.function.Predicate<PodAddress> isDown = a -> {
+        Down d = down.get(a);
+        return d != null && at - d.atNanos() < d.forNanos();
+      };
       for (int i = 0; pick == null && i < configured.size(); i++) {
         PodAddress c = configured.get(next);
         next = (next + 1) % configured.size();
-        if (!c.equals(current) && !down.containsKey(c)) {
+        if (!c.equals(current) && !isDown.test(c)) {
           pick = c;
         }
       }
+      if (pick != null && gated && !(refusal.isEmpty() && unanswered)) {
+        return false; // an answering manager's error: no hurry to leave it again so soon
+      }
       if (pick == null && refusal.isEmpty()) {
+        if (gated) {
+          return false; // every address is down: go round them, but at the back-off's pace
+        }
         // every other address is down too: go round them anyway
         pick = configured.get(next);
         next = (next + 1) % configured.size();
@@ -185,6 +264,9 @@ public final class ManagerAddresses implements AutoCloseable {
       current = to;
       currentTerm = pickTerm;
       channel = open.apply(to);
+      switches++;
+      movedAtNanos = now;
+      switchBackoffNanos = SWITCH_BACKOFF.nextNanos(switchBackoffNanos);
     }
     log.info("shard manager link: {} -> {}{}", from, to, named ? " (named as the leader)" : "");
     Wire.close(old);

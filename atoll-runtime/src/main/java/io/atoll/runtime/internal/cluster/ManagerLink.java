@@ -159,6 +159,7 @@ public final class ManagerLink {
         ConfigBytes b = managers.readyStub(ShardManagerServiceGrpc.newBlockingStub(
             Wire.reconnecting(managers.channel()))).withDeadlineAfter(2000, TimeUnit.MILLISECONDS)
             .getAssignments(GetAssignmentsRequest.getDefaultInstance());
+        managers.answered(at);
         return configs.fromManager(b);
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() == Status.Code.PERMISSION_DENIED || ticker.nanoTime() - deadline > 0) {
@@ -206,6 +207,7 @@ public final class ManagerLink {
           }
           ClusterConfig config = configs.fromManager(r.getConfig(), true);
           view.checkCluster(config, true); // never a lease from a manager of another cluster
+          managers.answered(address);
           credential = new Credential(me, r.getCredential());
           seeTerm(r.getManagerTerm());
           lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
@@ -265,6 +267,7 @@ public final class ManagerLink {
               seeTerm(r.getManagerTerm());
               if (r.getStatus() == RenewLeaseResponse.Status.RENEWED) {
                 renewBackoffNanos = 0;
+                managers.answered(at);
                 outage.renewed(me);
                 lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
               } else if (me.equals(view.self())) {

@@ -116,10 +116,64 @@ class ManagerAddressesTest {
   }
 
   @Test
-  void withEveryAddressDownTheLinkStillGoesRoundThem() {
+  void withEveryAddressDownTheLinkStillGoesRoundThemAtTheSwitchBackOffsPace() {
     managers.failed(LEADER, unreachable());
+    assertThat(managers.failed(STANDBY, unreachable())).as("just moved: not at once").isFalse();
+    advanceMillis(TimeUnit.NANOSECONDS.toMillis(ManagerAddresses.SWITCH_BACKOFF.initialNanos()));
     assertThat(managers.failed(STANDBY, unreachable())).isTrue();
     assertThat(managers.current()).isEqualTo(LEADER);
+  }
+
+  /**
+   * The chaos run's kill-manager with a store: the leader (term 1) is killed, the standby names it
+   * until its store lease lapses (3 s), frees its port while it starts leading (half a second of
+   * refused connections, when no address answers), and leads under term 2; the killed one comes back
+   * as a standby after 4 s, naming the new leader. Two callers (renewals and the config watch) report
+   * every failure, each retrying every 100 ms. The link used to go round both addresses at every
+   * report while neither answered.
+   */
+  @Test
+  void afterTheLeadersKillTheLinkSettlesOnTheNewLeaderWithAFewSwitches() {
+    long start = now.get();
+    boolean settled = false;
+    long switchesWhenSettled = -1;
+    for (int tick = 0; tick < 100; tick++) { // 10 s
+      long t = TimeUnit.NANOSECONDS.toMillis(now.get() - start);
+      for (int caller = 0; caller < 2; caller++) {
+        PodAddress at = managers.current();
+        if (at.equals(STANDBY)) {
+          if (t < 3000) {
+            managers.failed(at, standbyNames(LEADER, 1));
+          } else if (t < 3500) {
+            managers.failed(at, unreachable()); // its standby server closed, the manager not yet listening
+          } else {
+            managers.answered(at); // it leads
+            if (!settled) {
+              settled = true;
+              switchesWhenSettled = managers.switches();
+            }
+          }
+        } else if (t < 4000) {
+          managers.failed(at, unreachable()); // killed, and restarting
+        } else {
+          managers.failed(at, standbyNames(STANDBY, 2));
+        }
+      }
+      advanceMillis(100);
+    }
+    assertThat(managers.current()).isEqualTo(STANDBY);
+    assertThat(settled).isTrue();
+    assertThat(managers.switches()).as("switches in 10 s").isLessThanOrEqualTo(5);
+    assertThat(managers.switches()).as("switches after the new leader answered").isEqualTo(switchesWhenSettled);
+  }
+
+  @Test
+  void aHintUnderAnOlderTermThanOneAlreadyNamedIsNotFollowed() {
+    assertThat(managers.failed(LEADER, standbyNames(NEW_LEADER, 5))).isTrue();
+    managers.answered(NEW_LEADER);
+    advanceMillis(5000);
+    assertThat(managers.failed(NEW_LEADER, standbyNames(LEADER, 4))).as("a standby that is behind").isFalse();
+    assertThat(managers.current()).isEqualTo(NEW_LEADER);
   }
 
   @Test
