@@ -196,6 +196,25 @@ final class KvCommand implements Callable<Integer> {
         return 1;
       }
     }
+    HttpEndpoint httpToClose = http;
+    // Before the node says it listens: a SIGTERM sent once it has said so leaves gracefully.
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      if (server.isManaged() && !declaredDead.get()) {
+        System.out.println("atoll kv: leaving: moving this node's slots and keys to the other nodes (up to "
+            + drainTimeout.toSeconds() + " s)");
+        System.out.flush();
+        io.atoll.kv.KvDeparture d = server.leave(drainTimeout);
+        System.out.println("atoll kv: left: " + d.slotsMoved() + " slots and " + d.keysMoved() + " keys handed over"
+            + (d.slotsLeft() == 0 ? "" : "; " + d.slotsLeft() + " slots were still here, their keys are lost")
+            + (d.unregistered() ? "" : "; the manager did not hear it leave (its lease runs out)"));
+        System.out.flush();
+      }
+      if (httpToClose != null) {
+        httpToClose.close();
+      }
+      server.close();
+      stopped.countDown();
+    }, "atoll-kv-stop"));
     if (server.isManaged()) {
       System.out.println("atoll kv node " + server.nodeId() + " listening on " + bind + ":" + server.port()
           + " (managed by the shard manager at " + manager + ", control port " + server.busPort() + ")");
@@ -214,24 +233,6 @@ final class KvCommand implements Callable<Integer> {
       System.out.println("atoll kv http on " + http.address());
     }
     System.out.flush();
-    HttpEndpoint httpToClose = http;
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      if (server.isManaged() && !declaredDead.get()) {
-        System.out.println("atoll kv: leaving: moving this node's slots and keys to the other nodes (up to "
-            + drainTimeout.toSeconds() + " s)");
-        System.out.flush();
-        io.atoll.kv.KvDeparture d = server.leave(drainTimeout);
-        System.out.println("atoll kv: left: " + d.slotsMoved() + " slots and " + d.keysMoved() + " keys handed over"
-            + (d.slotsLeft() == 0 ? "" : "; " + d.slotsLeft() + " slots were still here, their keys are lost")
-            + (d.unregistered() ? "" : "; the manager did not hear it leave (its lease runs out)"));
-        System.out.flush();
-      }
-      if (httpToClose != null) {
-        httpToClose.close();
-      }
-      server.close();
-      stopped.countDown();
-    }, "atoll-kv-stop"));
     stopped.await();
     if (declaredDead.get()) {
       System.err.println("atoll kv: the shard manager declared this node dead (its lease lapsed) and gave its"

@@ -39,7 +39,7 @@ class KvDeclaredDeadIT {
       ManagedProcess node = processes.start(AtollProcesses.atoll("kv", List.of("kv", "--port",
           Integer.toString(port), "--manager", at.toString(),
           "--event-loops", "1", "--drain-timeout", "60s", "--data-dir", dir.resolve("kv").toString())));
-      node.awaitLog(java.util.regex.Pattern.compile("registered with the shard manager"), Duration.ofSeconds(60));
+      node.awaitLog(java.util.regex.Pattern.compile("listening on \\S+ \\(managed by the shard manager"), Duration.ofSeconds(60));
 
       node.pause();
       Await.until("the manager declaring the frozen node dead", Duration.ofSeconds(30),
@@ -48,7 +48,7 @@ class KvDeclaredDeadIT {
 
       OptionalInt code = node.awaitExit(Duration.ofSeconds(30));
       assertThat(code).as("the node exited within 30 s of SIGTERM; its log:%n%s", node.logTail(4000)).isPresent();
-      assertThat(node.logText()).contains("declared");
+      assertThat(node.logText()).as("exit code %s", code).contains("declared");
     }
   }
 }

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
@@ -188,8 +189,9 @@ public final class ManagedProcess {
   }
 
   /**
-   * Stops it gracefully, and kills it if it has not exited within {@code grace}; returns its exit
-   * code.
+   * Stops it gracefully, and kills it if it has not exited within {@code grace}, with every process
+   * it started (a process that starts processes of its own, such as a demo, would otherwise leave
+   * them running, orphaned, when it is killed); returns its exit code.
    */
   public int stop(Duration grace) {
     terminate();
@@ -197,8 +199,19 @@ public final class ManagedProcess {
     if (code.isPresent()) {
       return code.getAsInt();
     }
-    kill();
+    killWithDescendants();
     return awaitExit(Duration.ofSeconds(10)).orElse(-1);
+  }
+
+  /**
+   * Kills it (SIGKILL) and every process it started and that still runs: what a harness does to a
+   * process that would not stop, so that none of its children is left running, orphaned.
+   */
+  public void killWithDescendants() {
+    // Read before the kill: once it is gone, its children belong to init and are no longer its descendants.
+    List<ProcessHandle> descendants = process.descendants().toList();
+    kill();
+    descendants.forEach(ProcessHandle::destroyForcibly);
   }
 
   String describe(String what) {

@@ -127,7 +127,7 @@ public final class ProcessCluster implements AutoCloseable {
     for (ManagedProcess p : all) {
       long left = Math.max(0, deadline - System.nanoTime());
       if (p.awaitExit(Duration.ofNanos(left)).isEmpty()) {
-        p.kill();
+        p.killWithDescendants();
       }
     }
     for (ManagedProcess p : all) {

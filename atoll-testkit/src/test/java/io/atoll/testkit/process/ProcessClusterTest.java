@@ -91,6 +91,18 @@ class ProcessClusterTest {
   }
 
   @Test
+  void closeKillsTheChildrenOfAProcessItHadToKill() {
+    ManagedProcess p = cluster.start(ticking("parent", "parent"));
+    long child = Long.parseLong(p.awaitLog(java.util.regex.Pattern.compile("child pid (\\d+)"),
+        Duration.ofSeconds(30)));
+    assertThat(ProcessHandle.of(child)).hasValueSatisfying(h -> assertThat(h.isAlive()).isTrue());
+    cluster.close();
+    assertThat(p.isAlive()).isFalse();
+    Awaitility.await().atMost(Duration.ofSeconds(10))
+        .until(() -> ProcessHandle.of(child).map(h -> !h.isAlive()).orElse(true));
+  }
+
+  @Test
   void waitingForAProcessThatExitedSaysHowAndQuotesItsLog() {
     ManagedProcess p = cluster.start(ticking("failing", "fail"));
     assertThatThrownBy(() -> p.awaitAddress(Duration.ofSeconds(30)))

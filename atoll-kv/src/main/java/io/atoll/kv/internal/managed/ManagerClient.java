@@ -205,6 +205,7 @@ final class ManagerClient implements AutoCloseable {
                   term = r.getManagerTerm();
                   if (r.getStatus() == RenewLeaseResponse.Status.RENEWED) {
                     renewBackoffNanos = 0;
+                    managers.answered(at); // the link has settled on a leader
                     lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
                     outage.renewed();
                   } else {
