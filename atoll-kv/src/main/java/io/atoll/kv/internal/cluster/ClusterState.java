@@ -168,9 +168,21 @@ public final class ClusterState {
 
   // ---- gossip
 
-  /** Merges a config heard from a peer (Garnet's merge-if-newer); forgotten nodes stay out. */
+  /**
+   * Merges a config heard from a peer (Garnet's merge-if-newer); forgotten nodes stay out.
+   *
+   * @throws IllegalArgumentException if {@code incoming} is not laid out as this node's slots (the
+   *     bus then closes the sender's connection; nothing here changes)
+   */
   public synchronized void merge(ClusterConfig incoming) {
     ClusterView v = view;
+    if (!incoming.spaces().equals(v.config().spaces())) {
+      // The config type merges a layout grown by appended spaces (entity shard spaces grow that
+      // way), but a KV cluster's slots are one space of 16384 for good: a peer's config laid out
+      // otherwise is malformed, and adopting it would leave positions no client can ever reach.
+      throw new IllegalArgumentException("cluster config: spaces " + incoming.spaces()
+          + " (expected: " + v.config().spaces() + ", the " + v.config().size() + " slots of a KV cluster)");
+    }
     ClusterConfig merged = v.config().merge(incoming);
     if (merged == v.config()) {
       return;

@@ -210,4 +210,23 @@ class ClusterStateTest {
     assertThat(source.adopt(pruned)).isTrue();
     assertThat(source.view().migrating()).isEmpty();
   }
+
+  @Test
+  void aPeerConfigLaidOutInMoreThanTheSlotSpaceIsRefusedAndChangesNothing() {
+    ClusterState a = node(7001);
+    ClusterState b = node(7002);
+    a.addSlots(range(0, 16383));
+    a.setConfigEpoch(1);
+    gossip(a, b);
+    ClusterView before = b.view();
+    assertThat(before.ok()).isTrue();
+    // A bus message whose config grew the layout by one appended space: the config type would
+    // merge it (entity spaces grow that way), which would make this node's cluster 16385 positions.
+    ClusterConfig grown = a.view().config().extendTo(a.view().config().spaces().append("x", 1));
+    assertThatThrownBy(() -> b.merge(grown)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("spaces").hasMessageContaining("16384");
+    assertThat(b.view()).isSameAs(before);
+    assertThat(b.view().config().size()).isEqualTo(16384);
+    assertThat(b.view().ok()).isTrue();
+  }
 }
