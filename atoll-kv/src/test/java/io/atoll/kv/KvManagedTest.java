@@ -328,6 +328,26 @@ class KvManagedTest {
   }
 
   @Test
+  void aNodeThatLeavesWithSlotsLeftStopsServingThemBeforeTheManagerCanGiveThemAway() throws Exception {
+    KvServer a = node();
+    awaitSpread(1);
+    RedisClient client = RedisClient.create();
+    clients.add(client::shutdown);
+    try (StatefulRedisConnection<String, String> c = client.connect(RedisURI.create("127.0.0.1", a.port()))) {
+      c.sync().set("{k}1", "v");
+      // No time to drain: every slot is still this node's when it unregisters. Once the manager has
+      // the Unregister it may give the slots to another node at once, while this node's lease
+      // (4 s) would still let it acknowledge writes that the new owner never sees.
+      KvDeparture d = a.leave(Duration.ZERO);
+      assertThat(d.unregistered()).isTrue();
+      assertThat(d.slotsLeft()).isEqualTo(16384);
+      assertThat(c.sync().clusterInfo()).contains("atoll_serving:0");
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.sync().set("{k}2", "w"))
+          .isInstanceOf(RedisCommandExecutionException.class).hasMessageContaining("CLUSTERDOWN");
+    }
+  }
+
+  @Test
   void theControlPortRefusesUnsignedAndForgedConfigsAndUnassigns() throws Exception {
     KvServer a = node();
     awaitSpread(1);

@@ -335,9 +335,14 @@ final class ManagerClient implements AutoCloseable {
     }
   }
 
-  /** Leaves the cluster; false if the manager did not answer (the lease then runs out). */
+  /**
+   * Leaves the cluster; false if the manager did not answer (the lease then runs out). The lease is
+   * revoked first: once the manager has the request it may give this node's remaining slots to
+   * another node at once, and a write this node acknowledged after that would be lost.
+   */
   boolean unregister() {
     unregistering = true;
+    lease.revoke();
     try {
       unregisterCall(false);
       return true;

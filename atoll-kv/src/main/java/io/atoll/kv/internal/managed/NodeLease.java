@@ -12,6 +12,8 @@ final class NodeLease {
   private long deadline;
   private boolean granted;
   private boolean everGranted;
+  /** Declared dead or left: no grant heard later (one sent before) makes it valid again. */
+  private boolean revoked;
   private long lastRenewed;
   private long ttlNanos;
   /** Send time of the first renewal that failed since the last success; 0 if none failed. */
@@ -23,6 +25,9 @@ final class NodeLease {
 
   /** A grant heard for a request sent at {@code sentNanos}. */
   synchronized void renewed(long sentNanos, long ttlNanos) {
+    if (revoked) {
+      return; // a renewal answered after the node left, or was declared dead
+    }
     long d = sentNanos + ttlNanos;
     if (!granted || d - deadline > 0) {
       deadline = d;
@@ -88,8 +93,9 @@ final class NodeLease {
     return granted ? (nanoClock.getAsLong() - lastRenewed) / 1_000_000 : -1;
   }
 
-  /** Never valid again (declared dead, or left). */
+  /** Never valid again (declared dead, or left), whatever renewal is answered later. */
   synchronized void revoke() {
+    revoked = true;
     granted = false;
     failingSince = 0;
   }

@@ -133,6 +133,17 @@ class ManagerOutageTest {
   }
 
   @Test
+  void aRenewalAnsweredAfterTheLeaseWasRevokedDoesNotReviveIt() {
+    lease.renewed(clock.get(), LEASE);
+    long sent = clock.get();
+    lease.revoke(); // the node unregisters while a renewal sent at `sent` is still on its way
+    lease.renewed(sent, LEASE);
+    assertThat(lease.valid()).isFalse();
+    assertThat(lease.serving()).isFalse();
+    assertThat(outage(List.of(M1)).check()).isFalse();
+  }
+
+  @Test
   void anExtensionNeverShortensTheLease() {
     lease.renewed(clock.get(), LEASE);
     long deadline = clock.get() + LEASE;
