@@ -39,6 +39,13 @@ final class ControlProbes implements ManagerOutage.Probes, AutoCloseable {
       return -1;
     }
     ManagedChannel ch = channels.computeIfAbsent(peer, a -> Wire.channel(a, security, Role.POD));
+    if (closed) {
+      // close() ran between the check above and the put: it may not have seen this channel.
+      // Either close() finds the channel in the map or this sees closed, so none is left open.
+      channels.remove(peer, ch);
+      Wire.close(ch);
+      return -1;
+    }
     try {
       return PodServiceGrpc.newBlockingStub(Wire.reconnecting(ch)).withDeadlineAfter(500, TimeUnit.MILLISECONDS)
           .ping(PingRequest.getDefaultInstance()).getLeaseRenewedMillisAgo();
