@@ -24,7 +24,11 @@ class StoreLeaseTest {
   final MemoryStore memory = new MemoryStore();
   final List<Long> renewals = new ArrayList<>();
   volatile boolean unreachable;
+  /** Renewals answered "not yours" while the store names no leader (a lease that expired there). */
+  volatile boolean expiredWithoutLeader;
   final List<StaleTermException> lost = new ArrayList<>();
+  /** The lease the last {@link #lease} acquired. */
+  AssignmentStore.Lease granted;
 
   /** The memory store, recording when each renewal arrives and failing them while unreachable. */
   final AssignmentStore store = new AssignmentStore() {
@@ -54,7 +58,7 @@ class StoreLeaseTest {
       if (unreachable) {
         throw new StoreException("store unreachable (injected)");
       }
-      return memory.renew(lease);
+      return !expiredWithoutLeader && memory.renew(lease);
     }
 
     @Override
@@ -64,7 +68,7 @@ class StoreLeaseTest {
 
     @Override
     public Optional<Leader> leader() {
-      return memory.leader();
+      return expiredWithoutLeader ? Optional.empty() : memory.leader();
     }
 
     @Override
@@ -74,7 +78,7 @@ class StoreLeaseTest {
   /** A lease of {@code ttl} acquired now; renewals reach the store after {@code ioMillis}. */
   StoreLease lease(Duration ttl, long ioMillis) {
     StoreLease l = new StoreLease(store, vt.executor(ioMillis * MS, () -> true), loop, vt, lost::add);
-    AssignmentStore.Lease granted = store.tryAcquire("m", ttl).orElseThrow();
+    granted = store.tryAcquire("m", ttl).orElseThrow();
     loop.runAsLoop(() -> l.acquired(granted, vt.nanoTime(), ttl));
     return l;
   }
@@ -175,5 +179,31 @@ class StoreLeaseTest {
     loop.runAsLoop(l::stalled);
     at(500);
     assertThat(renewals).isEmpty();
+  }
+
+  @Test
+  void aRenewalRefusedWhileNoLeaderIsNamedReportsTheLossAsTheNextTerm() {
+    StoreLease l = lease(Duration.ofMillis(900), 1);
+    long term = memory.leader().orElseThrow().term();
+    expiredWithoutLeader = true; // the lease expired in the store and nobody took it yet
+    loop.runAsLoop(l::renew);
+    at(10);
+    assertThat(lost).hasSize(1);
+    assertThat(lost.get(0).term()).isEqualTo(term);
+    assertThat(lost.get(0).currentTerm()).as("some later term may be granted any time").isEqualTo(term + 1);
+  }
+
+  @Test
+  void aRenewalSentBeforeALaterAcquireNeverMovesTheSendTimeBack() {
+    StoreLease l = lease(Duration.ofMillis(900), 5);
+    at(100);
+    loop.runAsLoop(l::renew); // sent at 100, answered at 105
+    at(102);
+    loop.runAsLoop(() -> l.acquired(granted, vt.nanoTime(), Duration.ofMillis(900))); // the same term, sent at 102
+    at(106);
+    at(1002);
+    assertThat(leads(l)).as("surely live until 102 + 900 ms, not 100 + 900").isTrue();
+    vt.advance(Duration.ofNanos(1));
+    assertThat(leads(l)).isFalse();
   }
 }
