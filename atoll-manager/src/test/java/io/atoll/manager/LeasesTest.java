@@ -149,4 +149,41 @@ class LeasesTest {
     assertThat(leases.size()).isEqualTo(1);
     assertThat(leases.isDying(B.id())).isFalse();
   }
+
+  @Test
+  void aChecksSilenceCountsFromTheLastRenewal() {
+    leases.grant(A.id(), 0);
+    assertThat(leases.renew(A.id(), config, 50 * MS)).isTrue();
+    assertThat(leases.expired(List.of(A), 171 * MS)).containsExactly(new Leases.Expired(A.id(), 121 * MS));
+  }
+
+  @Test
+  void aGapOfExactlyTheStallThresholdIsNoPauseAndOneNanosecondMoreIs() {
+    leases.grant(A.id(), 0);
+    leases.grant(B.id(), 0);
+    assertThat(leases.check(List.of(A, B), 0).stalledNanos()).isZero();
+    assertThat(leases.pausedAt(1000 * MS)).isFalse();
+    assertThat(leases.pausedAt(1000 * MS + 1)).isTrue();
+    Leases.Check atThreshold = leases.check(List.of(A, B), 1000 * MS);
+    assertThat(atThreshold.stalledNanos()).isZero();
+    assertThat(atThreshold.dead()).as("silent for 1 s, judged: no pause").hasSize(2);
+    Leases l = new Leases(Duration.ofMillis(100), Duration.ofMillis(20), Duration.ofSeconds(1));
+    l.grant(A.id(), 0);
+    l.check(List.of(A), 0);
+    Leases.Check late = l.check(List.of(A), 1000 * MS + 1);
+    assertThat(late.stalledNanos()).isEqualTo(1000 * MS + 1);
+    assertThat(late.dead()).as("the check that noticed the pause judges nobody").isEmpty();
+  }
+
+  @Test
+  void aDyingPodThatIsStillActiveStaysDyingThroughAChecks() {
+    leases.grant(A.id(), 0);
+    leases.grant(B.id(), 0);
+    leases.dying(A.id());
+    leases.dying(B.id());
+    leases.check(List.of(A), 10 * MS); // B is no longer active: forgotten; A's removal is not saved yet
+    assertThat(leases.isDying(A.id())).isTrue();
+    assertThat(leases.renew(A.id(), config, 20 * MS)).isFalse();
+    assertThat(leases.isDying(B.id())).isFalse();
+  }
 }
