@@ -173,6 +173,8 @@ class LeasesTest {
     Leases.Check late = l.check(List.of(A), 1000 * MS + 1);
     assertThat(late.stalledNanos()).isEqualTo(1000 * MS + 1);
     assertThat(late.dead()).as("the check that noticed the pause judges nobody").isEmpty();
+    assertThat(l.pausedAt(2000 * MS + 1)).as("counted from the last check").isFalse();
+    assertThat(l.pausedAt(2000 * MS + 2)).isTrue();
   }
 
   @Test
