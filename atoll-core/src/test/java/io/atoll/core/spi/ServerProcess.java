@@ -14,6 +14,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.IntSupplier;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -30,6 +32,8 @@ public final class ServerProcess implements AutoCloseable {
   private final Path log;
   private final int port;
   private Process process;
+  /** Starts on fresh ports after an "address in use", before a start fails the test. */
+  static final int START_TRIES = 3;
 
   private ServerProcess(List<String> command, Path log, int port) {
     this.command = command;
@@ -73,12 +77,16 @@ public final class ServerProcess implements AutoCloseable {
    * restart keeps every acknowledged write) in {@code dir}.
    */
   public static ServerProcess redis(Path dir) throws IOException {
+    return redis(dir, ServerProcess::freePort);
+  }
+
+  /** As {@link #redis(Path)}, on ports drawn from {@code ports} (a test's seam). */
+  static ServerProcess redis(Path dir, IntSupplier ports) throws IOException {
     String binary = binary("redis-server", "redis-server");
-    int port = freePort();
     Files.createDirectories(dir);
-    return start(List.of(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1", "--dir", dir.toString(),
-        "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--daemonize", "no",
-        "--protected-mode", "yes"), dir.resolve("redis.log"), port);
+    return onFreePorts(dir.resolve("redis.log"), ports, 1, p -> List.of(binary, "--port", Integer.toString(p[0]),
+        "--bind", "127.0.0.1", "--dir", dir.toString(), "--appendonly", "yes", "--appendfsync", "always",
+        "--save", "", "--daemonize", "no", "--protected-mode", "yes"));
   }
 
   /**
@@ -87,37 +95,76 @@ public final class ServerProcess implements AutoCloseable {
    */
   public static ServerProcess etcd(Path dir) throws IOException {
     String binary = binary("etcd", "etcd-server");
-    int client = freePort();
-    int peer = freePort();
-    String clientUrl = "http://127.0.0.1:" + client;
-    String peerUrl = "http://127.0.0.1:" + peer;
     Files.createDirectories(dir);
-    return start(List.of(binary, "--name", "atoll", "--data-dir", dir.resolve("data").toString(),
-        "--listen-client-urls", clientUrl, "--advertise-client-urls", clientUrl,
-        "--listen-peer-urls", peerUrl, "--initial-advertise-peer-urls", peerUrl,
-        "--initial-cluster", "atoll=" + peerUrl, "--initial-cluster-state", "new",
-        // a short election timeout makes etcd's smallest lease 1 s instead of 2 s
-        "--heartbeat-interval", "50", "--election-timeout", "500"), dir.resolve("etcd.log"), client);
+    return onFreePorts(dir.resolve("etcd.log"), ServerProcess::freePort, 2, p -> {
+      String clientUrl = "http://127.0.0.1:" + p[0];
+      String peerUrl = "http://127.0.0.1:" + p[1];
+      return List.of(binary, "--name", "atoll", "--data-dir", dir.resolve("data").toString(),
+          "--listen-client-urls", clientUrl, "--advertise-client-urls", clientUrl,
+          "--listen-peer-urls", peerUrl, "--initial-advertise-peer-urls", peerUrl,
+          "--initial-cluster", "atoll=" + peerUrl, "--initial-cluster-state", "new",
+          // a short election timeout makes etcd's smallest lease 1 s instead of 2 s
+          "--heartbeat-interval", "50", "--election-timeout", "500");
+    });
+  }
+
+  /**
+   * Starts a server on {@code count} ports drawn from {@code ports} (the first is the one it is
+   * reached on). A port found free may be taken by another process before the server binds it
+   * (tests run side by side); a server that exits at start saying its address is in use is
+   * started again on other ports, up to {@link #START_TRIES} times.
+   */
+  private static ServerProcess onFreePorts(Path log, IntSupplier ports, int count, Function<int[], List<String>> command) {
+    for (int attempt = 1; ; attempt++) {
+      int[] p = new int[count];
+      for (int i = 0; i < count; i++) {
+        p[i] = ports.getAsInt();
+      }
+      ServerProcess s = new ServerProcess(List.copyOf(command.apply(p)), log, p[0]);
+      if (s.run(attempt < START_TRIES)) {
+        return s;
+      }
+    }
   }
 
   /** Starts {@code command}, logging to {@code log}, and waits until {@code port} accepts. */
   public static ServerProcess start(List<String> command, Path log, int port) {
     ServerProcess p = new ServerProcess(List.copyOf(command), log, port);
-    p.run();
+    p.run(false);
     return p;
   }
 
   private void run() {
+    run(false);
+  }
+
+  /**
+   * Starts the process and waits until its port accepts.
+   *
+   * @param mayRetry whether to return false, rather than fail, when the server exits at start
+   *     because its address is in use
+   * @return whether the server started (always true unless {@code mayRetry})
+   */
+  private boolean run(boolean mayRetry) {
+    long logStart;
     try {
+      logStart = Files.exists(log) ? Files.size(log) : 0;
       process = new ProcessBuilder(command).redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     } catch (IOException e) {
       throw new IllegalStateException("cannot start " + command + ": " + e, e);
     }
+    boolean[] inUse = new boolean[1];
     await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
       if (!process.isAlive()) {
-        fail(command.getFirst() + " exited with " + process.exitValue() + " at start; see " + log + ":\n"
-            + Files.readString(log));
+        process.waitFor();
+        String output = Files.readString(log);
+        String started = output.substring((int) Math.min(logStart, output.length()));
+        if (mayRetry && started.toLowerCase(java.util.Locale.ROOT).contains("address already in use")) {
+          inUse[0] = true;
+          return true;
+        }
+        fail(command.getFirst() + " exited with " + process.exitValue() + " at start; see " + log + ":\n" + started);
       }
       try (Socket s = new Socket()) {
         s.connect(new InetSocketAddress("127.0.0.1", port), 200);
@@ -126,6 +173,7 @@ public final class ServerProcess implements AutoCloseable {
         return false;
       }
     });
+    return !inUse[0];
   }
 
   /** Stops the server (SIGTERM, so it flushes what it persists) and starts it again. */
