@@ -6,7 +6,6 @@ import io.atoll.core.Ticker;
 import io.atoll.runtime.Sharding;
 import io.atoll.runtime.ShardingObserver;
 import io.atoll.runtime.internal.cluster.Lease;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -66,14 +65,14 @@ final class Activations implements InstanceHost {
         if (t.idleNanos <= 0) {
           continue;
         }
-        ConcurrentHashMap<String, EntityInstance> m = st.entities[t.index];
+        InstanceTable m = st.existingTable(t.index);
         if (m == null) {
           continue;
         }
         long idleBefore = now - t.idleNanos;
         for (EntityInstance i : m.values()) {
           if (i.lastActive - idleBefore < 0 && i.passivateIfIdle(idleBefore)) {
-            m.remove(i.id, i);
+            m.remove(i);
           }
         }
       }
@@ -123,14 +122,14 @@ final class Activations implements InstanceHost {
 
   @Override
   public FencingToken token(ShardState s) {
-    return new FencingToken(s.shard, s.epoch, lease.generation());
+    return s.token(lease.generation());
   }
 
   @Override
   public void removed(EntityInstance i) {
-    ConcurrentHashMap<String, EntityInstance> m = i.shard.entities[i.type.index];
+    InstanceTable m = i.shard.existingTable(i.type.index);
     if (m != null) {
-      m.remove(i.id, i);
+      m.remove(i);
     }
   }
 

@@ -16,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -155,12 +154,12 @@ public final class EntityHost {
             + " entities here (maxQueued); send less or add pods"));
         return true;
       }
-      ConcurrentHashMap<String, EntityInstance> map = s.map(t.index);
+      InstanceTable map = s.table(t.index);
       for (;;) {
         EntityInstance inst = map.get(entityId);
         if (inst == null) {
           EntityInstance fresh = new EntityInstance(activations, s, t, entityId);
-          inst = map.putIfAbsent(entityId, fresh);
+          inst = map.putIfAbsent(fresh);
           if (inst == null) {
             inst = fresh;
           }
@@ -178,10 +177,10 @@ public final class EntityHost {
         if (r == EntityInstance.Offer.CLOSED) {
           // Fenced earlier and still finishing a handler (the shard is served again): a successor
           // takes the messages and starts only once that handler has returned.
-          map.replace(entityId, inst, new EntityInstance(inst));
+          map.replace(inst, new EntityInstance(inst));
           continue;
         }
-        map.remove(entityId, inst); // passivated meanwhile: start a new one
+        map.remove(inst); // passivated meanwhile: start a new one
       }
     } finally {
       s.gate.decrementAndGet();

@@ -87,10 +87,9 @@ final class EntityInstance implements Runnable, EntityContext {
 
   @GuardedBy("the draining thread")
   private Entity<Object> behaviour;
+  /** The activation's token, shared with the shard's other activations of that epoch and generation. */
   @GuardedBy("the draining thread")
-  private long tokenEpoch;
-  @GuardedBy("the draining thread")
-  private long tokenGeneration;
+  private FencingToken token;
   @GuardedBy("the draining thread")
   private Delivery current;
   @GuardedBy("the draining thread")
@@ -471,9 +470,7 @@ final class EntityInstance implements Runnable, EntityContext {
   }
 
   private boolean activate(Delivery d) {
-    FencingToken token = host.token(shard);
-    tokenEpoch = token.epoch();
-    tokenGeneration = token.generation();
+    token = host.token(shard);
     try {
       behaviour = type.factory.create(this);
       if (behaviour == null) {
@@ -526,7 +523,8 @@ final class EntityInstance implements Runnable, EntityContext {
 
   @Override
   public FencingToken token() {
-    return new FencingToken(shard.shard, tokenEpoch, tokenGeneration);
+    FencingToken t = token;
+    return t != null ? t : new FencingToken(shard.shard, 0, 0); // asked before its first activation
   }
 
   @Override

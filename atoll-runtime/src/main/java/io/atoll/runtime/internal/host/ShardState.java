@@ -3,8 +3,10 @@ package io.atoll.runtime.internal.host;
 import io.atoll.runtime.internal.util.GuardedBy;
 import java.util.ArrayList;
 import java.util.List;
+import io.atoll.core.FencingToken;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -35,31 +37,57 @@ final class ShardState {
   CompletableFuture<Void> stopped = CompletableFuture.completedFuture(null);
   /** Deliveries in progress; a release waits for it to drain. */
   final AtomicInteger gate = new AtomicInteger();
-  final ConcurrentHashMap<String, EntityInstance>[] entities;
+  private static final VarHandle TABLE = MethodHandles.arrayElementVarHandle(InstanceTable[].class);
 
-  @SuppressWarnings({"unchecked", "rawtypes"}) // generic arrays cannot be created directly
+  /** Its entities by hosted type index; a type's table is made by its first entity here. */
+  private final InstanceTable[] entities;
+  /**
+   * The token of the activations starting now, shared by all of them (an entity keeps a reference,
+   * not its own copy): replaced when the epoch or the lease's generation changes. A benign race:
+   * any thread may replace it with an equal one.
+   */
+  private volatile FencingToken token;
+
   ShardState(int shard, int types) {
     this.shard = shard;
-    this.entities = new ConcurrentHashMap[types];
+    this.entities = new InstanceTable[types];
   }
 
-  ConcurrentHashMap<String, EntityInstance> map(int type) {
-    ConcurrentHashMap<String, EntityInstance> m = entities[type];
+  /** The table of a hosted type's entities here, made if it is not yet. */
+  InstanceTable table(int type) {
+    InstanceTable m = existingTable(type);
     if (m == null) {
       synchronized (this) {
         m = entities[type];
         if (m == null) {
-          m = new ConcurrentHashMap<>(4);
-          entities[type] = m;
+          m = new InstanceTable();
+          TABLE.setRelease(entities, type, m); // published whole to the lock-free readers
         }
       }
     }
     return m;
   }
 
+  /** The table of a hosted type's entities here, or null if none ever lived here. */
+  InstanceTable existingTable(int type) {
+    return (InstanceTable) TABLE.getAcquire(entities, type);
+  }
+
+  /** The token of an activation starting now under {@code generation} of the lease. */
+  FencingToken token(long generation) {
+    long e = epoch;
+    FencingToken t = token;
+    if (t == null || t.epoch() != e || t.generation() != generation) {
+      t = new FencingToken(shard, e, generation);
+      token = t;
+    }
+    return t;
+  }
+
   List<EntityInstance> instances() {
     List<EntityInstance> all = new ArrayList<>();
-    for (ConcurrentHashMap<String, EntityInstance> m : entities) {
+    for (int type = 0; type < entities.length; type++) {
+      InstanceTable m = existingTable(type);
       if (m != null) {
         all.addAll(m.values());
       }
