@@ -17,6 +17,7 @@ import io.atoll.runtime.internal.cluster.PeerChannels;
 import io.atoll.runtime.internal.cluster.View;
 import io.atoll.runtime.internal.host.EntityHost;
 import io.atoll.runtime.internal.host.TypeRuntime;
+import io.atoll.runtime.internal.util.GuardedBy;
 import io.atoll.runtime.internal.util.PodContext;
 import io.atoll.runtime.PodSettings;
 import java.util.List;
@@ -64,10 +65,18 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
   private final ShardingObserver observer;
   private final Timeouts timeouts;
   private final PeerClients clients;
-  private final ShardRoute[] routes;
-  private final Spaces spaces;
-  /** Whether the config has one default space: a default-role type hashes over every shard, as before spaces. */
-  private final boolean single;
+  /**
+   * The routes and the layout they follow, replaced whole when spaces are appended at run time
+   * ({@link #grow}): one volatile read gives a shard number and a route array that holds it.
+   */
+  private volatile Layout layout;
+  /**
+   * Messages of types whose role has no space yet, in send order: they wait (bounded by the
+   * buffer size, failing at their deadline) for the space the manager appends when the role's
+   * first pod registers. Guarded by itself; {@link #placelessCount} lets the hot path skip it.
+   */
+  private final java.util.ArrayDeque<Pending> placeless = new java.util.ArrayDeque<>();
+  private volatile int placelessCount;
   private final Set<ShardRoute> holding = ConcurrentHashMap.newKeySet();
   private final Map<String, TypeRuntime> types = new ConcurrentHashMap<>();
   private final Function<EntityType<?>, MessageCodec> codecs;
@@ -93,12 +102,58 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
     for (TypeRuntime t : hosted) {
       types.put(t.name, t);
     }
-    int n = view.numberOfShards();
-    this.spaces = view.spaces();
-    this.single = spaces.isSingle();
-    this.routes = new ShardRoute[n + 1];
-    for (int s = 1; s <= n; s++) {
-      routes[s] = new ShardRoute(s, settings.bufferSize(), ticker, ctx.scheduler(), this);
+    this.ctx = ctx;
+    this.layout = new Layout(view.spaces(), routesFor(view.spaces(), new ShardRoute[1]));
+  }
+
+  /** A layout of spaces and the routes of its shards (index 0 unused). */
+  private record Layout(Spaces spaces, ShardRoute[] routes, boolean single) {
+    Layout(Spaces spaces, ShardRoute[] routes) {
+      this(spaces, routes, spaces.isSingle());
+    }
+  }
+
+  private final PodContext ctx;
+
+  /** {@code old}'s routes, then new ones up to {@code spaces}' size. */
+  private ShardRoute[] routesFor(Spaces spaces, ShardRoute[] old) {
+    ShardRoute[] r = java.util.Arrays.copyOf(old, spaces.size() + 1);
+    for (int s = old.length; s < r.length; s++) {
+      r[s] = new ShardRoute(s, settings.bufferSize(), ticker, ctx.scheduler(), this);
+    }
+    return r;
+  }
+
+  /**
+   * The layout grew by spaces appended at run time (called by the view, under its guard, before
+   * the config that numbers the new shards is published): routes for the new shards, then the
+   * messages that waited for a space of their role go to their shards, in send order.
+   */
+  public void grow(Spaces longer) {
+    List<Pending> placed = new java.util.ArrayList<>();
+    synchronized (placeless) {
+      Layout l = layout;
+      if (!longer.extendsLayout(l.spaces) || longer.equals(l.spaces)) {
+        return;
+      }
+      layout = new Layout(longer, routesFor(longer, l.routes));
+      for (java.util.Iterator<Pending> it = placeless.iterator(); it.hasNext();) {
+        Pending p = it.next();
+        int shard = shardOf(p.type, p.entityId);
+        if (shard > 0) {
+          it.remove();
+          p.shard = shard;
+          placed.add(p);
+        }
+      }
+      placelessCount = placeless.size();
+      // Sent while holding the lock: a send that read the new layout waits for it (see route),
+      // so an entity's earlier messages go to its route first.
+      for (Pending p : placed) {
+        if (!p.isDone()) {
+          layout.routes[p.shard].send(p);
+        }
+      }
     }
   }
 
@@ -142,14 +197,6 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
       observer.messageFailed(DeliveryException.Reason.SHUT_DOWN);
       return;
     }
-    if (p.shard < 1) {
-      p.settleExceptionally(new DeliveryException(DeliveryException.Reason.UNKNOWN_ENTITY_TYPE, verb + p.type.name
-          + "/" + p.entityId + " failed: entity type '" + p.type.name + "' is on role '" + p.type.role
-          + "', which has no shard space in this cluster (spaces: " + spaces + "); nothing was sent. Give the"
-          + " manager a space for the role, or declare the type on a role it has"));
-      observer.messageFailed(DeliveryException.Reason.UNKNOWN_ENTITY_TYPE);
-      return;
-    }
     if (!timeouts.add(p)) {
       p.settleExceptionally(new DeliveryException(DeliveryException.Reason.TOO_MANY_IN_FLIGHT, "send to "
           + p.describe() + " failed: " + settings.maxInFlight() + " messages of this pod are already in flight;"
@@ -157,15 +204,50 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
       observer.messageFailed(DeliveryException.Reason.TOO_MANY_IN_FLIGHT);
       return;
     }
-    routes[p.shard].send(p);
+    if (p.shard < 1 || placelessCount > 0) {
+      synchronized (placeless) {
+        if (p.shard < 1) {
+          p.shard = shardOf(p.type, p.entityId); // the layout may have grown since
+        }
+        if (p.shard < 1) {
+          waitForSpace(p);
+          return;
+        }
+      }
+    }
+    layout.routes[p.shard].send(p);
+  }
+
+  /** {@code p}'s role has no space yet: it waits for one, or fails at once if too many wait. */
+  @GuardedBy("placeless")
+  private void waitForSpace(Pending p) {
+    if (placeless.size() >= settings.bufferSize()) {
+      placeless.removeIf(Pending::isDone);
+    }
+    if (placeless.size() >= settings.bufferSize()) {
+      p.settleExceptionally(new DeliveryException(DeliveryException.Reason.BUFFER_FULL, "send to " + p.type.name
+          + "/" + p.entityId + " failed: " + placeless.size() + " messages already wait for a shard space of a"
+          + " role (entity type '" + p.type.name + "' is on role '" + p.type.role + "', which has none in "
+          + layout.spaces + "); nothing was sent, start a pod of the role or try again later"));
+      return;
+    }
+    p.where = "waiting for a shard space of " + roleName(p.type.role) + ": the cluster has none yet (spaces: "
+        + layout.spaces + ")";
+    placeless.add(p);
+    placelessCount = placeless.size();
+  }
+
+  private static String roleName(String role) {
+    return role.isEmpty() ? "the default role" : "role '" + role + "'";
   }
 
   /** The global shard of {@code entityId} in its type's space, or 0 if the role has no space. */
   private int shardOf(TypeRuntime t, String entityId) {
-    if (single && t.role.isEmpty()) {
-      return settings.hasher().shardOf(entityId, routes.length - 1);
+    Layout l = layout;
+    if (l.single && t.role.isEmpty()) {
+      return settings.hasher().shardOf(entityId, l.routes.length - 1);
     }
-    return spaces.shardOf(settings.hasher(), t.role, entityId);
+    return l.spaces.shardOf(settings.hasher(), t.role, entityId);
   }
 
   /** The runtime of a type this pod sends to, made on first use. */
@@ -201,6 +283,9 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
   public PodId ownerOf(int shard) {
     PodEntry me = view.selfEntry();
     ClusterConfig config = view.config();
+    if (shard > config.size()) {
+      return null; // a space appended at run time whose config is not published yet
+    }
     PodEntry owner = config.ownerEntry(shard - 1);
     if (owner == null || owner.status() != PodStatus.ACTIVE) {
       return null;
@@ -218,7 +303,8 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
 
   @Override
   public long claimEpoch(int shard) {
-    return view.config().epoch(shard - 1);
+    ClusterConfig config = view.config();
+    return shard > config.size() ? 0 : config.epoch(shard - 1);
   }
 
   @Override
@@ -268,7 +354,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
     if (retry) {
       observer.notOwnerRetry();
     }
-    routes[p.shard].resolved(p, retry);
+    layout.routes[p.shard].resolved(p, retry);
   }
 
   @Override
@@ -292,7 +378,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
 
   /** A shard became served here: its waiting messages may go now. */
   public void kick(int shard) {
-    routes[shard].kick();
+    layout.routes[shard].kick();
   }
 
   /** Fails messages past their deadline, saying where each one waited. */
@@ -317,7 +403,14 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
           c.forget(p);
         }
       }
-      routes[p.shard].timedOut(p);
+      if (p.shard < 1) {
+        synchronized (placeless) {
+          placeless.remove(p);
+          placelessCount = placeless.size();
+        }
+      } else {
+        layout.routes[p.shard].timedOut(p);
+      }
     }
   }
 
@@ -327,10 +420,15 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
    */
   private String noHost(Pending p) {
     ClusterConfig config = view.config();
+    String role = roleName(p.type.role);
+    if (p.shard < 1) {
+      return "; entity type '" + p.type.name + "' is on " + role + ", which has no shard space: no pod of that"
+          + " role has registered (the manager appends its space when the first one does, unless its"
+          + " --new-space-shards is 0)";
+    }
     if (config.activeOwner(p.shard - 1) != null || config.hasActiveHost(p.type.role)) {
       return "";
     }
-    String role = p.type.role.isEmpty() ? "the default role" : "role '" + p.type.role + "'";
     return "; no live pod hosts " + role + " of entity type '" + p.type.name + "' (start a pod of "
         + role + " hosting the type)";
   }
@@ -358,7 +456,12 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
   /** Fails every message in flight (the sharding is closing). */
   public void failAll(String why) {
     DeliveryException e = new DeliveryException(DeliveryException.Reason.SHUT_DOWN, why);
-    for (ShardRoute r : routes) {
+    synchronized (placeless) {
+      placeless.forEach(p -> p.failWith(e));
+      placeless.clear();
+      placelessCount = 0;
+    }
+    for (ShardRoute r : layout.routes) {
       if (r != null) {
         r.failAll(e);
       }
@@ -375,7 +478,8 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
 
   /** Messages of this pod waiting in shard buffers (read shard by shard, not one snapshot). */
   public int buffered() {
-    int n = 0;
+    ShardRoute[] routes = layout.routes;
+    int n = placelessCount;
     for (int s = 1; s < routes.length; s++) {
       n += routes[s].waiting();
     }
