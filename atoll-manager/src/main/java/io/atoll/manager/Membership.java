@@ -150,7 +150,8 @@ final class Membership {
       for (String role : pod.roles()) {
         if (c.spaces().of(role) == null) {
           log.warn("pod {} hosts role '{}', which has no shard space in this cluster (spaces: {}); it gets no"
-              + " shards of it", pod.id(), role.isEmpty() ? "default" : role, c.spaces());
+              + " shards of it (the manager appends no space: its new-space-shards is 0)", pod.id(),
+              role.isEmpty() ? "default" : role, c.spaces());
         }
       }
       rebalance.accept("pod " + pod.id() + " joined");
