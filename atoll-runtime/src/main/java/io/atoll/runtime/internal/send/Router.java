@@ -17,7 +17,6 @@ import io.atoll.runtime.internal.cluster.PeerChannels;
 import io.atoll.runtime.internal.cluster.View;
 import io.atoll.runtime.internal.host.EntityHost;
 import io.atoll.runtime.internal.host.TypeRuntime;
-import io.atoll.runtime.internal.util.GuardedBy;
 import io.atoll.runtime.internal.util.PodContext;
 import io.atoll.runtime.PodSettings;
 import java.util.List;
@@ -65,18 +64,8 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
   private final ShardingObserver observer;
   private final Timeouts timeouts;
   private final PeerClients clients;
-  /**
-   * The routes and the layout they follow, replaced whole when spaces are appended at run time
-   * ({@link #grow}): one volatile read gives a shard number and a route array that holds it.
-   */
-  private volatile Layout layout;
-  /**
-   * Messages of types whose role has no space yet, in send order: they wait (bounded by the
-   * buffer size, failing at their deadline) for the space the manager appends when the role's
-   * first pod registers. Guarded by itself; {@link #placelessCount} lets the hot path skip it.
-   */
-  private final java.util.ArrayDeque<Pending> placeless = new java.util.ArrayDeque<>();
-  private volatile int placelessCount;
+  /** The routes, the layout they follow, and the messages waiting for a space of their role. */
+  private final Routes routes;
   private final Set<ShardRoute> holding = ConcurrentHashMap.newKeySet();
   private final Map<String, TypeRuntime> types = new ConcurrentHashMap<>();
   private final Function<EntityType<?>, MessageCodec> codecs;
@@ -102,26 +91,8 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
     for (TypeRuntime t : hosted) {
       types.put(t.name, t);
     }
-    this.ctx = ctx;
-    this.layout = new Layout(view.spaces(), routesFor(view.spaces(), new ShardRoute[1]));
-  }
-
-  /** A layout of spaces and the routes of its shards (index 0 unused). */
-  private record Layout(Spaces spaces, ShardRoute[] routes, boolean single) {
-    Layout(Spaces spaces, ShardRoute[] routes) {
-      this(spaces, routes, spaces.isSingle());
-    }
-  }
-
-  private final PodContext ctx;
-
-  /** {@code old}'s routes, then new ones up to {@code spaces}' size. */
-  private ShardRoute[] routesFor(Spaces spaces, ShardRoute[] old) {
-    ShardRoute[] r = java.util.Arrays.copyOf(old, spaces.size() + 1);
-    for (int s = old.length; s < r.length; s++) {
-      r[s] = new ShardRoute(s, settings.bufferSize(), ticker, ctx.scheduler(), this);
-    }
-    return r;
+    this.routes = new Routes(view.spaces(), settings.hasher(), settings.bufferSize(),
+        shard -> new ShardRoute(shard, settings.bufferSize(), ticker, ctx.scheduler(), this));
   }
 
   /**
@@ -130,31 +101,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
    * messages that waited for a space of their role go to their shards, in send order.
    */
   public void grow(Spaces longer) {
-    List<Pending> placed = new java.util.ArrayList<>();
-    synchronized (placeless) {
-      Layout l = layout;
-      if (!longer.extendsLayout(l.spaces) || longer.equals(l.spaces)) {
-        return;
-      }
-      layout = new Layout(longer, routesFor(longer, l.routes));
-      for (java.util.Iterator<Pending> it = placeless.iterator(); it.hasNext();) {
-        Pending p = it.next();
-        int shard = shardOf(p.type, p.entityId);
-        if (shard > 0) {
-          it.remove();
-          p.shard = shard;
-          placed.add(p);
-        }
-      }
-      placelessCount = placeless.size();
-      // Sent while holding the lock: a send that read the new layout waits for it (see route),
-      // so an entity's earlier messages go to its route first.
-      for (Pending p : placed) {
-        if (!p.isDone()) {
-          layout.routes[p.shard].send(p);
-        }
-      }
-    }
+    routes.grow(longer);
   }
 
   /** The clients of other pods, by pod id. */
@@ -204,50 +151,17 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
       observer.messageFailed(DeliveryException.Reason.TOO_MANY_IN_FLIGHT);
       return;
     }
-    if (p.shard < 1 || placelessCount > 0) {
-      synchronized (placeless) {
-        if (p.shard < 1) {
-          p.shard = shardOf(p.type, p.entityId); // the layout may have grown since
-        }
-        if (p.shard < 1) {
-          waitForSpace(p);
-          return;
-        }
-      }
+    if (routes.place(p)) {
+      routes.route(p.shard).send(p);
     }
-    layout.routes[p.shard].send(p);
   }
 
-  /** {@code p}'s role has no space yet: it waits for one, or fails at once if too many wait. */
-  @GuardedBy("placeless")
-  private void waitForSpace(Pending p) {
-    if (placeless.size() >= settings.bufferSize()) {
-      placeless.removeIf(Pending::isDone);
-    }
-    if (placeless.size() >= settings.bufferSize()) {
-      p.settleExceptionally(new DeliveryException(DeliveryException.Reason.BUFFER_FULL, "send to " + p.type.name
-          + "/" + p.entityId + " failed: " + placeless.size() + " messages already wait for a shard space of a"
-          + " role (entity type '" + p.type.name + "' is on role '" + p.type.role + "', which has none in "
-          + layout.spaces + "); nothing was sent, start a pod of the role or try again later"));
-      return;
-    }
-    p.where = "waiting for a shard space of " + roleName(p.type.role) + ": the cluster has none yet (spaces: "
-        + layout.spaces + ")";
-    placeless.add(p);
-    placelessCount = placeless.size();
-  }
-
-  private static String roleName(String role) {
+  static String roleName(String role) {
     return role.isEmpty() ? "the default role" : "role '" + role + "'";
   }
 
-  /** The global shard of {@code entityId} in its type's space, or 0 if the role has no space. */
   private int shardOf(TypeRuntime t, String entityId) {
-    Layout l = layout;
-    if (l.single && t.role.isEmpty()) {
-      return settings.hasher().shardOf(entityId, l.routes.length - 1);
-    }
-    return l.spaces.shardOf(settings.hasher(), t.role, entityId);
+    return routes.shardOf(t, entityId);
   }
 
   /** The runtime of a type this pod sends to, made on first use. */
@@ -354,7 +268,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
     if (retry) {
       observer.notOwnerRetry();
     }
-    layout.routes[p.shard].resolved(p, retry);
+    routes.route(p.shard).resolved(p, retry);
   }
 
   @Override
@@ -378,7 +292,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
 
   /** A shard became served here: its waiting messages may go now. */
   public void kick(int shard) {
-    layout.routes[shard].kick();
+    routes.route(shard).kick();
   }
 
   /** Fails messages past their deadline, saying where each one waited. */
@@ -404,12 +318,9 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
         }
       }
       if (p.shard < 1) {
-        synchronized (placeless) {
-          placeless.remove(p);
-          placelessCount = placeless.size();
-        }
+        routes.forget(p);
       } else {
-        layout.routes[p.shard].timedOut(p);
+        routes.route(p.shard).timedOut(p);
       }
     }
   }
@@ -456,12 +367,8 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
   /** Fails every message in flight (the sharding is closing). */
   public void failAll(String why) {
     DeliveryException e = new DeliveryException(DeliveryException.Reason.SHUT_DOWN, why);
-    synchronized (placeless) {
-      placeless.forEach(p -> p.failWith(e));
-      placeless.clear();
-      placelessCount = 0;
-    }
-    for (ShardRoute r : layout.routes) {
+    routes.failWaiting(e);
+    for (ShardRoute r : routes.all()) {
       if (r != null) {
         r.failAll(e);
       }
@@ -478,10 +385,10 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
 
   /** Messages of this pod waiting in shard buffers (read shard by shard, not one snapshot). */
   public int buffered() {
-    ShardRoute[] routes = layout.routes;
-    int n = placelessCount;
-    for (int s = 1; s < routes.length; s++) {
-      n += routes[s].waiting();
+    ShardRoute[] all = routes.all();
+    int n = routes.waitingForSpace();
+    for (int s = 1; s < all.length; s++) {
+      n += all[s].waiting();
     }
     return n;
   }
