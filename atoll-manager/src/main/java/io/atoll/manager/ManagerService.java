@@ -79,7 +79,7 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
     }), c -> RegisterResponse.newBuilder()
         .setConfig(security.signer().bytes(c))
         .setLeaseTtlMillis(manager.leaseTtlMillis())
-        .setNumberOfShards(manager.numberOfShards())
+        .setNumberOfShards(c.size()) // the layout may have grown: the config's, not the settings'
         .setManagerTerm(manager.term())
         .setClusterId(manager.clusterId().toString())
         .setCredential(security.signer().credential(manager.clusterId().toString(), pod.id(), holder))

@@ -27,7 +27,10 @@ import java.util.Objects;
  *     pod lease and margin; see docs/architecture.md, "Safety assumptions")
  * @param spaces how the shards are laid out in spaces, one per role ({@link Spaces#single} of
  *     {@code numberOfShards} without roles); its size is {@code numberOfShards}; fixed for the
- *     life of a store
+ *     life of a store, except that it grows at run time (see {@code newSpaceShards})
+ * @param newSpaceShards the shard count of a space the manager appends when a pod registers with
+ *     a role that has no space ({@value #DEFAULT_NEW_SPACE_SHARDS} by default); 0: none is
+ *     appended, such a pod is accepted and gets no shards of that role
  */
 public record ManagerSettings(
     int numberOfShards,
@@ -40,7 +43,11 @@ public record ManagerSettings(
     RebalanceLimits limits,
     AllocationStrategy strategy,
     Duration storeLease,
-    Spaces spaces) {
+    Spaces spaces,
+    int newSpaceShards) {
+
+  /** The shard count of a space appended at run time unless set otherwise. */
+  public static final int DEFAULT_NEW_SPACE_SHARDS = 100;
 
   /** The smallest lease margin, in milliseconds (it is also at least a twentieth of the lease). */
   public static final long MIN_MARGIN_MILLIS = 50;
@@ -101,6 +108,18 @@ public record ManagerSettings(
     positive("rebalance-retry-interval", rebalanceRetryInterval);
     Objects.requireNonNull(limits, "limits");
     Objects.requireNonNull(strategy, "strategy");
+    if (newSpaceShards < 0 || newSpaceShards > MAX_SHARDS) {
+      throw new IllegalArgumentException("new-space-shards: " + newSpaceShards + " (expected: 0.." + MAX_SHARDS
+          + "; 0 appends no space for a new role)");
+    }
+  }
+
+  /** Settings laid out in {@code spaces}, appending spaces of the default size for new roles. */
+  public ManagerSettings(int numberOfShards, Duration leaseTtl, Duration leaseMargin, Duration pingTimeout,
+      Duration terminationTimeout, Duration rebalanceInterval, Duration rebalanceRetryInterval,
+      RebalanceLimits limits, AllocationStrategy strategy, Duration storeLease, Spaces spaces) {
+    this(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
+        rebalanceRetryInterval, limits, strategy, storeLease, spaces, DEFAULT_NEW_SPACE_SHARDS);
   }
 
   /** Settings of one default space of {@code numberOfShards} (a cluster without roles). */
@@ -140,42 +159,52 @@ public record ManagerSettings(
   /** With another number of shards, in one default space. */
   public ManagerSettings withNumberOfShards(int n) {
     return new ManagerSettings(n, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
-        rebalanceRetryInterval, limits, strategy, storeLease);
+        rebalanceRetryInterval, limits, strategy, storeLease, Spaces.single(Math.max(1, Math.min(n, MAX_SHARDS))),
+        newSpaceShards);
+  }
+
+  /**
+   * With {@code n} shards in each space appended at run time for a role that has none (0: no
+   * space is appended).
+   */
+  public ManagerSettings withNewSpaceShards(int n) {
+    return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
+        rebalanceInterval, rebalanceRetryInterval, limits, strategy, storeLease, spaces, n);
   }
 
   /** With the shards laid out in {@code s}: as many shards as the spaces hold together. */
   public ManagerSettings withSpaces(Spaces s) {
     return new ManagerSettings(s.size(), leaseTtl, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
-        rebalanceRetryInterval, limits, strategy, storeLease, s);
+        rebalanceRetryInterval, limits, strategy, storeLease, s, newSpaceShards);
   }
 
   /** With another lease and margin; the store lease becomes as long as the pod lease. */
   public ManagerSettings withLease(Duration ttl, Duration margin) {
     return new ManagerSettings(numberOfShards, ttl, margin, pingTimeout, terminationTimeout, rebalanceInterval,
-        rebalanceRetryInterval, limits, strategy, ttl, spaces);
+        rebalanceRetryInterval, limits, strategy, ttl, spaces, newSpaceShards);
   }
 
   /** With another store lease (set after {@link #withLease}, which resets it). */
   public ManagerSettings withStoreLease(Duration ttl) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
-        rebalanceInterval, rebalanceRetryInterval, limits, strategy, ttl, spaces);
+        rebalanceInterval, rebalanceRetryInterval, limits, strategy, ttl, spaces, newSpaceShards);
   }
 
   /** With another ping and termination timeout. */
   public ManagerSettings withTimeouts(Duration ping, Duration termination) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, ping, termination, rebalanceInterval,
-        rebalanceRetryInterval, limits, strategy, storeLease, spaces);
+        rebalanceRetryInterval, limits, strategy, storeLease, spaces, newSpaceShards);
   }
 
   /** With other rebalance intervals. */
   public ManagerSettings withRebalanceIntervals(Duration periodic, Duration retry) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, periodic,
-        retry, limits, strategy, storeLease, spaces);
+        retry, limits, strategy, storeLease, spaces, newSpaceShards);
   }
 
   /** With other limits and strategy. */
   public ManagerSettings withAllocation(RebalanceLimits l, AllocationStrategy s) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
-        rebalanceInterval, rebalanceRetryInterval, l, s, storeLease, spaces);
+        rebalanceInterval, rebalanceRetryInterval, l, s, storeLease, spaces, newSpaceShards);
   }
 }

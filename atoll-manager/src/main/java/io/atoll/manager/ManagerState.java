@@ -70,6 +70,11 @@ public record ManagerState(long term, ClusterConfig config, Duration leaseTtl, D
     this(term, config, Duration.ZERO, Duration.ZERO, PrunedPods.NONE);
   }
 
+  /** This state with another config (a layout the manager's settings extend). */
+  ManagerState withConfig(ClusterConfig c) {
+    return new ManagerState(term, c, leaseTtl, leaseMargin, pruned, signingKey);
+  }
+
   /** Encodes the state. */
   public byte[] encode() {
     byte[] c = config.encode();

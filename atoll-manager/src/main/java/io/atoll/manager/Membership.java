@@ -38,6 +38,7 @@ final class Membership {
   private final Executor blocking;
   private final Ticker ticker;
   private final Consumer<String> rebalance;
+  private final int newSpaceShards;
   private boolean closed;
   /** Pods that asked to drain: they get no shards and give theirs away, yet stay members. */
   private final Set<PodId> draining = new java.util.HashSet<>();
@@ -49,6 +50,16 @@ final class Membership {
   /** @param rebalance asks for a rebalance round, with its reason */
   Membership(Journal journal, Leases leases, PodHealth health, Loop loop, Executor blocking, Ticker ticker,
       Consumer<String> rebalance) {
+    this(journal, leases, health, loop, blocking, ticker, rebalance, ManagerSettings.DEFAULT_NEW_SPACE_SHARDS);
+  }
+
+  /**
+   * @param newSpaceShards the shards of a space appended for a registering pod's role that has
+   *     none (0: none is appended; see {@link ManagerSettings#newSpaceShards})
+   */
+  Membership(Journal journal, Leases leases, PodHealth health, Loop loop, Executor blocking, Ticker ticker,
+      Consumer<String> rebalance, int newSpaceShards) {
+    this.newSpaceShards = newSpaceShards;
     this.journal = journal;
     this.leases = leases;
     this.health = health;
@@ -105,6 +116,14 @@ final class Membership {
     if (!journal.leads(ticker.nanoTime())) {
       return CompletableFuture.failedFuture(notLeading());
     }
+    if (existing.isEmpty()) {
+      try {
+        grow(journal.config(), pod); // refused here, before any lease, if the layout has no room
+      } catch (IllegalArgumentException e) {
+        return CompletableFuture.failedFuture(new IllegalStateException("pod " + pod.id() + " refused: "
+            + e.getMessage()));
+      }
+    }
     leases.grant(pod.id(), ticker.nanoTime()); // its lease starts now, before the save
     if (!holder.isEmpty()) {
       if (holders.size() >= journal.maxActivePods()) {
@@ -115,19 +134,34 @@ final class Membership {
     if (existing.isPresent()) {
       return CompletableFuture.completedFuture(journal.config());
     }
-    return journal.transition(c -> c.pod(pod.id()).isPresent() ? c : Rounds.join(c, pod)).thenApply(c -> {
+    io.atoll.core.Spaces before = journal.config().spaces();
+    // The new role's space and the pod's entry are one transition: saved together, so a manager
+    // restarted from the store never sees a pod of a role whose space it lost.
+    return journal.transition(c -> c.pod(pod.id()).isPresent() ? c : Rounds.join(grow(c, pod), pod)).thenApply(c -> {
       leases.grant(pod.id(), ticker.nanoTime());
       log.info("pod {} joined (version {}{}); {} pods", pod.id(), pod.version(),
           pod.hasDefaultRoles() ? "" : ", roles " + pod.roles(), c.activePods().size());
+      for (io.atoll.core.Space s : c.spaces().list()) {
+        if (before.of(s.role()) == null) {
+          log.info("space {} appended for pod {}'s role: shards {}..{} (spaces now {})", s.displayName(), pod.id(),
+              s.first() + 1, s.first() + s.count(), c.spaces());
+        }
+      }
       for (String role : pod.roles()) {
         if (c.spaces().of(role) == null) {
           log.warn("pod {} hosts role '{}', which has no shard space in this cluster (spaces: {}); it gets no"
-              + " shards of it", pod.id(), role.isEmpty() ? "default" : role, c.spaces());
+              + " shards of it (the manager appends no space: its new-space-shards is 0)", pod.id(),
+              role.isEmpty() ? "default" : role, c.spaces());
         }
       }
       rebalance.accept("pod " + pod.id() + " joined");
       return c;
     });
+  }
+
+  /** {@code c} with a space for each of {@code pod}'s roles that has none (see {@link Rounds#grow}). */
+  private ClusterConfig grow(ClusterConfig c, Pod pod) {
+    return Rounds.grow(c, pod.roles(), newSpaceShards, ManagerSettings.MAX_SHARDS);
   }
 
   /**
@@ -171,6 +205,7 @@ final class Membership {
       observer.podGone(pod, !why.startsWith("left"));
       log.info("pod {} {}; its {} shards will move; {} pods", pod, why, c.ownedCounts().getOrDefault(pod, 0),
           c.activePods().size());
+      reportUnhosted(c);
       rebalance.accept("pod " + pod + " " + (why.startsWith("left") ? "left" : "died"));
       return c;
     });
@@ -252,6 +287,17 @@ final class Membership {
     }
     for (Leases.Expired e : check.dead()) {
       markGone(e.pod(), "is dead: no lease renewal for " + TimeUnit.NANOSECONDS.toMillis(e.silentNanos()) + " ms");
+    }
+  }
+
+  /**
+   * Logs each space whose role no live pod hosts any more: its shards are kept (unowned, or on
+   * their dead owner until it is replaced) and wait for a pod of the role, never dropped.
+   */
+  static void reportUnhosted(ClusterConfig c) {
+    for (io.atoll.core.Space s : Rounds.unhosted(c)) {
+      log.warn("space {}: {} shards, no live pod with role {}; they wait for a pod of that role (messages to its"
+          + " types wait, then fail naming the type and the role)", s.displayName(), s.count(), s.displayName());
     }
   }
 

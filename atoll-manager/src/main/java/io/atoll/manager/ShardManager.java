@@ -89,6 +89,8 @@ public final class ShardManager implements AutoCloseable {
   private final RandomGenerator random;
   private volatile ClusterId clusterId = ClusterId.NONE;
   private volatile String holder = "shard manager";
+  /** The installed config's shard count: the settings' until a space is appended at run time. */
+  private volatile int shards;
   @GuardedBy("loop")
   private boolean closed;
 
@@ -134,12 +136,13 @@ public final class ShardManager implements AutoCloseable {
     this.random = random;
     this.watchers = new Watchers(loop, security.signer()::bytes);
     this.journal = new Journal(store, io, loop, ticker, settings.spaces(), c -> {
+      shards = c.size();
       watchers.publish(c);
       observer.configInstalled(c);
     }, this::depose,
         settings.leaseTtl(), settings.leaseMargin(), Journal.MAX_TOMBSTONES, Journal.MAX_PRUNED);
     this.membership = new Membership(journal, new Leases(settings.leaseTtl(), settings.leaseMargin(),
-        stallThreshold(settings)), health, loop, blocking, ticker, this::requestRebalance);
+        stallThreshold(settings)), health, loop, blocking, ticker, this::requestRebalance, settings.newSpaceShards());
     this.rebalancer = new Rebalancer(settings, journal, pods, loop, random, membership::suspect);
     this.rebalancer.draining = membership::draining;
     if (security.keyInStore()) {
@@ -258,9 +261,13 @@ public final class ShardManager implements AutoCloseable {
     ClusterConfig c = journal.recover(holder, settings.storeLease(), s -> Rounds.reassert(s.clusterId().isNone()
         ? s.withClusterId(ClusterId.random(random)) : s));
     clusterId = c.clusterId();
+    shards = c.size();
     pods.clusterId(clusterId);
     log.info("shard manager of cluster {}, term {}, resumes at epoch {}: {} pods, {} of {} shards assigned",
         clusterId, journal.term(), c.epoch(), c.activePods().size(), c.size() - c.unownedCount(), c.size());
+    if (!c.activePods().isEmpty()) {
+      Membership.reportUnhosted(c);
+    }
   }
 
   /** The cluster this manager serves; {@link ClusterId#NONE} before it has read its store. */
@@ -307,8 +314,8 @@ public final class ShardManager implements AutoCloseable {
       // whatever that term left undone.
       loop.schedule(() -> rebalancer.request("resume"), settings.leaseTtl().dividedBy(2));
     }
-    log.info("shard manager listening on {} ({} shards{}, lease {} ms)", address, settings.numberOfShards(),
-        settings.spaces().isSingle() ? "" : " in spaces " + settings.spaces(),
+    log.info("shard manager listening on {} ({} shards{}, lease {} ms)", address, c.size(),
+        c.spaces().isSingle() ? "" : " in spaces " + c.spaces(),
         settings.leaseTtl().toMillis());
   }
 
@@ -404,7 +411,7 @@ public final class ShardManager implements AutoCloseable {
 
     @Override
     public int numberOfShards() {
-      return settings.numberOfShards();
+      return shards == 0 ? settings.numberOfShards() : shards;
     }
 
     @Override

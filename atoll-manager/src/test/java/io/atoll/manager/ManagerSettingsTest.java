@@ -25,6 +25,20 @@ class ManagerSettingsTest {
   }
 
   @Test
+  void theSizeOfASpaceAppendedAtRunTimeIsKeptByTheOtherWithersAndBounded() {
+    assertThat(d.newSpaceShards()).isEqualTo(ManagerSettings.DEFAULT_NEW_SPACE_SHARDS);
+    ManagerSettings s = d.withNewSpaceShards(0).withSpaces(io.atoll.core.Spaces.parse("default=4,worker=2"))
+        .withLease(Duration.ofSeconds(1), Duration.ofMillis(50)).withNumberOfShards(9)
+        .withAllocation(RebalanceLimits.UNLIMITED, AllocationStrategy.leastShard());
+    assertThat(s.newSpaceShards()).isZero();
+    assertThatThrownBy(() -> d.withNewSpaceShards(-1)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("new-space-shards: -1 (expected: 0.." + ManagerSettings.MAX_SHARDS
+            + "; 0 appends no space for a new role)");
+    assertThatThrownBy(() -> d.withNewSpaceShards(ManagerSettings.MAX_SHARDS + 1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("new-space-shards: 65537");
+  }
+
+  @Test
   void withersChangeOnlyTheirOwnValues() {
     AllocationStrategy s = AllocationStrategy.leastShard();
     ManagerSettings m = d.withNumberOfShards(7).withLease(Duration.ofSeconds(1), Duration.ofMillis(50))

@@ -25,9 +25,10 @@ final class SimPod {
   long ttlNanos = Simulation.TTL.toNanos();
   long termSeen;
   ClusterConfig view;
-  private final boolean[] active;
-  private final long[] epoch;
-  private final long[] releasedBelow;
+  // Grown with the view's layout: spaces appended at run time add positions at the end.
+  private boolean[] active;
+  private long[] epoch;
+  private long[] releasedBelow;
 
   SimPod(Pod pod, int shards) {
     this.pod = pod;
@@ -42,7 +43,7 @@ final class SimPod {
 
   /** Whether this pod could handle a message of the shard at {@code position} now. */
   boolean serving(int position, long now) {
-    return alive && now < leaseUntil && active[position];
+    return alive && now < leaseUntil && position < active.length && active[position];
   }
 
   boolean reachable() {
@@ -55,7 +56,20 @@ final class SimPod {
       return;
     }
     view = view == null ? c : view.merge(c);
+    grow(view.size());
     apply();
+  }
+
+  private void grow(int size) {
+    if (size > active.length) {
+      int was = active.length;
+      active = Arrays.copyOf(active, size);
+      epoch = Arrays.copyOf(epoch, size);
+      releasedBelow = Arrays.copyOf(releasedBelow, size);
+      if (stopping) {
+        Arrays.fill(releasedBelow, was, size, Long.MAX_VALUE);
+      }
+    }
   }
 
   private void apply() {
@@ -82,6 +96,7 @@ final class SimPod {
   /** A hand-off: the shards it stops serving (all asked for, except any held under a claim at least as new). */
   List<Integer> release(List<Integer> shards, long newEpoch) {
     List<Integer> released = new ArrayList<>();
+    grow(shards.stream().mapToInt(Integer::intValue).max().orElse(0));
     for (int s : shards) {
       int pos = s - 1;
       releasedBelow[pos] = Math.max(releasedBelow[pos], newEpoch);

@@ -58,6 +58,9 @@ final class Simulation {
   boolean leaseChanges;
   /** Whether the manager is sometimes paused (its process stopped) for up to three leases. */
   boolean pauses;
+  /** Whether pods of roles without a space join now and then ({@link #joinNewRole}). */
+  boolean newRoles;
+  private int nextNewRole = 1;
   ManagerSettings running;
   final boolean truthfulHealth;
   final Map<PodId, SimPod> pods = new HashMap<>();
@@ -99,10 +102,11 @@ final class Simulation {
     Random r = new Random(~seed);
     RebalanceLimits limits = r.nextBoolean() ? RebalanceLimits.DEFAULT : new RebalanceLimits(1 + r.nextInt(4), 0.5);
     AllocationStrategy strategy = r.nextBoolean() ? AllocationStrategy.versionAware() : AllocationStrategy.leastShard();
-    Simulation sim = new Simulation(seed, settings(randomLayout(r, 2 + r.nextInt(5), 24), limits, strategy),
-        r.nextBoolean(), r.nextDouble() * 0.3);
+    Simulation sim = new Simulation(seed, settings(randomLayout(r, 2 + r.nextInt(5), 24), limits, strategy)
+        .withNewSpaceShards(1 + r.nextInt(24)), r.nextBoolean(), r.nextDouble() * 0.3);
     sim.leaseChanges = r.nextBoolean();
     sim.pauses = r.nextBoolean();
+    sim.newRoles = r.nextInt(4) > 0;
     return sim;
   }
 
@@ -138,7 +142,7 @@ final class Simulation {
     this.seed = seed;
     this.rnd = new Random(seed);
     this.settings = settings;
-    this.roles = settings.spaces().list().stream().map(Space::role).toList();
+    this.roles = new java.util.ArrayList<>(settings.spaces().list().stream().map(Space::role).toList());
     this.truthfulHealth = truthfulHealth;
     this.callFailure = callFailure;
     vt.afterEachTask(this::checkSafety);
@@ -443,7 +447,11 @@ final class Simulation {
     List<SimPod> alive = alive();
     int e = rnd.nextInt(100);
     if (e < 16 || alive.isEmpty()) {
-      join(joinVersion, randomRoles());
+      if (newRoles && rnd.nextInt(8) == 0 && roles.size() < 12) {
+        joinNewRole();
+      } else {
+        join(joinVersion, randomRoles());
+      }
     } else if (e < 26) {
       leave(alive.get(rnd.nextInt(alive.size())));
     } else if (e < 33) {
@@ -489,8 +497,8 @@ final class Simulation {
   /** At most one pod could serve each shard, at every moment, and only a pod that hosts its space. */
   void checkSafety() {
     long now = now();
-    Spaces layout = settings.spaces();
-    for (int pos = 0; pos < settings.numberOfShards(); pos++) {
+    Spaces layout = widestLayout();
+    for (int pos = 0; pos < layout.size(); pos++) {
       SimPod first = null;
       String role = layout.at(pos).role();
       for (SimPod p : pods.values()) {
@@ -507,6 +515,31 @@ final class Simulation {
         }
       }
     }
+  }
+
+  /**
+   * The longest layout any pod has seen, or the settings' (layouts only grow by appended spaces,
+   * so the longest covers every position any pod may serve).
+   */
+  Spaces widestLayout() {
+    Spaces widest = settings.spaces();
+    for (SimPod p : pods.values()) {
+      if (p.view != null && p.view.spaces().extendsLayout(widest)) {
+        widest = p.view.spaces();
+      }
+    }
+    return widest;
+  }
+
+  /**
+   * A pod of a role no space has yet registers: the manager appends a space for it (if new
+   * roles are on), which from then on is one of the roles pods join with.
+   */
+  SimPod joinNewRole() {
+    String role = "n" + (nextNewRole++);
+    roles.add(role);
+    note("a pod of the new role '" + role + "' starts");
+    return join(joinVersion, List.of(role));
   }
 
   /**

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The manager's simulation over many shard spaces (see {@link Simulation#randomSpaced}): random
  * histories of pods of one or two roles joining, leaving, crashing, losing the network and
- * upgrading around the real manager, which itself crashes, pauses and loses its store. After every
+ * upgrading around the real manager, which itself crashes, pauses and loses its store; in most
+ * histories pods of roles without a space register now and then, and the manager appends one
+ * (kept across its restarts with the first layout). After every
  * task no shard of any space may be served by two pods nor by a pod that does not host its space;
  * after quiet each space is owned by its own live hosts, balanced over them. And a rolling update
  * of one role's pods moves nothing in any other space, at any moment. Seeded as
@@ -34,6 +36,7 @@ class SpacesSimulationTest {
     SplittableRandom master = new SplittableRandom(Long.getLong("atoll.sim.master", 0x5BACE5L));
     long started = System.nanoTime();
     int total = 0;
+    int grown = 0;
     for (int h = 0; h < (one != null ? 1 : histories); h++) {
       long seed = one != null ? Long.parseLong(one) : master.nextLong();
       try {
@@ -46,12 +49,19 @@ class SpacesSimulationTest {
         }
         sim.quietAndCheck();
         total += sim.steps;
+        if (sim.installed().spaces().list().size() > sim.settings.spaces().list().size()) {
+          grown++; // pods of new roles registered: spaces were appended at run time
+        }
       } catch (AssertionError | RuntimeException e) {
         throw new AssertionError("history with seed " + seed + " failed (rerun: -Datoll.sim.seed=" + seed + "): "
             + e.getMessage(), e);
       }
     }
-    System.out.printf("spaces simulation: %d steps in %d ms%n", total, (System.nanoTime() - started) / 1_000_000);
+    System.out.printf("spaces simulation: %d steps in %d ms, %d histories grew their layout%n", total,
+        (System.nanoTime() - started) / 1_000_000, grown);
+    if (one == null && histories >= 20 && grown == 0) {
+      throw new AssertionError("no history registered a pod of a new role: the layout never grew");
+    }
   }
 
   @Test

@@ -106,7 +106,7 @@ public final class Sharding implements AutoCloseable {
     return rt.bufferedMessages();
   }
 
-  /** The number of shards of the cluster. */
+  /** The number of shards of the cluster, as this pod sees it now: it grows when spaces are appended. */
   public int numberOfShards() {
     return rt.numberOfShards();
   }

@@ -95,9 +95,15 @@ final class ManagerCommand implements Callable<Integer> {
 
   @Option(names = "--spaces", paramLabel = "ROLE=COUNT[,ROLE=COUNT...]", description = "Lay the shards out in spaces,"
       + " one per role, in this order, e.g. default=300,worker=100: a space's shards go only to pods hosting its role"
-      + " (atoll pod --role). The shard count is the sum; fixed for a data directory, like --shards"
-      + " (default: one default space of --shards).")
+      + " (atoll pod --role). The shard count is the sum. Fixed for a data directory except that spaces only"
+      + " grow: appended at run time (--new-space-shards) or here, after the stored ones; a restart with the"
+      + " first --spaces keeps the grown layout (default: one default space of --shards).")
   String spaces;
+
+  @Option(names = "--new-space-shards", paramLabel = "N", defaultValue = "100", description = "When a pod registers"
+      + " with a role that has no space, append one of N shards for it, saved in the data directory; 0 appends"
+      + " none (such a pod gets no shards of that role) (default: ${DEFAULT-VALUE}).")
+  int newSpaceShards;
 
   @Option(names = "--lease", defaultValue = "10s", description = "Pod lease length (default: ${DEFAULT-VALUE}).")
   Duration lease;
@@ -185,6 +191,7 @@ final class ManagerCommand implements Callable<Integer> {
       if (layout != null) {
         settings = settings.withSpaces(layout);
       }
+      settings = settings.withNewSpaceShards(newSpaceShards);
     } catch (IllegalArgumentException e) {
       System.err.println("atoll manager: " + e.getMessage());
       return 2;

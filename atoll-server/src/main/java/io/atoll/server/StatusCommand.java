@@ -145,7 +145,16 @@ final class StatusCommand implements Callable<Integer> {
     for (int s = 0; s < spaces.size(); s++) {
       out.append(' ').append(String.format("%" + width(spaces.get(s)) + "d", unowned[s]));
     }
-    return out.append(System.lineSeparator()).toString();
+    out.append(System.lineSeparator());
+    // A space kept for a role no live pod hosts (its pods were all stopped, or never started):
+    // reported, not dropped; its shards and messages wait for a pod of the role.
+    for (Space s : spaces) {
+      if (live.stream().noneMatch(e -> e.pod().hosts(s.role()))) {
+        out.append("space ").append(s.displayName()).append(": ").append(s.count())
+            .append(" shards, no live pod with role ").append(s.displayName()).append(System.lineSeparator());
+      }
+    }
+    return out.toString();
   }
 
   private static int width(Space s) {

@@ -183,6 +183,10 @@ class CliTest {
     assertThat(Main.run(new String[] {"manager", "--spaces", "w*rker=10", "--data-dir", dir.toString()},
         Map.of())).isEqualTo(2);
     assertThat(errText()).contains("--spaces role: 'w*rker' has '*' at 1");
+    err.reset();
+    assertThat(Main.run(new String[] {"manager", "--new-space-shards", "-1", "--data-dir", dir.toString()},
+        Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("atoll manager: new-space-shards: -1 (expected: 0..65536");
   }
 
   @Test
@@ -252,6 +256,12 @@ class CliTest {
     assertThat(lines[3].split("\\s+")).containsExactly(web.toString(), "1.0", "default", "3", "3", "0");
     assertThat(lines[4].split("\\s+")).containsExactly(worker.toString(), "1.0", "worker", "1", "0", "1");
     assertThat(lines[5].trim().split("\\s+")).containsExactly("(no", "live", "owner)", "2", "1", "1");
+    assertThat(text).doesNotContain("no live pod with role");
+    io.atoll.core.ClusterConfig grown = io.atoll.core.ClusterConfig.empty(io.atoll.core.Spaces.parse("default=4,worker=2"))
+        .toBuilder().pod(new io.atoll.core.PodEntry(new io.atoll.core.Pod(web, io.atoll.core.PodVersion.of("1.0"),
+            io.atoll.core.Pod.DEFAULT_ROLES), io.atoll.core.PodStatus.ACTIVE, 1)).build();
+    assertThat(StatusCommand.render(grown)).contains("space worker: 2 shards, no live pod with role worker")
+        .doesNotContain("space default:");
 
     assertThat(StatusCommand.render(io.atoll.core.ClusterConfig.empty(io.atoll.core.Spaces.parse("worker=6"))))
         .contains("spaces: worker=6 (shards 1..6)").contains("ROLES");

@@ -235,6 +235,54 @@ public final class Rounds {
     return any ? b.build() : config;
   }
 
+  /**
+   * The config with a space of {@code count} shards appended, in the order given, for each of
+   * {@code roles} that has none (a new role's first pod registers). Every existing global shard
+   * keeps its number and claim; the new positions are OFFLINE with no owner until a round places
+   * them, on pods of their role only. Unchanged if every role has a space or {@code count} is 0.
+   *
+   * @throws IllegalArgumentException naming the role and the bound if the layout would exceed
+   *     {@code maxShards} shards or {@link io.atoll.core.Spaces#MAX_SPACES} spaces
+   */
+  public static ClusterConfig grow(ClusterConfig config, List<String> roles, int count, int maxShards) {
+    io.atoll.core.Spaces layout = config.spaces();
+    if (count == 0) {
+      return config;
+    }
+    for (String role : roles) {
+      if (layout.of(role) != null) {
+        continue;
+      }
+      String name = role.isEmpty() ? "default" : role;
+      if ((long) layout.size() + count > maxShards) {
+        throw new IllegalArgumentException("space '" + name + "': " + count + " more shards would make "
+            + (layout.size() + count) + " (expected: at most " + maxShards + " shards in all; the layout "
+            + layout + " is full)");
+      }
+      if (layout.list().size() >= io.atoll.core.Spaces.MAX_SPACES) {
+        throw new IllegalArgumentException("space '" + name + "': the layout has " + layout.list().size()
+            + " spaces (expected: at most " + io.atoll.core.Spaces.MAX_SPACES + ")");
+      }
+      layout = layout.append(role, count);
+    }
+    return config.extendTo(layout);
+  }
+
+  /**
+   * The spaces of {@code config} whose role no active pod hosts, in layout order: reported, not
+   * dropped (their shards wait, unowned or on a dead owner, until a pod of the role registers).
+   */
+  public static List<io.atoll.core.Space> unhosted(ClusterConfig config) {
+    List<io.atoll.core.Space> out = new ArrayList<>();
+    List<Pod> active = config.activePods();
+    for (io.atoll.core.Space s : config.spaces().list()) {
+      if (active.stream().noneMatch(p -> p.hosts(s.role()))) {
+        out.add(s);
+      }
+    }
+    return out;
+  }
+
   /** A pod joins: its entry, ACTIVE, at a new epoch. */
   public static ClusterConfig join(ClusterConfig config, Pod pod) {
     Objects.requireNonNull(pod, "pod");

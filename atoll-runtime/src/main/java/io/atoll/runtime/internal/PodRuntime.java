@@ -253,6 +253,17 @@ final class PodRuntime implements PodProvider.Pod {
 
   private final class ViewEvents implements View.Callback {
     @Override
+    public void grow(io.atoll.core.Spaces longer) {
+      // The host first: a route may dispatch into it as soon as the router has the new shards.
+      if (host != null) {
+        host.grow(longer.size());
+      }
+      if (router != null) {
+        router.grow(longer);
+      }
+    }
+
+    @Override
     public void apply(ClusterConfig config, PodId self, boolean selfActive) {
       if (host != null && !closed) {
         host.onView(config, self, selfActive);

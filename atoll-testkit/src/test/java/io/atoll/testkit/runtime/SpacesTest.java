@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * Shard spaces over real pods and a real manager on loopback: the default space of web pods (the
  * counter type) and a "worker" space of worker pods (the job type), each placed only on its own
  * pods; a worker leaving moves nothing in the default space; a type nobody hosts, or whose role
- * has no space, fails with an error naming the type and the role.
+ * has no space yet, waits and then fails with an error naming the type and the role; a pod of a
+ * new role joining a running cluster gets a space appended for it and moves nothing else.
  */
 class SpacesTest {
 
@@ -117,21 +118,74 @@ class SpacesTest {
   }
 
   @Test
-  void aTypeOnARoleWithoutASpaceFailsAtOnce() {
+  void aTypeOnARoleWithoutASpaceWaitsForItThenFailsNamingTheTypeAndTheRole() throws Exception {
     try (LocalCluster c = cluster()) {
       Sharding web = web(c);
       EntityType<Counter.Msg> mail = EntityType.of("mail", Counter.Msg.class).onRole("mailer");
-      assertThatThrownBy(() -> web.entity(mail, "m-1").tell(new Counter.Add(1)).toCompletableFuture()
-          .get(1, TimeUnit.SECONDS))
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> web.entity(mail, "m-1").<Long>ask(Counter.Get::new, Duration.ofMillis(600))
+          .toCompletableFuture().get(10, TimeUnit.SECONDS))
           .cause().isInstanceOf(DeliveryException.class)
-          .hasMessageContaining("entity type 'mail' is on role 'mailer', which has no shard space in this cluster"
-              + " (spaces: default=20,worker=10)")
-          .satisfies(e -> assertThat(((DeliveryException) e).reason())
-              .isEqualTo(DeliveryException.Reason.UNKNOWN_ENTITY_TYPE));
+          .hasMessageContaining("ask to mail/m-1")
+          .hasMessageContaining("waiting for a shard space of role 'mailer'")
+          .hasMessageContaining("entity type 'mail' is on role 'mailer', which has no shard space")
+          .satisfies(e -> assertThat(((DeliveryException) e).reason()).isEqualTo(DeliveryException.Reason.TIMEOUT));
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(600));
       // A type this pod hosts on the default role cannot be sent to on another.
       assertThatThrownBy(() -> web.entity(Counter.TYPE.onRole("worker"), "c-1"))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("entity type 'counter': role 'worker' (expected: '', as first used or registered");
+    }
+  }
+
+  /**
+   * A rolling update that brings a new entity type on pods of a new role: the manager appends a
+   * space for the role when its first pod registers, the space lands on that pod alone, a message
+   * sent before it joined (buffered on an older pod, which routes by the grown layout) and later
+   * ones are handled there, and no shard of the older spaces moves.
+   */
+  @Test
+  void aPodOfANewRoleJoiningARunningClusterGetsItsSpaceAndTheOlderPodsMoveNothing() throws Exception {
+    EntityType<Counter.Msg> mail = EntityType.of("mail", Counter.Msg.class)
+        .withTerminationMessage(new Counter.Stop()).onRole("mailer");
+    try (LocalCluster c = LocalCluster.builder()
+        .settings(LocalCluster.fastSettings(30).withSpaces(Spaces.parse("default=20,worker=10")).withNewSpaceShards(6))
+        .start()) {
+      Sharding web1 = web(c);
+      Sharding web2 = web(c);
+      Sharding work = worker(c);
+      c.awaitSettled(Duration.ofSeconds(20));
+      ClusterConfig settled = c.manager().config();
+      List<Integer> served1 = web1.servedShards();
+      List<Integer> served2 = web2.servedShards();
+      List<Integer> servedW = work.servedShards();
+
+      var early = web1.entity(mail, "m-0").tell(new Counter.Add(5)).toCompletableFuture();
+      Sharding mailer = c.addPod(b -> b.register(mail, ctx -> new Counter()));
+      Await.until("the mailer space on the mailer pod", Duration.ofSeconds(20), Duration.ofMillis(50),
+          () -> mailer.servedShards().size() == 6);
+      ClusterConfig grown = c.manager().config();
+      assertThat(grown.spaces()).isEqualTo(Spaces.parse("default=20,worker=10,mailer=6"));
+      assertThat(ownersOf(grown, grown.spaces().of("mailer"))).containsExactly(mailer.podId().toString());
+      early.get(10, TimeUnit.SECONDS);
+      for (int i = 0; i < 20; i++) {
+        web2.entity(mail, "m-" + i).tell(new Counter.Add(i)).toCompletableFuture().get(5, TimeUnit.SECONDS);
+      }
+      assertThat(work.entity(mail, "m-0").<Long>ask(Counter.Get::new).toCompletableFuture().get(5, TimeUnit.SECONDS))
+          .isEqualTo(5);
+      assertThat(web1.entity(mail, "m-7").<Long>ask(Counter.Get::new).toCompletableFuture().get(5, TimeUnit.SECONDS))
+          .isEqualTo(7);
+      assertThat(mailer.activeEntities()).isEqualTo(20);
+
+      // Every older pod took the grown layout, and nothing of the older spaces moved.
+      Await.until("every pod's view grown", Duration.ofSeconds(10), Duration.ofMillis(50),
+          () -> List.of(web1, web2, work).stream().allMatch(p -> p.numberOfShards() == 36));
+      for (Space sp : settled.spaces().list()) {
+        assertThat(claims(c.manager().config(), sp)).as("space %s", sp).isEqualTo(claims(settled, sp));
+      }
+      assertThat(web1.servedShards()).isEqualTo(served1);
+      assertThat(web2.servedShards()).isEqualTo(served2);
+      assertThat(work.servedShards()).isEqualTo(servedW);
     }
   }
 

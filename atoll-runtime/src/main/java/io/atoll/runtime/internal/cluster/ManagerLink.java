@@ -195,9 +195,10 @@ public final class ManagerLink {
           RegisterResponse r = blocking(managers.channel(), 5000).register(RegisterRequest.newBuilder()
               .setPod(Wire.info(settings.pod(me)))
               .setClusterId(view.clusterId().toString()).setCredential(credentialOf(me)).build());
-          if (r.getNumberOfShards() != view.numberOfShards()) {
+          if (r.getNumberOfShards() < view.numberOfShards()) {
+            // More is fine: spaces appended at run time (the config's layout is checked on merge).
             throw new IllegalStateException("the shard manager at " + address + " has " + r.getNumberOfShards()
-                + " shards (expected: " + view.numberOfShards() + ")");
+                + " shards (expected: at least " + view.numberOfShards() + ")");
           }
           // The term first: a deposed manager gives no key and no credential.
           if (r.getManagerTerm() < term) {

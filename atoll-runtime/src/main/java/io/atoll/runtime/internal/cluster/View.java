@@ -41,6 +41,13 @@ public final class View {
     /** Under the guard: the view declares {@code pod} gone; stop sending to it. */
     void podGone(PodId pod);
 
+    /**
+     * Under the guard, before a config laid out in {@code longer} is published: the layout grew
+     * by spaces appended at run time, so whatever is sized by it (routes, shard states) grows
+     * first and every shard number the new config holds finds its place.
+     */
+    default void grow(Spaces longer) {}
+
     /** After a change, outside the guard: messages waiting for an owner may go now. */
     void changed();
 
@@ -49,8 +56,6 @@ public final class View {
   }
 
   private final Object guard = new Object();
-  private final int numberOfShards;
-  private final Spaces spaces;
   private final Callback callback;
   @GuardedBy("guard") // for writes; read without it
   private volatile ClusterConfig config;
@@ -63,8 +68,6 @@ public final class View {
   /** A view starting at {@code first}, for the pod {@code self}. */
   public View(ClusterConfig first, PodId self, Callback callback) {
     this.config = first;
-    this.numberOfShards = first.size();
-    this.spaces = first.spaces();
     this.self = self;
     this.callback = callback;
   }
@@ -89,14 +92,17 @@ public final class View {
     return self;
   }
 
-  /** The number of shards, fixed for the pod's life. */
+  /** The number of shards: the view's, which grows when spaces are appended at run time. */
   public int numberOfShards() {
-    return numberOfShards;
+    return config.size();
   }
 
-  /** The layout of the shards in spaces, fixed for the pod's life like their number. */
+  /**
+   * The layout of the shards in spaces: the view's. It only grows, by spaces appended after the
+   * last, so every shard number read from an earlier layout keeps its meaning.
+   */
   public Spaces spaces() {
-    return spaces;
+    return config.spaces();
   }
 
   /** The active pods other than this one. */
@@ -137,8 +143,10 @@ public final class View {
   }
 
   /**
-   * Merges a config from a peer (push, gossip, hint) into the view and acts on it; a config of
-   * another size is ignored.
+   * Merges a config from a peer (push, gossip, hint) into the view and acts on it. A config whose
+   * layout extends the view's (a space appended at run time) grows the view; one the view's
+   * layout extends (a peer that has not heard of the new space yet) merges as its prefix; a
+   * config of any other layout is ignored.
    *
    * @throws ClusterMismatchException if it belongs to another cluster: nothing is merged
    */
@@ -152,18 +160,24 @@ public final class View {
   }
 
   private void onConfig(ClusterConfig incoming, boolean fromManager) {
-    if (incoming.size() != numberOfShards) {
-      log.warn("pod {}: ignored a config of {} shards (expected: {})", self, incoming.size(), numberOfShards);
-      return;
-    }
-    if (!incoming.spaces().equals(spaces)) {
-      log.warn("pod {}: ignored a config of the spaces {} (expected: {})", self, incoming.spaces(), spaces);
+    Spaces mine = config.spaces();
+    if (!incoming.spaces().extendsLayout(mine) && !mine.extendsLayout(incoming.spaces())) {
+      if (incoming.size() != mine.size()) {
+        log.warn("pod {}: ignored a config of {} shards (expected: {})", self, incoming.size(), mine.size());
+      } else {
+        log.warn("pod {}: ignored a config of the spaces {} (expected: {}, or it with spaces appended)", self,
+            incoming.spaces(), mine);
+      }
       return;
     }
     boolean declaredGone;
     synchronized (guard) {
       checkCluster(incoming, fromManager);
       ClusterConfig merged = config.merge(incoming);
+      if (!merged.spaces().equals(config.spaces())) {
+        log.info("pod {}: the cluster's spaces grew from {} to {}", self, config.spaces(), merged.spaces());
+        callback.grow(merged.spaces()); // before the config that numbers the new shards is read
+      }
       if (fromManager) {
         // Tombstones the manager pruned leave the view too, or views would grow with churn.
         merged = merged.withoutPrunedBy(incoming);

@@ -28,7 +28,7 @@ final class Activations implements InstanceHost {
   private final Lease lease;
   private final Sharding sharding;
   private final ShardingObserver observer;
-  private final ShardState[] shards;
+  private final Supplier<ShardState[]> shards;
   private final TypeRuntime[] types;
   private final ThreadFactory entityThreads = Thread.ofVirtual().name("atoll-entity").factory();
   private final AtomicInteger activations = new AtomicInteger();
@@ -39,11 +39,12 @@ final class Activations implements InstanceHost {
    * @param self this pod's identity now (a new incarnation changes it)
    * @param lease read for whether a shard is still served and for the tokens' generation
    * @param sharding the facade entities see as {@link io.atoll.runtime.EntityContext#sharding()}
-   * @param shards the host's shards by number (index 0 unused), read for passivation
+   * @param shards the host's shards by number (index 0 unused), read for passivation; the array
+   *     grows when spaces are appended, so it is read afresh each time
    * @param types the hosted types, by index
    */
   Activations(Ticker ticker, Supplier<PodId> self, Lease lease, Sharding sharding, ShardingObserver observer,
-      ShardState[] shards, TypeRuntime[] types) {
+      Supplier<ShardState[]> shards, TypeRuntime[] types) {
     this.ticker = ticker;
     this.self = self;
     this.lease = lease;
@@ -56,8 +57,9 @@ final class Activations implements InstanceHost {
   /** Passivates entities of served shards idle longer than their type's idle time. */
   void passivateIdle() {
     long now = now();
-    for (int s = 1; s < shards.length; s++) {
-      ShardState st = shards[s];
+    ShardState[] all = shards.get();
+    for (int s = 1; s < all.length; s++) {
+      ShardState st = all[s];
       if (st.state != ShardState.ACTIVE) {
         continue;
       }

@@ -74,7 +74,8 @@ public final class EntityHost {
   private final Lease lease;
   private final Callback callback;
   private final ShardingObserver observer;
-  private final ShardState[] shards;
+  /** By shard number (index 0 unused); replaced by a longer copy when spaces are appended ({@link #grow}). */
+  private volatile ShardState[] shards;
   private final TypeRuntime[] types;
   private final Map<String, TypeRuntime> typesByName;
   private final Activations activations;
@@ -104,7 +105,27 @@ public final class EntityHost {
     for (int s = 1; s <= numberOfShards; s++) {
       shards[s] = new ShardState(s, types.length);
     }
-    this.activations = new Activations(ctx.ticker(), view::self, lease, sharding, observer, shards, types);
+    this.activations = new Activations(ctx.ticker(), view::self, lease, sharding, observer, () -> shards, types);
+  }
+
+  /**
+   * The layout grew to {@code size} shards (spaces appended at run time): states for the new
+   * shards, before the view publishes a config that numbers them. A stopping host never serves
+   * them.
+   */
+  public synchronized void grow(int size) {
+    ShardState[] old = shards;
+    if (size + 1 <= old.length) {
+      return;
+    }
+    ShardState[] next = java.util.Arrays.copyOf(old, size + 1);
+    for (int s = old.length; s <= size; s++) {
+      next[s] = new ShardState(s, types.length);
+      if (stopping) {
+        next[s].releasedBelow = Long.MAX_VALUE;
+      }
+    }
+    shards = next;
   }
 
   /** The hosted type named {@code name}, or null. */

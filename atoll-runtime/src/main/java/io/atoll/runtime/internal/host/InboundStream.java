@@ -86,6 +86,12 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
   private final ConcurrentLinkedQueue<Reply> replies = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean draining = new AtomicBoolean();
   private final Set<Integer> refused = ConcurrentHashMap.newKeySet();
+  /**
+   * How far beyond this pod's layout a shard may be and still be refused as not ours yet (a space
+   * appended that this pod has not heard of): the manager's most shards, which also bounds
+   * {@link #refused}.
+   */
+  static final int MAX_SHARDS_AHEAD = 1 << 16;
   private volatile boolean closed;
   private final AtomicInteger queued = new AtomicInteger();
   private final AtomicLong queuedBytes = new AtomicLong();
@@ -255,8 +261,15 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
     }
     int n = view.numberOfShards();
     int shard = env.getShard();
-    if (shard < 1 || shard > n) {
-      failure(id, DeliveryException.Reason.BAD_REQUEST, "shard: " + shard + " (expected: 1.." + n + ")");
+    if (shard < 1 || shard > n + MAX_SHARDS_AHEAD) {
+      failure(id, DeliveryException.Reason.BAD_REQUEST, "shard: " + shard + " (expected: 1.." + n
+          + ", or a shard of spaces appended since, at most " + MAX_SHARDS_AHEAD + " beyond)");
+      return;
+    }
+    if (shard > n) {
+      // The sender's layout has a space appended that this pod has not heard of yet (a push can
+      // reach the sender first): not ours yet, so the sender retries, as for any claim not seen here.
+      notOwner(id, shard);
       return;
     }
     int expected = view.spaces().isSingle() && t.role.isEmpty() ? settings.hasher().shardOf(entityId, n)
@@ -349,6 +362,11 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
   void notOwner(long id, int shard) {
     refused.add(shard);
     ClusterConfig config = view.config();
+    if (shard > config.size()) { // a shard of a space this view has not grown to yet: nothing known of it
+      refused.add(shard); // as below: later messages of the shard wait for the sender's resume, in order
+      enqueue(Reply.newBuilder().setId(id).setNotOwner(NotOwner.newBuilder().setShard(shard)).build());
+      return;
+    }
     NotOwner.Builder no = NotOwner.newBuilder().setShard(shard).setEpoch(config.epoch(shard - 1));
     PodEntry owner = config.ownerEntry(shard - 1);
     if (owner != null && EntityHost.active(owner)) {

@@ -48,7 +48,11 @@ public final class Pending extends CompletableFuture<Object> implements Reply<Ob
   final Owner owner;
   final TypeRuntime type;
   final String entityId;
-  final int shard;
+  /**
+   * The global shard; 0 while the type's role has no space in this pod's layout, set once when a
+   * space appended at run time places it (see {@code Router.grow}).
+   */
+  volatile int shard;
   /** Set once before the message is routed (an ask builds it from this object). */
   Object message;
   final boolean ask;

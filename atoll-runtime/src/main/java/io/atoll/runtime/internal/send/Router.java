@@ -64,10 +64,8 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
   private final ShardingObserver observer;
   private final Timeouts timeouts;
   private final PeerClients clients;
-  private final ShardRoute[] routes;
-  private final Spaces spaces;
-  /** Whether the config has one default space: a default-role type hashes over every shard, as before spaces. */
-  private final boolean single;
+  /** The routes, the layout they follow, and the messages waiting for a space of their role. */
+  private final Routes routes;
   private final Set<ShardRoute> holding = ConcurrentHashMap.newKeySet();
   private final Map<String, TypeRuntime> types = new ConcurrentHashMap<>();
   private final Function<EntityType<?>, MessageCodec> codecs;
@@ -93,13 +91,17 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
     for (TypeRuntime t : hosted) {
       types.put(t.name, t);
     }
-    int n = view.numberOfShards();
-    this.spaces = view.spaces();
-    this.single = spaces.isSingle();
-    this.routes = new ShardRoute[n + 1];
-    for (int s = 1; s <= n; s++) {
-      routes[s] = new ShardRoute(s, settings.bufferSize(), ticker, ctx.scheduler(), this);
-    }
+    this.routes = new Routes(view.spaces(), settings.hasher(), settings.bufferSize(),
+        shard -> new ShardRoute(shard, settings.bufferSize(), ticker, ctx.scheduler(), this));
+  }
+
+  /**
+   * The layout grew by spaces appended at run time (called by the view, under its guard, before
+   * the config that numbers the new shards is published): routes for the new shards, then the
+   * messages that waited for a space of their role go to their shards, in send order.
+   */
+  public void grow(Spaces longer) {
+    routes.grow(longer);
   }
 
   /** The clients of other pods, by pod id. */
@@ -142,14 +144,6 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
       observer.messageFailed(DeliveryException.Reason.SHUT_DOWN);
       return;
     }
-    if (p.shard < 1) {
-      p.settleExceptionally(new DeliveryException(DeliveryException.Reason.UNKNOWN_ENTITY_TYPE, verb + p.type.name
-          + "/" + p.entityId + " failed: entity type '" + p.type.name + "' is on role '" + p.type.role
-          + "', which has no shard space in this cluster (spaces: " + spaces + "); nothing was sent. Give the"
-          + " manager a space for the role, or declare the type on a role it has"));
-      observer.messageFailed(DeliveryException.Reason.UNKNOWN_ENTITY_TYPE);
-      return;
-    }
     if (!timeouts.add(p)) {
       p.settleExceptionally(new DeliveryException(DeliveryException.Reason.TOO_MANY_IN_FLIGHT, "send to "
           + p.describe() + " failed: " + settings.maxInFlight() + " messages of this pod are already in flight;"
@@ -157,15 +151,17 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
       observer.messageFailed(DeliveryException.Reason.TOO_MANY_IN_FLIGHT);
       return;
     }
-    routes[p.shard].send(p);
+    if (routes.place(p)) {
+      routes.route(p.shard).send(p);
+    }
   }
 
-  /** The global shard of {@code entityId} in its type's space, or 0 if the role has no space. */
+  static String roleName(String role) {
+    return role.isEmpty() ? "the default role" : "role '" + role + "'";
+  }
+
   private int shardOf(TypeRuntime t, String entityId) {
-    if (single && t.role.isEmpty()) {
-      return settings.hasher().shardOf(entityId, routes.length - 1);
-    }
-    return spaces.shardOf(settings.hasher(), t.role, entityId);
+    return routes.shardOf(t, entityId);
   }
 
   /** The runtime of a type this pod sends to, made on first use. */
@@ -201,6 +197,9 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
   public PodId ownerOf(int shard) {
     PodEntry me = view.selfEntry();
     ClusterConfig config = view.config();
+    if (shard > config.size()) {
+      return null; // a space appended at run time whose config is not published yet
+    }
     PodEntry owner = config.ownerEntry(shard - 1);
     if (owner == null || owner.status() != PodStatus.ACTIVE) {
       return null;
@@ -218,7 +217,8 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
 
   @Override
   public long claimEpoch(int shard) {
-    return view.config().epoch(shard - 1);
+    ClusterConfig config = view.config();
+    return shard > config.size() ? 0 : config.epoch(shard - 1);
   }
 
   @Override
@@ -268,7 +268,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
     if (retry) {
       observer.notOwnerRetry();
     }
-    routes[p.shard].resolved(p, retry);
+    routes.route(p.shard).resolved(p, retry);
   }
 
   @Override
@@ -292,7 +292,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
 
   /** A shard became served here: its waiting messages may go now. */
   public void kick(int shard) {
-    routes[shard].kick();
+    routes.route(shard).kick();
   }
 
   /** Fails messages past their deadline, saying where each one waited. */
@@ -317,7 +317,11 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
           c.forget(p);
         }
       }
-      routes[p.shard].timedOut(p);
+      if (p.shard < 1) {
+        routes.forget(p);
+      } else {
+        routes.route(p.shard).timedOut(p);
+      }
     }
   }
 
@@ -327,10 +331,15 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
    */
   private String noHost(Pending p) {
     ClusterConfig config = view.config();
+    String role = roleName(p.type.role);
+    if (p.shard < 1) {
+      return "; entity type '" + p.type.name + "' is on " + role + ", which has no shard space: no pod of that"
+          + " role has registered (the manager appends its space when the first one does, unless its"
+          + " --new-space-shards is 0)";
+    }
     if (config.activeOwner(p.shard - 1) != null || config.hasActiveHost(p.type.role)) {
       return "";
     }
-    String role = p.type.role.isEmpty() ? "the default role" : "role '" + p.type.role + "'";
     return "; no live pod hosts " + role + " of entity type '" + p.type.name + "' (start a pod of "
         + role + " hosting the type)";
   }
@@ -358,7 +367,8 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
   /** Fails every message in flight (the sharding is closing). */
   public void failAll(String why) {
     DeliveryException e = new DeliveryException(DeliveryException.Reason.SHUT_DOWN, why);
-    for (ShardRoute r : routes) {
+    routes.failWaiting(e);
+    for (ShardRoute r : routes.all()) {
       if (r != null) {
         r.failAll(e);
       }
@@ -375,9 +385,10 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
 
   /** Messages of this pod waiting in shard buffers (read shard by shard, not one snapshot). */
   public int buffered() {
-    int n = 0;
-    for (int s = 1; s < routes.length; s++) {
-      n += routes[s].waiting();
+    ShardRoute[] all = routes.all();
+    int n = routes.waitingForSpace();
+    for (int s = 1; s < all.length; s++) {
+      n += all[s].waiting();
     }
     return n;
   }

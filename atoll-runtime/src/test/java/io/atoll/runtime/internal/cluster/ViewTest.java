@@ -25,6 +25,13 @@ class ViewTest {
 
   private final View.Callback callback = new View.Callback() {
     @Override
+    public void grow(io.atoll.core.Spaces longer) {
+      assertThat(Thread.holdsLock(view.guard())).as("grown under the guard").isTrue();
+      assertThat(view.config().spaces()).as("grown before the longer config is published").isNotEqualTo(longer);
+      events.add("grow " + longer);
+    }
+
+    @Override
     public void apply(ClusterConfig config, PodId self, boolean selfActive) {
       assertThat(Thread.holdsLock(view.guard())).as("applied under the guard").isTrue();
       events.add("apply " + config.epoch() + (selfActive ? " active" : " inactive"));
@@ -96,6 +103,37 @@ class ViewTest {
     View v = started();
     v.onConfig(ClusterConfig.empty(8).toBuilder().pod(entry(SELF, PodStatus.ACTIVE, 1)).build());
     assertThat(v.config().size()).isEqualTo(4);
+    assertThat(events).isEmpty();
+  }
+
+  @Test
+  void aConfigWithSpacesAppendedGrowsTheViewFirstAndAShorterOneMergesAsItsPrefix() {
+    View v = started();
+    v.onConfig(twoPods(1, PodStatus.ACTIVE, PodStatus.ACTIVE));
+    events.clear();
+    io.atoll.core.Spaces grown = io.atoll.core.Spaces.parse("default=4,worker=2");
+    ClusterConfig longer = twoPods(1, PodStatus.ACTIVE, PodStatus.ACTIVE).extendTo(grown).toBuilder()
+        .claim(4, Claim.stable(PEER, 2)).build();
+    v.onConfig(longer);
+    assertThat(v.spaces()).isEqualTo(grown);
+    assertThat(v.numberOfShards()).isEqualTo(6);
+    assertThat(v.config().owner(4)).isEqualTo(PEER);
+    assertThat(events).containsExactly("grow default=4,worker=2", "apply " + v.config().epoch() + " active",
+        "changed");
+    events.clear();
+    // A peer that has not heard of the new space yet: its news merge in, the layout stays.
+    v.onConfig(twoPods(3, PodStatus.ACTIVE, PodStatus.ACTIVE));
+    assertThat(v.spaces()).isEqualTo(grown);
+    assertThat(v.config().owner(4)).isEqualTo(PEER);
+    assertThat(events).doesNotContain("grow default=4,worker=2").contains("changed");
+  }
+
+  @Test
+  void aConfigOfALayoutThatIsNoPrefixNorExtensionIsIgnored() {
+    View v = started();
+    v.onConfig(ClusterConfig.empty(io.atoll.core.Spaces.parse("worker=4")).toBuilder()
+        .pod(entry(SELF, PodStatus.ACTIVE, 1)).build());
+    assertThat(v.spaces()).isEqualTo(io.atoll.core.Spaces.single(4));
     assertThat(events).isEmpty();
   }
 
