@@ -65,7 +65,8 @@ public final class KvDemoRun {
       long leaseMs = o.lease().toMillis();
       long marginMs = Math.max(200, leaseMs / 10);
       ManagedProcess manager = procs.start(AtollProcesses.atoll("manager", List.of("manager", "--port", "0",
-          "--data-dir", o.dir().resolve("manager-data").toString(), "--shards", "16384", "--lease", leaseMs + "ms",
+          "--data-dir", o.dir().resolve("manager-data").toString(), "--shards", "16384", "--new-space-shards", "0",
+          "--lease", leaseMs + "ms",
           "--lease-margin", marginMs + "ms", "--max-moves", "16384", "--max-moves-fraction", "1.0",
           "--termination-timeout", "4s", "--ping-timeout", "2s", "--rebalance-interval", "5s",
           "--rebalance-retry", "1s")));
