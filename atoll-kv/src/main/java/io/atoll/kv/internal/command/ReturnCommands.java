@@ -101,14 +101,21 @@ final class ReturnCommands {
     java.util.Set<Integer> returning = new java.util.HashSet<>();
     for (int s : paired) {
       returning.add(s);
+      Slot slot = store.slot(s);
+      synchronized (slot) {
+        slot.returnToken(token);
+      }
     }
     ClusterView v = cluster.view();
     for (int s : slots) {
+      if (returning.contains(s)) {
+        continue;
+      }
       Slot slot = store.slot(s);
       synchronized (slot) {
-        if (returning.contains(s)) {
-          slot.returnToken(token);
-        } else if (!slot.keys(c.now, 1).isEmpty() || slot.lentBatch() != 0) {
+        // Nothing here to return is fine (its batch answers [0]); keys of a slot this node does
+        // not import from that node are not the source's to take.
+        if (!slot.keys(c.now, 1).isEmpty() || slot.lentBatch() != 0) {
           throw new CommandError("ERR slot " + s + " is not being imported from " + source + " here (importing from "
               + v.importing().get(s) + ", owner " + v.config().owner(s) + "), and it has keys (expected: a slot"
               + " this node was importing from that node)");
@@ -130,18 +137,15 @@ final class ReturnCommands {
       ClusterView v = cluster.view();
       peer = v.migrating().get(s);
       boolean returning = peer != null && peer.equals(v.importing().get(s)) && peer.equals(v.config().owner(s));
-      if (!returning || slot.returnToken() != token) {
-        if (slot.keys(c.now, 1).isEmpty() && slot.lentBatch() == 0) {
-          c.reply.bulks(List.of(bytes("0"))); // nothing here (a return that ended, an answer lost)
-          return;
+      if (returning && slot.returnToken() == token) {
+        slot.settle(ack);
+        if (slot.lentBatch() == 0) {
+          lend(slot, c.now);
         }
+      } else if (!slot.keys(c.now, 1).isEmpty() || slot.lentBatch() != 0) {
         throw new CommandError("ERR slot " + s + " has no return " + token + " under way here (expected: CLUSTER"
             + " ATOLL-RETURN first)");
-      }
-      slot.settle(ack);
-      if (slot.lentBatch() == 0) {
-        lend(slot, c.now);
-      }
+      } // else: nothing here (a return that ended and whose answer was lost, or no key ever came)
       if (slot.lentBatch() != 0) {
         reply.add(bytes(Long.toString(slot.lentBatch())));
         for (Map.Entry<Key, Entry> e : slot.lentEntries().entrySet()) {
@@ -155,7 +159,7 @@ final class ReturnCommands {
         reply.add(bytes("0"));
       }
     }
-    if (reply.size() == 1) {
+    if (reply.size() == 1 && peer != null) {
       cluster.endReturn(s, peer); // outside the slot's lock: the state's lock is never taken inside one
     }
     c.reply.bulks(reply);
