@@ -225,17 +225,31 @@ public final class Migrator {
         if (ack == 0) {
           break;
         }
-        moved.accept(storeReturned(store.slot(slot), batch));
+        moved.accept(storeReturned(store.slot(slot), batch, new Stored(from, ack)));
       }
+      stored.remove(slot);
       cluster.endReturn(slot, from);
     }
     return paired;
   }
 
+  /** A returned batch this node stored: its sender and id. */
+  private record Stored(PodId from, long batch) {}
+
+  /**
+   * Per slot, the last returned batch stored here. The target answers a batch again until it is
+   * settled, so a settlement lost with its connection brings the same batch again: it must not be
+   * stored twice, or a key deleted here in between would come back.
+   */
+  private final Map<Integer, Stored> stored = new java.util.concurrent.ConcurrentHashMap<>();
+
   /** Stores the keys of a returned batch this node lacks, under the slot's lock; how many. */
-  private int storeReturned(Slot slot, List<byte[]> batch) throws IOException {
-    int stored = 0;
+  private int storeReturned(Slot slot, List<byte[]> batch, Stored id) throws IOException {
+    int n = 0;
     synchronized (slot) {
+      if (id.equals(stored.get(slot.id()))) {
+        return 0; // stored already; this request settles it
+      }
       long now = clock.getAsLong();
       for (int i = 1; i < batch.size(); i += 3) {
         Key key = new Key(batch.get(i));
@@ -247,11 +261,12 @@ public final class Migrator {
         if (slot.get(key, now) == null) {
           e.expireAt = ttl == 0 ? 0 : now + ttl;
           slot.put(key, e);
-          stored++;
+          n++;
         }
       }
+      stored.put(slot.id(), id);
     }
-    return stored;
+    return n;
   }
 
   private static long parseId(byte[] b) throws IOException {
