@@ -218,6 +218,8 @@ class KvManagedReturnTest {
       writer.join(10_000);
     }
     assertThat(wrong).as("reads that missed an acknowledged write").isEmpty();
+    assertThat(acked.values().stream().mapToLong(Long::longValue).sum()).as("writes acknowledged while slots moved")
+        .isGreaterThan(keys.size());
     for (String k : keys) {
       String v = redis.get(k);
       assertThat(v).as(k).isNotNull();
