@@ -32,7 +32,8 @@ final class KvCommand implements Callable<Integer> {
   @Option(names = "--port", required = true, description = "Client port (the cluster bus listens on port+10000 unless --bus-port).")
   int port;
 
-  @Option(names = "--bus-port", defaultValue = "-1", description = "Cluster-bus port; -1 for port+10000 (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--bus-port", defaultValue = "-1", description = "Cluster-bus port; -1 for port+10000 (default: ${DEFAULT-VALUE})."
+      + " Not with --manager: managed nodes have no bus, they listen for the manager on port+10000.")
   int busPort;
 
   @Option(names = "--bind", defaultValue = "127.0.0.1", description = "Address to listen on and announce (default: ${DEFAULT-VALUE}).")
