@@ -136,7 +136,8 @@ public final class Migrator {
    * the target's OK; REPLACE, since a copy at the target of a key still here can only be from an
    * earlier attempt). Ends when every slot is empty here; the MIGRATING marks stay (clients are
    * sent -ASK) until the manager's config gives the slots to the target. Run again after a
-   * failure, it resumes.
+   * failure, it resumes; a return from the same target that stopped part way is finished first
+   * ({@link #pullBack}).
    *
    * @param moved counts the keys moved, as they go
    * @throws IOException if the connection failed; keys moved so far are at the target, the rest
@@ -146,6 +147,15 @@ public final class Migrator {
   public void handOff(RespClient client, Target t, int[] slots, PodId target, java.util.function.LongConsumer moved)
       throws IOException {
     ClusterView v = cluster.view();
+    // A return from this target that stopped part way is finished first (its keys come back, then
+    // go forward with the rest): the last batch it lent may be stored here with its settlement
+    // lost, and a forward start on the target must not put those keys back live, a key deleted
+    // here since among them.
+    int[] returning = java.util.Arrays.stream(slots)
+        .filter(s -> target.equals(v.migrating().get(s)) && target.equals(v.importing().get(s))).toArray();
+    if (returning.length > 0) {
+      pullBack(client, returning, target, n -> { });
+    }
     List<String> args = new ArrayList<>(List.of("CLUSTER", "ATOLL-IMPORTING", v.me().address().host(),
         Integer.toString(v.me().address().port()), Long.toHexString(v.me().incarnation())));
     for (int slot : slots) {

@@ -31,7 +31,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * </ul>
  * A lent key is out of the slot until settled, so no command changes it while it is on its way;
  * a batch answered but not settled is answered again, and the source keeps its own copy of a key
- * it already has, so a lost answer or a lost settlement loses nothing.
+ * it already has, so a lost answer or a lost settlement loses nothing. Lent keys are never live
+ * here again: {@code ATOLL-IMPORTING} is refused while a batch is lent (the source finishes a
+ * return before it hands the slot here again).
  */
 final class ReturnCommands {
   /** Keys per batch, as a hand-off's. */
@@ -79,9 +81,18 @@ final class ReturnCommands {
     for (int s : slots) {
       Slot slot = store.slot(s);
       synchronized (slot) {
-        // A return of it under way ends: the keys lent back are live here again until the source
-        // sends its own copies, which replace them.
-        slot.unlend();
+        // Lent keys are never put back live: the source may have stored them, and a client may
+        // have deleted one there since. The source finishes a return before it hands the slot here
+        // (Migrator.handOff), and lost marks take the lent keys with them (ClusterState.adopt).
+        if (slot.lentBatch() != 0) {
+          throw new CommandError("ERR slot " + s + " has keys lent to a return that is not settled (expected: the"
+              + " return finished before the slot is handed here)");
+        }
+      }
+    }
+    for (int s : slots) {
+      Slot slot = store.slot(s);
+      synchronized (slot) {
         slot.returnToken(0);
       }
     }

@@ -19,8 +19,8 @@ public final class Slot {
   /**
    * Managed mode, on a node returning this slot's keys to their source: the batch handed over and
    * not yet acknowledged, out of {@link #map} (no command sees them; routing answers TRYAGAIN for
-   * them) until the source says it stored them ({@link #settle}) or the move turns forward again
-   * ({@link #unlend}).
+   * them) until the source says it stored them ({@link #settle}) or the return is abandoned
+   * ({@link #clear}).
    */
   private final HashMap<Key, Entry> lent = new HashMap<>();
   private long lentBatch;
@@ -199,20 +199,6 @@ public final class Slot {
     lent.clear();
     lentBatch = 0;
     return true;
-  }
-
-  /**
-   * Puts the lent keys back among the live ones (the source moves the slot here again; its copies,
-   * if it stored some, replace them).
-   */
-  public void unlend() {
-    lent.forEach((k, e) -> {
-      if (!map.containsKey(k)) {
-        put(k, e);
-      }
-    });
-    lent.clear();
-    lentBatch = 0;
   }
 
   /** The token of the return under way, 0 if none. */

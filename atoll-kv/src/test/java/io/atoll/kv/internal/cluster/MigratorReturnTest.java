@@ -110,6 +110,88 @@ class MigratorReturnTest {
     target.join(5000);
   }
 
+  /**
+   * A scripted first target that lends batch 7 (key k) until it hears "ack 7", then answers [0];
+   * the first connection is cut just as that settlement is sent. An ATOLL-IMPORTING that finds
+   * batch 7 still lent puts k back live there (as the target did before it refused that).
+   */
+  private final class LendingTarget {
+    final List<String> heard = java.util.Collections.synchronizedList(new ArrayList<>());
+    volatile boolean settled;
+    volatile boolean liveAgain;
+    /** Runs before each batch answered. */
+    volatile Runnable beforeBatch = () -> { };
+    final Thread thread = Thread.ofPlatform().daemon().start(this::serve);
+
+    private void serve() {
+      int connections = 0;
+      while (!server.isClosed()) {
+        try (Socket s = server.accept()) {
+          int n = ++connections;
+          InputStream in = new BufferedInputStream(s.getInputStream());
+          OutputStream out = s.getOutputStream();
+          while (true) {
+            List<String> cmd = read(in);
+            if (cmd == null) {
+              break;
+            }
+            heard.add(String.join(" ", cmd));
+            if (cmd.get(1).equals("ATOLL-RETURN")) {
+              out.write(b("+OK\r\n"));
+            } else if (cmd.get(1).equals("ATOLL-IMPORTING")) {
+              liveAgain |= !settled;
+              settled = true;
+              out.write(b("+OK\r\n"));
+            } else if (cmd.get(4).equals("7") && n == 1) {
+              break; // the settlement is lost with the connection
+            } else {
+              settled |= cmd.get(4).equals("7");
+              beforeBatch.run();
+              out.write(settled ? bulks(List.of(b("0"))) : bulks(List.of(b("7"), b("k"), b("0"),
+                  Dump.dump(new Entry(b("v"))))));
+            }
+            out.flush();
+          }
+        } catch (IOException e) {
+          // closed
+        }
+      }
+    }
+  }
+
+  private void ownSlotMovingToPeer() {
+    ClusterConfig config = ClusterConfig.empty(16384).toBuilder().pod(new PodEntry(me, PodStatus.ACTIVE, 1))
+        .pod(new PodEntry(peer, PodStatus.ACTIVE, 1)).claim(SLOT, Claim.stable(me.id(), 2)).build();
+    assertThat(cluster.adopt(config)).isTrue();
+    cluster.markMigrating(new int[] {SLOT}, peer.id());
+  }
+
+  @Test
+  void aHandOffToTheFirstTargetAfterALostSettlementFinishesTheReturnSoADeletedKeyDoesNotComeBack()
+      throws Exception {
+    ownSlotMovingToPeer();
+    LendingTarget target = new LendingTarget();
+    try (RespClient c = new RespClient("127.0.0.1", server.getLocalPort(), 5000)) {
+      assertThatThrownBy(() -> migrator.pullBack(c, new int[] {SLOT}, peer.id(), n -> { }))
+          .isInstanceOf(IOException.class);
+    }
+    Slot slot = store.slot(SLOT);
+    synchronized (slot) {
+      assertThat(slot.remove(new Key(b("k")))).as("batch 7 came back; a client deletes k").isNotNull();
+    }
+    // The manager plans the slot back to the first target: the move turns forward.
+    try (RespClient c = new RespClient("127.0.0.1", server.getLocalPort(), 5000)) {
+      migrator.handOff(c, new Migrator.Target("127.0.0.1", server.getLocalPort(), List.of(), 5000, false, true),
+          new int[] {SLOT}, peer.id(), n -> { });
+    }
+    assertThat(target.liveAgain).as("the deleted key is not live again on the target (heard: %s)", target.heard)
+        .isFalse();
+    assertThat(cluster.view().migrating()).containsEntry(SLOT, peer.id());
+    assertThat(cluster.view().importing()).as("the return ended").isEmpty();
+    server.close();
+    target.thread.join(5000);
+  }
+
   private static byte[] bulks(List<byte[]> items) throws IOException {
     java.io.ByteArrayOutputStream o = new java.io.ByteArrayOutputStream();
     o.write(b("*" + items.size() + "\r\n"));
