@@ -201,7 +201,8 @@ public final class Migrator {
    * @return the slots whose return ended (every slot, unless it throws)
    * @throws IOException if the connection failed: the keys not brought back are still on the target,
    *     found there by -ASK, and the next return resumes
-   * @throws IllegalStateException if the target refused, with its error
+   * @throws IllegalStateException if the target refused, with its error, or this node's marks of
+   *     a slot went while it ran (nothing more of it is stored)
    */
   public int[] pullBack(RespClient client, int[] slots, PodId from, java.util.function.LongConsumer moved)
       throws IOException {
@@ -259,6 +260,15 @@ public final class Migrator {
     synchronized (slot) {
       if (id.equals(stored.get(slot.id()))) {
         return 0; // stored already; this request settles it
+      }
+      // The return stands only while both marks name the target: once they went (the target
+      // declared dead, say) this node serves the slot alone, and a key it lacks may have been
+      // deleted here since; storing the target's old copy would bring it back.
+      ClusterView v = cluster.view();
+      if (!id.from().equals(v.migrating().get(slot.id())) || !id.from().equals(v.importing().get(slot.id()))) {
+        throw new IllegalStateException("the return of slot " + slot.id() + " from " + id.from() + " ended here"
+            + " (marks: migrating to " + v.migrating().get(slot.id()) + ", importing from "
+            + v.importing().get(slot.id()) + "; expected: both naming it)");
       }
       long now = clock.getAsLong();
       for (int i = 1; i < batch.size(); i += 3) {

@@ -192,6 +192,30 @@ class MigratorReturnTest {
     target.thread.join(5000);
   }
 
+  @Test
+  void aReturnWhoseMarksWentStoresNothingMore() throws Exception {
+    ownSlotMovingToPeer();
+    LendingTarget target = new LendingTarget();
+    // Before the first batch reaches the source, the manager declares the target dead (though the
+    // source still reaches it): the source drops its marks and serves the slot alone, where a
+    // client may then write and delete k.
+    ClusterConfig dead = ClusterConfig.empty(16384).toBuilder().pod(new PodEntry(me, PodStatus.ACTIVE, 1))
+        .pod(new PodEntry(peer, PodStatus.GONE, 3)).claim(SLOT, Claim.stable(me.id(), 3)).build();
+    target.beforeBatch = () -> cluster.adopt(dead);
+    try (RespClient c = new RespClient("127.0.0.1", server.getLocalPort(), 5000)) {
+      assertThatThrownBy(() -> migrator.pullBack(c, new int[] {SLOT}, peer.id(), n -> { }))
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining("slot " + SLOT);
+    }
+    assertThat(cluster.view().migrating()).isEmpty();
+    assertThat(cluster.view().importing()).isEmpty();
+    Slot slot = store.slot(SLOT);
+    synchronized (slot) {
+      assertThat(slot.get(new Key(b("k")), System.currentTimeMillis())).as("k of a return that ended").isNull();
+    }
+    server.close();
+    target.thread.join(5000);
+  }
+
   private static byte[] bulks(List<byte[]> items) throws IOException {
     java.io.ByteArrayOutputStream o = new java.io.ByteArrayOutputStream();
     o.write(b("*" + items.size() + "\r\n"));
