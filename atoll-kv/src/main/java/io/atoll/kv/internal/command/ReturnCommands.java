@@ -143,6 +143,7 @@ final class ReturnCommands {
     long ack = number(c, 4, "batch id");
     Slot slot = store.slot(s);
     PodId peer;
+    boolean done = false;
     List<byte[]> reply = new ArrayList<>();
     synchronized (slot) {
       ClusterView v = cluster.view();
@@ -159,7 +160,7 @@ final class ReturnCommands {
       } // else: nothing here (a return that ended and whose answer was lost, or no key ever came)
       if (slot.lentBatch() != 0) {
         reply.add(bytes(Long.toString(slot.lentBatch())));
-        for (Map.Entry<Key, Entry> e : slot.lentEntries().entrySet()) {
+        for (Map.Entry<Key, Entry> e : slot.lentEntries(c.now).entrySet()) {
           long at = e.getValue().expireAt;
           reply.add(e.getKey().bytes());
           reply.add(bytes(Long.toString(at == 0 ? 0 : Math.max(1, at - c.now))));
@@ -168,9 +169,10 @@ final class ReturnCommands {
       } else {
         slot.returnToken(0);
         reply.add(bytes("0"));
+        done = true;
       }
     }
-    if (reply.size() == 1 && peer != null) {
+    if (done && peer != null) { // not a lent batch whose keys all expired: [id] alone
       cluster.endReturn(s, peer); // outside the slot's lock: the state's lock is never taken inside one
     }
     c.reply.bulks(reply);

@@ -164,9 +164,18 @@ public final class Slot {
     return lentBatch;
   }
 
-  /** The lent batch's entries (a copy). */
-  public Map<Key, Entry> lentEntries() {
-    return new HashMap<>(lent);
+  /**
+   * The lent batch's entries live at {@code now} (a copy): a key that expired while lent is not
+   * sent again (it would come back with a fresh millisecond to live).
+   */
+  public Map<Key, Entry> lentEntries(long now) {
+    Map<Key, Entry> live = new HashMap<>();
+    lent.forEach((k, e) -> {
+      if (e.expireAt == 0 || e.expireAt > now) {
+        live.put(k, e);
+      }
+    });
+    return live;
   }
 
   /**
