@@ -186,7 +186,7 @@ public final class KvServer implements AutoCloseable {
 
   private static KvServer start(KvSettings s, KvObserver observer, PodAddress manager, Duration registerTimeout) {
     LongSupplier clock = System::currentTimeMillis;
-    int port = s.port() == 0 ? freePort(s.bind()) : s.port();
+    int port = s.port() != 0 ? s.port() : manager != null ? freeManagedPort(s.bind()) : freePort(s.bind());
     if (manager != null && port + ManagedConfigs.CONTROL_OFFSET > 65535) {
       throw new IllegalStateException("port " + port + ": a managed node listens for the shard manager on port+"
           + ManagedConfigs.CONTROL_OFFSET + " (expected: a port up to " + (65535 - ManagedConfigs.CONTROL_OFFSET) + ")");
@@ -347,6 +347,30 @@ public final class KvServer implements AutoCloseable {
         saved.me(), saved.migrating(), saved.importing(), java.util.Set.of());
   }
 
+  /**
+   * A free client port for a managed node (asked for port 0) whose control port, + {@link
+   * #CONTROL_PORT_OFFSET}, is in range and free too: the system's ephemeral ports reach past 55535.
+   */
+  private static int freeManagedPort(String host) {
+    for (int i = 0; i < 100; i++) {
+      int p = freePort(host);
+      if (p + CONTROL_PORT_OFFSET <= 65535 && bindable(host, p + CONTROL_PORT_OFFSET)) {
+        return p;
+      }
+    }
+    throw new IllegalStateException("no free port on " + host + " with port+" + CONTROL_PORT_OFFSET + " free and at"
+        + " most 65535 (a managed node listens for the shard manager there)");
+  }
+
+  private static boolean bindable(String host, int port) {
+    try (ServerSocket ss = new ServerSocket()) {
+      ss.bind(new InetSocketAddress(host, port));
+      return true;
+    } catch (java.io.IOException e) {
+      return false;
+    }
+  }
+
   private static int freePort(String host) {
     try (ServerSocket ss = new ServerSocket()) {
       ss.bind(new InetSocketAddress(host, 0));
@@ -355,6 +379,9 @@ public final class KvServer implements AutoCloseable {
       throw new IllegalStateException("no free port on " + host + ": " + e.getMessage(), e);
     }
   }
+
+  /** A managed node listens for the shard manager on its client port plus this (where Redis has its bus). */
+  public static final int CONTROL_PORT_OFFSET = ManagedConfigs.CONTROL_OFFSET;
 
   /** The client port. */
   public int port() {

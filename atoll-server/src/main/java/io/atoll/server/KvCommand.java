@@ -32,7 +32,8 @@ final class KvCommand implements Callable<Integer> {
   @Option(names = "--port", required = true, description = "Client port (the cluster bus listens on port+10000 unless --bus-port).")
   int port;
 
-  @Option(names = "--bus-port", defaultValue = "-1", description = "Cluster-bus port; -1 for port+10000 (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--bus-port", defaultValue = "-1", description = "Cluster-bus port; -1 for port+10000 (default: ${DEFAULT-VALUE})."
+      + " Not with --manager: managed nodes have no bus, they listen for the manager on port+10000.")
   int busPort;
 
   @Option(names = "--bind", defaultValue = "127.0.0.1", description = "Address to listen on and announce (default: ${DEFAULT-VALUE}).")
@@ -105,6 +106,7 @@ final class KvCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     KvSettings settings;
     try {
+      checkManagedPorts();
       KvSettings d = KvSettings.defaults(port == 0 ? 1 : port, Path.of("."));
       settings = new KvSettings(bind, port, busPort == -1 && port == 0 ? 0 : busPort,
           dataDir != null ? dataDir : Path.of("data", "kv-" + port),
@@ -240,6 +242,28 @@ final class KvCommand implements Callable<Integer> {
       return 3; // the exit runs the hook, which closes the node without a leave
     }
     return 0;
+  }
+
+  /**
+   * Managed mode has no cluster bus: the node listens for the shard manager on port+10000 (the
+   * manager knows it by that address), so --bus-port would mean nothing and a port whose +10000 is
+   * past 65535 cannot work; both are refused rather than ignored.
+   */
+  private void checkManagedPorts() {
+    if (manager == null) {
+      return;
+    }
+    int control = port + KvServer.CONTROL_PORT_OFFSET;
+    if (busPort != -1) {
+      throw new IllegalArgumentException("--bus-port " + busPort + " with --manager: a managed node has no cluster"
+          + " bus (the shard manager's configs replace gossip); it listens for the manager on --port + "
+          + KvServer.CONTROL_PORT_OFFSET + (port == 0 ? "" : " = " + control) + " (expected: no --bus-port with --manager)");
+    }
+    if (control > 65535) {
+      throw new IllegalArgumentException("--port " + port + " with --manager: the node listens for the shard manager"
+          + " on --port + " + KvServer.CONTROL_PORT_OFFSET + " = " + control + " (expected: --port 0.."
+          + (65535 - KvServer.CONTROL_PORT_OFFSET) + " with --manager)");
+    }
   }
 
   /**

@@ -167,6 +167,19 @@ class CliTest {
   }
 
   @Test
+  void kvWithAManagerRefusesABusPortAndAPortWhoseControlPortIsPastTheRange() {
+    // Managed mode has no bus: --bus-port was ignored, and the control port is always port+10000.
+    assertThat(Main.run(new String[] {"kv", "--port", "7001", "--bus-port", "17555", "--manager", "127.0.0.1:1",
+        "--data-dir", dir.toString()}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("--bus-port 17555 with --manager: a managed node has no cluster bus")
+        .contains("--port + 10000 = 17001 (expected: no --bus-port with --manager)");
+    assertThat(Main.run(new String[] {"kv", "--port", "60000", "--manager", "127.0.0.1:1", "--data-dir",
+        dir.toString()}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("--port 60000 with --manager: the node listens for the shard manager on --port +"
+        + " 10000 = 70000 (expected: --port 0..55535 with --manager)");
+  }
+
+  @Test
   void badSpacesStopTheStartNamingTheOptionAndTheExpectedForm() {
     assertThat(Main.run(new String[] {"manager", "--spaces", "default=300,worker", "--data-dir", dir.toString()},
         Map.of())).isEqualTo(2);

@@ -49,6 +49,8 @@ public final class ClusterState {
   private volatile String managedBy;
   /** Managed mode: whether this node may serve keys now (it holds a live lease). */
   private volatile BooleanSupplier serving = () -> true;
+  /** Managed mode: takes the keys of a slot whose import was abandoned (see {@link #managed}). */
+  private volatile java.util.function.IntConsumer abandoned = s -> { };
 
   /** A state starting from {@code initial}; {@code onChange} hears about every later change. */
   public ClusterState(ClusterView initial, LongSupplier clock, Consumer<ClusterView> onChange) {
@@ -91,6 +93,18 @@ public final class ClusterState {
    * lease is live).
    */
   public void managed(String manager, BooleanSupplier serving) {
+    managed(manager, serving, s -> { });
+  }
+
+  /**
+   * As {@link #managed(String, BooleanSupplier)}; {@code abandoned} hears, under this state's lock
+   * and before the view without the marks is published, each slot whose IMPORTING mark {@link
+   * #adopt} drops on a node that neither owned it nor owns it now (its source died, or a third node
+   * owns it): the keys that reached this node and its lent batch must go, or a later hand-off of
+   * the slot here would find old copies of keys deleted elsewhere since.
+   */
+  public void managed(String manager, BooleanSupplier serving, java.util.function.IntConsumer abandoned) {
+    this.abandoned = java.util.Objects.requireNonNull(abandoned, "abandoned");
     this.serving = java.util.Objects.requireNonNull(serving, "serving");
     this.managedBy = java.util.Objects.requireNonNull(manager, "manager");
   }
@@ -115,7 +129,9 @@ public final class ClusterState {
    * (left, or declared dead): the keys that reached it are gone with it, and the mark would keep
    * sending clients to a dead node and the slot from being handed to anyone else. The mark was
    * made for a hand-off the manager planned on a config listing the peer, and this node follows
-   * the same manager's configs in order, so a peer missing from a newer config has left.
+   * the same manager's configs in order, so a peer missing from a newer config has left. An
+   * IMPORTING mark dropped on a node that neither owned the slot nor owns it now takes the slot's
+   * keys here with it (see {@link #managed(String, BooleanSupplier, java.util.function.IntConsumer)}).
    */
   public synchronized boolean adopt(ClusterConfig config) {
     ClusterView v = view;
@@ -127,27 +143,105 @@ public final class ClusterState {
     }
     Map<Integer, PodId> mig = new HashMap<>(v.migrating());
     Map<Integer, PodId> imp = new HashMap<>(v.importing());
-    mig.entrySet().removeIf(e -> !v.me().equals(config.owner(e.getKey())) || !active(config, e.getValue()));
+    mig.entrySet().removeIf(e -> {
+      PodId owner = config.owner(e.getKey());
+      if (e.getValue().equals(v.importing().get(e.getKey()))) {
+        return !returnHolds(config, v.me(), owner, e.getValue());
+      }
+      return !v.me().equals(owner) || !active(config, e.getValue());
+    });
     imp.entrySet().removeIf(e -> {
       PodId owner = config.owner(e.getKey());
+      if (e.getValue().equals(v.migrating().get(e.getKey()))) {
+        return !returnHolds(config, v.me(), owner, e.getValue());
+      }
       return v.me().equals(owner) || !e.getValue().equals(owner) || !active(config, e.getValue());
     });
+    for (int s : v.importing().keySet()) {
+      // Never a slot this node owned or owns now: only keys of a move here that will not be made.
+      if (!imp.containsKey(s) && !v.me().equals(config.owner(s)) && !v.me().equals(v.config().owner(s))) {
+        abandoned.accept(s);
+      }
+    }
     publish(new ClusterView(config, v.me(), mig, imp, v.failed()));
     return true;
+  }
+
+  /**
+   * Whether a return (both marks of a slot naming the same peer, see {@link #markReturning}) still
+   * stands under a config: the slot is still the puller's (this node's, or the peer's if this node
+   * returns the keys) and the peer is an active member. A peer that left or was declared dead took
+   * the keys still on it with it; the puller then serves the slot alone.
+   */
+  private static boolean returnHolds(ClusterConfig config, PodId me, PodId owner, PodId peer) {
+    return (me.equals(owner) || peer.equals(owner)) && active(config, peer);
   }
 
   private static boolean active(ClusterConfig config, PodId pod) {
     return config.pod(pod).map(p -> p.status() == PodStatus.ACTIVE).orElse(false);
   }
 
-  /** Managed mode: marks {@code slots} as moving to {@code target}. */
+  /**
+   * Managed mode: marks {@code slots} as moving to {@code target}; a return of them under way ends
+   * (the move goes forward again).
+   */
   public synchronized void markMigrating(int[] slots, PodId target) {
     ClusterView v = view;
     Map<Integer, PodId> mig = new HashMap<>(v.migrating());
+    Map<Integer, PodId> imp = new HashMap<>(v.importing());
     for (int s : slots) {
       mig.put(s, target);
+      imp.remove(s);
     }
-    publish(new ClusterView(v.config(), v.me(), mig, v.importing(), v.failed()));
+    publish(new ClusterView(v.config(), v.me(), mig, imp, v.failed()));
+  }
+
+  /**
+   * Managed mode: a <em>return</em> of {@code slots} between this node and {@code peer}, the reverse
+   * of a hand-off that stopped part way: the keys that reached the target go back to the source,
+   * which owns the slot. Both nodes then hold both marks of the slot, naming each other: on the
+   * source (the puller) the MIGRATING mark sends clients for a key it lacks to the target with
+   * -ASK, and the IMPORTING mark lets it serve an ASKING request for a key it lacks (the target
+   * sent it back, so the key is nowhere else); on the target the marks make it answer ASKING
+   * requests for a key it lacks with -ASK back to the source. Keys move only from the target to
+   * the source, so each is found on exactly one side. Only slots marked one way with {@code peer}
+   * are paired: on this node as the source, MIGRATING to the peer of a slot it owns; as the target,
+   * IMPORTING from the peer of a slot the peer owns.
+   *
+   * @return the slots now returning
+   */
+  public synchronized int[] markReturning(int[] slots, PodId peer) {
+    ClusterView v = view;
+    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
+    Map<Integer, PodId> imp = new HashMap<>(v.importing());
+    int[] paired = new int[slots.length];
+    int n = 0;
+    for (int s : slots) {
+      PodId owner = v.config().owner(s);
+      if (v.me().equals(owner) && peer.equals(mig.get(s))) {
+        imp.put(s, peer);
+      } else if (peer.equals(owner) && peer.equals(imp.get(s))) {
+        mig.put(s, peer);
+      } else if (!(peer.equals(mig.get(s)) && peer.equals(imp.get(s)))) {
+        continue;
+      }
+      paired[n++] = s;
+    }
+    publish(new ClusterView(v.config(), v.me(), mig, imp, v.failed()));
+    return java.util.Arrays.copyOf(paired, n);
+  }
+
+  /** Managed mode: ends the return of {@code slot} with {@code peer}: no key of it is left on the target. */
+  public synchronized void endReturn(int slot, PodId peer) {
+    ClusterView v = view;
+    if (!peer.equals(v.migrating().get(slot)) || !peer.equals(v.importing().get(slot))) {
+      return;
+    }
+    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
+    Map<Integer, PodId> imp = new HashMap<>(v.importing());
+    mig.remove(slot);
+    imp.remove(slot);
+    publish(new ClusterView(v.config(), v.me(), mig, imp, v.failed()));
   }
 
   /**
@@ -158,12 +252,14 @@ public final class ClusterState {
   public synchronized void markImporting(int[] slots, PodId source) {
     ClusterView v = view;
     Map<Integer, PodId> imp = new HashMap<>(v.importing());
+    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
     for (int s : slots) {
       if (!v.me().equals(v.config().owner(s))) {
         imp.put(s, source);
+        mig.remove(s); // a return of it under way ends: the source moves it here again
       }
     }
-    publish(new ClusterView(v.config(), v.me(), v.migrating(), imp, v.failed()));
+    publish(new ClusterView(v.config(), v.me(), mig, imp, v.failed()));
   }
 
   // ---- gossip

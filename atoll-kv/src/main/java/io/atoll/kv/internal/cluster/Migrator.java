@@ -136,7 +136,8 @@ public final class Migrator {
    * the target's OK; REPLACE, since a copy at the target of a key still here can only be from an
    * earlier attempt). Ends when every slot is empty here; the MIGRATING marks stay (clients are
    * sent -ASK) until the manager's config gives the slots to the target. Run again after a
-   * failure, it resumes.
+   * failure, it resumes; a return from the same target that stopped part way is finished first
+   * ({@link #pullBack}).
    *
    * @param moved counts the keys moved, as they go
    * @throws IOException if the connection failed; keys moved so far are at the target, the rest
@@ -146,6 +147,15 @@ public final class Migrator {
   public void handOff(RespClient client, Target t, int[] slots, PodId target, java.util.function.LongConsumer moved)
       throws IOException {
     ClusterView v = cluster.view();
+    // A return from this target that stopped part way is finished first (its keys come back, then
+    // go forward with the rest): the last batch it lent may be stored here with its settlement
+    // lost, and a forward start on the target must not put those keys back live, a key deleted
+    // here since among them.
+    int[] returning = java.util.Arrays.stream(slots)
+        .filter(s -> target.equals(v.migrating().get(s)) && target.equals(v.importing().get(s))).toArray();
+    if (returning.length > 0) {
+      pullBack(client, returning, target, n -> { });
+    }
     List<String> args = new ArrayList<>(List.of("CLUSTER", "ATOLL-IMPORTING", v.me().address().host(),
         Integer.toString(v.me().address().port()), Long.toHexString(v.me().incarnation())));
     for (int slot : slots) {
@@ -176,6 +186,124 @@ public final class Migrator {
         }
       }
     }
+  }
+
+  /**
+   * Managed mode's return of {@code slots}, this node's, from {@code from}, over {@code client} (a
+   * connection to it): the reverse of a hand-off to it that stopped part way, run before the slots
+   * go to another node. Both nodes pair their marks ({@link ClusterState#markReturning}), then,
+   * slot by slot, the target lends its keys back in batches; each key is stored here unless this
+   * node has it already (a copy here is the one clients were served: a key is served by the
+   * target only while this node lacks it), and the batch is settled with the next request. A slot
+   * whose last key came back loses both marks on both nodes and is this node's alone again.
+   *
+   * @param moved counts the keys brought back, as they come
+   * @return the slots whose return ended (every slot, unless it throws)
+   * @throws IOException if the connection failed: the keys not brought back are still on the target,
+   *     found there by -ASK, and the next return resumes
+   * @throws IllegalStateException if the target refused, with its error, or this node's marks of
+   *     a slot went while it ran (nothing more of it is stored)
+   */
+  public int[] pullBack(RespClient client, int[] slots, PodId from, java.util.function.LongConsumer moved)
+      throws IOException {
+    ClusterView v = cluster.view();
+    int[] paired = cluster.markReturning(slots, from);
+    if (paired.length == 0) {
+      return paired;
+    }
+    long token = java.util.concurrent.ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    List<String> args = new ArrayList<>(List.of("CLUSTER", "ATOLL-RETURN", v.me().address().host(),
+        Integer.toString(v.me().address().port()), Long.toHexString(v.me().incarnation()), Long.toString(token)));
+    for (int slot : paired) {
+      args.add(Integer.toString(slot));
+    }
+    try {
+      call(client, args.toArray(new String[0]));
+    } catch (TargetError e) {
+      throw new IllegalStateException(e.getMessage());
+    }
+    for (int slot : paired) {
+      long ack = 0;
+      while (true) {
+        client.send(bytes("CLUSTER", "ATOLL-RETURN-BATCH", Long.toString(token), Integer.toString(slot),
+            Long.toString(ack)));
+        client.flush();
+        List<byte[]> batch = client.readBulks(1 + 3 * BATCH, Integer.MAX_VALUE - 64);
+        if (batch.isEmpty() || batch.size() % 3 != 1) {
+          throw new IOException("return batch of " + batch.size() + " items (expected: 1 + 3 per key)");
+        }
+        ack = parseId(batch.get(0));
+        if (ack == 0) {
+          break;
+        }
+        moved.accept(storeReturned(store.slot(slot), batch, new Stored(from, ack)));
+      }
+      stored.remove(slot);
+      cluster.endReturn(slot, from);
+    }
+    return paired;
+  }
+
+  /** A returned batch this node stored: its sender and id. */
+  private record Stored(PodId from, long batch) {}
+
+  /**
+   * Per slot, the last returned batch stored here. The target answers a batch again until it is
+   * settled, so a settlement lost with its connection brings the same batch again: it must not be
+   * stored twice, or a key deleted here in between would come back.
+   */
+  private final Map<Integer, Stored> stored = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Stores the keys of a returned batch this node lacks, under the slot's lock; how many. */
+  private int storeReturned(Slot slot, List<byte[]> batch, Stored id) throws IOException {
+    int n = 0;
+    synchronized (slot) {
+      if (id.equals(stored.get(slot.id()))) {
+        return 0; // stored already; this request settles it
+      }
+      // The return stands only while both marks name the target: once they went (the target
+      // declared dead, say) this node serves the slot alone, and a key it lacks may have been
+      // deleted here since; storing the target's old copy would bring it back.
+      ClusterView v = cluster.view();
+      if (!id.from().equals(v.migrating().get(slot.id())) || !id.from().equals(v.importing().get(slot.id()))) {
+        throw new IllegalStateException("the return of slot " + slot.id() + " from " + id.from() + " ended here"
+            + " (marks: migrating to " + v.migrating().get(slot.id()) + ", importing from "
+            + v.importing().get(slot.id()) + "; expected: both naming it)");
+      }
+      long now = clock.getAsLong();
+      for (int i = 1; i < batch.size(); i += 3) {
+        Key key = new Key(batch.get(i));
+        long ttl = parseId(batch.get(i + 1));
+        Entry e = Dump.restore(batch.get(i + 2));
+        if (e == null) {
+          throw new IOException("a returned key's payload is malformed (expected: DUMP's format)");
+        }
+        if (slot.get(key, now) == null) {
+          e.expireAt = ttl == 0 ? 0 : now + ttl;
+          slot.put(key, e);
+          n++;
+        }
+      }
+      stored.put(slot.id(), id);
+    }
+    return n;
+  }
+
+  private static long parseId(byte[] b) throws IOException {
+    Long n = io.atoll.kv.internal.resp.Numbers.parseLong(b);
+    if (n == null || n < 0) {
+      throw new IOException("'" + new String(b, StandardCharsets.UTF_8) + "' in a return batch (expected: an"
+          + " integer >= 0)");
+    }
+    return n;
+  }
+
+  private static List<byte[]> bytes(String... args) {
+    List<byte[]> a = new ArrayList<>(args.length);
+    for (String s : args) {
+      a.add(s.getBytes(StandardCharsets.UTF_8));
+    }
+    return a;
   }
 
   /** Keys moved away by managed hand-offs since start (CLUSTER INFO's atoll_keys_handed_off). */

@@ -105,6 +105,43 @@ public final class RespClient implements AutoCloseable {
     }
   }
 
+  /**
+   * Reads one reply that must be an array of bulk strings, each at most {@code maxBulk} bytes and
+   * at most {@code maxItems} of them.
+   *
+   * @throws IllegalStateException if the reply is an error, with its text
+   * @throws IOException if the reply is of another type, or too long
+   */
+  public List<byte[]> readBulks(int maxItems, int maxBulk) throws IOException {
+    String line = line();
+    if (line.startsWith("-")) {
+      throw new IllegalStateException(line.substring(1));
+    }
+    if (!line.startsWith("*")) {
+      throw new IOException("unexpected reply: " + line + " (expected: an array)");
+    }
+    int n = length(line);
+    if (n < 0 || n > maxItems) {
+      throw new IOException("array of " + n + " items (expected: 0.." + maxItems + ")");
+    }
+    List<byte[]> items = new java.util.ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      String head = line();
+      if (!head.startsWith("$")) {
+        throw new IOException("unexpected item: " + head + " (expected: a bulk string)");
+      }
+      int len = length(head);
+      if (len < 0 || len > maxBulk) {
+        throw new IOException("bulk of " + len + " bytes (expected: 0.." + maxBulk + ")");
+      }
+      items.add(in.readNBytes(len));
+      if (in.read() != '\r' || in.read() != '\n') {
+        throw new IOException("malformed bulk string");
+      }
+    }
+    return items;
+  }
+
   private static int length(String line) throws IOException {
     try {
       return Integer.parseInt(line.substring(1));

@@ -39,6 +39,7 @@ final class ClusterCommands {
   private final Supplier<Pod> newIdentity;
   private final Migrator migrator;
   private final Executor migrations;
+  private final ReturnCommands returns;
 
   ClusterCommands(ClusterState cluster, Health health, Meet meet, SlotStore store, Supplier<Pod> newIdentity,
       Migrator migrator, Executor migrations) {
@@ -49,6 +50,7 @@ final class ClusterCommands {
     this.newIdentity = newIdentity;
     this.migrator = migrator;
     this.migrations = migrations;
+    this.returns = new ReturnCommands(cluster, store);
   }
 
   void register(CommandTable.Builder b) {
@@ -136,24 +138,11 @@ final class ClusterCommands {
         c.reply.simple(l);
       }
     });
-    // Managed mode's own: a source tells its target that a slot's keys are on their way (the
-    // IMPORTING mark of the manager's hand-off); refused outside managed mode.
-    sub(subs, "atoll-importing", -6, c -> {
-      if (cluster.managedBy() == null) {
-        throw new CommandError("ERR CLUSTER ATOLL-IMPORTING is used by the shard manager's hand-offs only"
-            + " (expected: a node started with --manager)");
-      }
-      io.atoll.core.PodId source;
-      try {
-        source = new io.atoll.core.PodId(new io.atoll.core.PodAddress(c.str(2), Integer.parseInt(c.str(3))),
-            Long.parseUnsignedLong(c.str(4), 16));
-      } catch (IllegalArgumentException e) {
-        throw new CommandError("ERR Invalid source node: " + e.getMessage()
-            + " (expected: host port incarnation-in-hex slot...)");
-      }
-      cluster.markImporting(slotArgs(c, 5), source);
-      c.reply.ok();
-    });
+    // Managed mode's own, between the source and the target of a hand-off (ReturnCommands):
+    // IMPORTING marks; a return pulls the keys that reached the target back to the source.
+    sub(subs, "atoll-importing", -6, c -> returns.importing(c, slotArgs(c, 5)));
+    sub(subs, "atoll-return", -7, c -> returns.begin(c, slotArgs(c, 6)));
+    sub(subs, "atoll-return-batch", 5, c -> returns.batch(c, slot(c, 3)));
     b.container("cluster", subs);
     b.add("migrate", -6, "write", 0, 0, 0, c -> {
       String manager = cluster.managedBy();

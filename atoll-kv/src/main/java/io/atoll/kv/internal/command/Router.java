@@ -30,9 +30,16 @@ final class Router {
     PodId me = v.me();
     PodId migratingTo = v.migrating().get(s);
     PodId importingFrom = v.importing().get(s);
+    boolean asking = c.session.asking || spec.has("asking");
+    // Managed mode's return (ClusterState.markReturning): both marks name the same peer.
+    boolean returning = migratingTo != null && migratingTo.equals(importingFrom);
+    if (returning && asking && !me.equals(owner)) {
+      return returner(c, first, last, step, s, address(v, migratingTo, c.session.tls()));
+    }
     // An ASKING request for a slot being imported is served whatever else this node's view says
-    // (a managed node may get a hand-off before it has the manager's config).
-    boolean asked = importingFrom != null && !me.equals(owner) && (c.session.asking || spec.has("asking"));
+    // (a managed node may get a hand-off before it has the manager's config); so is one for a
+    // slot this node pulls back, whose keys it lacks only if they are nowhere.
+    boolean asked = importingFrom != null && asking && (!me.equals(owner) || returning);
     if (owner == null && !asked) {
       return UNBOUND;
     }
@@ -52,7 +59,7 @@ final class Router {
           existing++;
         }
       }
-      if (me.equals(owner)) { // migrating
+      if (!asked) { // migrating
         if (missing == 0) {
           return null;
         }
@@ -61,6 +68,31 @@ final class Router {
       return missing > 0 && missing + existing > 1 ? TRYAGAIN : null;
     }
     return "MOVED " + s + " " + address(v, owner, c.session.tls());
+  }
+
+  /**
+   * A node returning a slot's keys to their source, asked (-ASK from the source) for keys: those
+   * still here are served; a key it lacks went back or is nowhere, so the client goes back to the
+   * source (which serves it, ASKING, as it is there); a key in the batch on its way back is on
+   * neither side for a moment: TRYAGAIN.
+   */
+  private static String returner(Call c, int first, int last, int step, int s, String source) {
+    int missing = 0;
+    int existing = 0;
+    for (int i = first; i <= last; i += step) {
+      Key key = new Key(c.args[i]);
+      if (c.slot.get(key, c.now) != null) {
+        existing++;
+      } else if (c.slot.isLent(key)) {
+        return TRYAGAIN;
+      } else {
+        missing++;
+      }
+    }
+    if (missing == 0) {
+      return null;
+    }
+    return existing > 0 ? TRYAGAIN : "ASK " + s + " " + source;
   }
 
   /** Where a client reaches {@code id}: on its TLS port if the client came over TLS. */

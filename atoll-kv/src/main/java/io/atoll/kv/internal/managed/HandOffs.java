@@ -30,7 +30,11 @@ import org.slf4j.LoggerFactory;
  * slot is reported released only once no key of it is left here. Slots not started when half the
  * manager's termination timeout has passed are kept (the manager plans them again in its next
  * round); a slot that failed part way keeps its marks, so each of its keys is found on exactly
- * one side (-ASK), and the next hand-off to the same target resumes it.
+ * one side (-ASK), and the next hand-off to the same target resumes it. A hand-off of such a slot
+ * to another target first brings the keys that reached the first one back ({@link
+ * Migrator#pullBack}, a return), then hands the slot on; while the first target cannot be reached
+ * the slot is kept, until it answers or the manager's config drops it (declared dead: its keys
+ * died with it, and the marks go).
  *
  * <p>A node with a TLS port hands off over the target's TLS port with its own certificate (mutual
  * TLS with the cluster's CA; the target must hold a pod certificate), and refuses to hand off to
@@ -56,6 +60,7 @@ final class HandOffs {
   private final SSLSocketFactory tls;
   private final LongAdder keysMoved = new LongAdder();
   private final LongAdder slotsMoved = new LongAdder();
+  private final LongAdder keysReturned = new LongAdder();
 
   HandOffs(SlotStore store, ClusterState cluster, Migrator migrator, ExecutorService workers, LongSupplier clock,
       LongSupplier nanoClock, String password, SSLSocketFactory tls) {
@@ -75,6 +80,11 @@ final class HandOffs {
     return keysMoved.sum();
   }
 
+  /** Keys brought back from the target of a hand-off that stopped part way, since start. */
+  long keysReturned() {
+    return keysReturned.sum();
+  }
+
   /** Slots handed off since start. */
   long slotsMoved() {
     return slotsMoved.sum();
@@ -83,7 +93,10 @@ final class HandOffs {
   /** Slots handed off together: one IMPORTING request, one MIGRATING mark, then their keys. */
   static final int CHUNK = 128;
 
-  private record Item(PodId target, int[] slots) {}
+  /** Slots handed to {@code target}; first returned from {@code from} if not null (see {@link #run}). */
+  private record Item(PodId from, PodId target, int[] slots) {}
+
+  private record Route(PodId from, PodId target) {}
 
   /**
    * Hands off {@code shards} (manager shard ids, slot + 1) to {@code targets} (the manager's pod
@@ -95,7 +108,7 @@ final class HandOffs {
     Set<Integer> released = ConcurrentHashMap.newKeySet();
     ConcurrentLinkedQueue<Item> queue = new ConcurrentLinkedQueue<>();
     ClusterView v = cluster.view();
-    Map<PodId, List<Integer>> byTarget = new java.util.LinkedHashMap<>();
+    Map<Route, List<Integer>> byTarget = new java.util.LinkedHashMap<>();
     for (int i = 0; i < shards.size(); i++) {
       int shard = shards.get(i);
       int slot = shard - 1;
@@ -104,12 +117,15 @@ final class HandOffs {
       }
       PodId target = i < targets.size() ? ManagedConfigs.toKv(targets.get(i)) : null;
       PodId marked = v.migrating().get(slot);
-      if (marked != null && !marked.equals(target)) {
-        LOG.warn("kv: slot {} is still moving to {}; not handing it to {} (its keys are on both nodes until that"
-            + " move ends)", slot, marked, target);
+      boolean elsewhere = target != null && !target.equals(v.me());
+      if (marked != null && !marked.equals(target) && elsewhere) {
+        // A hand-off to another node stopped part way: its keys come back first (a return), then
+        // the slot goes where the manager says. The marks of a node no longer active are gone
+        // (ClusterState.adopt), so the first target is a live member here.
+        byTarget.computeIfAbsent(new Route(marked, target), k -> new ArrayList<>()).add(slot);
         continue;
       }
-      if (target == null || target.equals(v.me())) {
+      if (!elsewhere) {
         if (isEmpty(slot) && marked == null) {
           released.add(shard);
         } else {
@@ -117,12 +133,12 @@ final class HandOffs {
         }
         continue;
       }
-      byTarget.computeIfAbsent(target, k -> new ArrayList<>()).add(slot);
+      byTarget.computeIfAbsent(new Route(null, target), k -> new ArrayList<>()).add(slot);
     }
-    byTarget.forEach((target, slots) -> {
+    byTarget.forEach((route, slots) -> {
       for (int from = 0; from < slots.size(); from += CHUNK) {
-        queue.add(new Item(target, slots.subList(from, Math.min(slots.size(), from + CHUNK)).stream()
-            .mapToInt(Integer::intValue).toArray()));
+        queue.add(new Item(route.from(), route.target(), slots.subList(from, Math.min(slots.size(), from + CHUNK))
+            .stream().mapToInt(Integer::intValue).toArray()));
       }
     });
     int n = Math.min(PARALLEL, queue.size());
@@ -151,28 +167,27 @@ final class HandOffs {
     try {
       Item item;
       while (nanoClock.getAsLong() - startBy < 0 && (item = queue.poll()) != null) {
-        if (broken.contains(item.target())) {
+        if (broken.contains(item.target()) || item.from() != null && broken.contains(item.from())) {
           continue;
         }
-        try {
-          RespClient client = clients.get(item.target());
-          if (client == null) {
-            client = connect(item.target());
-            clients.put(item.target(), client);
-            if (!auth.isEmpty()) {
-              client.send(auth);
-              client.flush();
-              String err = client.read();
-              if (err != null) {
-                throw new IOException("AUTH refused by " + item.target() + ": " + err
-                    + " (expected: the same password on every node)");
-              }
-            }
+        int[] slots = item.slots();
+        if (item.from() != null) {
+          try {
+            slots = migrator.pullBack(client(clients, item.from()), slots, item.from(), keysReturned::add);
+          } catch (IOException | RuntimeException e) {
+            LOG.warn("kv: bringing back the keys of {} slots from {} (a hand-off to it stopped part way) failed ({});"
+                + " they are kept, their keys findable on both sides, and the next hand-off resumes it",
+                slots.length, item.from(), e.toString());
+            broken.add(item.from());
+            closeQuietly(clients.remove(item.from()));
+            continue;
           }
+        }
+        try {
           Migrator.Target t = new Migrator.Target(item.target().address().host(), item.target().address().port(),
               List.of(), TIMEOUT_MILLIS, false, true);
-          migrator.handOff(client, t, item.slots(), item.target(), keysMoved::add);
-          for (int slot : item.slots()) {
+          migrator.handOff(client(clients, item.target()), t, slots, item.target(), keysMoved::add);
+          for (int slot : slots) {
             if (isEmpty(slot)) {
               released.add(slot + 1);
               slotsMoved.increment();
@@ -180,15 +195,32 @@ final class HandOffs {
           }
         } catch (IOException | RuntimeException e) {
           LOG.warn("kv: moving {} slots to {} failed part way ({}); their keys stay findable on both sides and the"
-              + " next hand-off resumes it", item.slots().length, item.target(), e.toString());
+              + " next hand-off resumes it", slots.length, item.target(), e.toString());
           broken.add(item.target());
-          RespClient c = clients.remove(item.target());
-          closeQuietly(c);
+          closeQuietly(clients.remove(item.target()));
         }
       }
     } finally {
       clients.values().forEach(HandOffs::closeQuietly);
     }
+  }
+
+  /** This worker's connection to {@code node}, opened (and authenticated) on first use. */
+  private RespClient client(Map<PodId, RespClient> clients, PodId node) throws IOException {
+    RespClient client = clients.get(node);
+    if (client == null) {
+      client = connect(node);
+      clients.put(node, client);
+      if (!auth.isEmpty()) {
+        client.send(auth);
+        client.flush();
+        String err = client.read();
+        if (err != null) {
+          throw new IOException("AUTH refused by " + node + ": " + err + " (expected: the same password on every node)");
+        }
+      }
+    }
+    return client;
   }
 
   /**

@@ -16,6 +16,16 @@ public final class Slot {
   private final MemoryMeter meter;
   private final HashMap<Key, Entry> map = new HashMap<>();
   private int volatileKeys;
+  /**
+   * Managed mode, on a node returning this slot's keys to their source: the batch handed over and
+   * not yet acknowledged, out of {@link #map} (no command sees them; routing answers TRYAGAIN for
+   * them) until the source says it stored them ({@link #settle}) or the return is abandoned
+   * ({@link #clear}).
+   */
+  private final HashMap<Key, Entry> lent = new HashMap<>();
+  private long lentBatch;
+  /** The source's token of the return under way (0: none): requests of an older return are refused. */
+  private long returnToken;
 
   Slot(int id, MemoryMeter meter) {
     this.id = id;
@@ -139,7 +149,75 @@ public final class Slot {
     }
     meter.add(-bytes);
     map.clear();
+    lent.clear();
+    lentBatch = 0;
     volatileKeys = 0;
+  }
+
+  /** Whether {@code key} is in the batch lent to the slot's source and not yet acknowledged. */
+  public boolean isLent(Key key) {
+    return lent.containsKey(key);
+  }
+
+  /** The id of the lent batch (0: none). */
+  public long lentBatch() {
+    return lentBatch;
+  }
+
+  /**
+   * The lent batch's entries live at {@code now} (a copy): a key that expired while lent is not
+   * sent again (it would come back with a fresh millisecond to live).
+   */
+  public Map<Key, Entry> lentEntries(long now) {
+    Map<Key, Entry> live = new HashMap<>();
+    lent.forEach((k, e) -> {
+      if (e.expireAt == 0 || e.expireAt > now) {
+        live.put(k, e);
+      }
+    });
+    return live;
+  }
+
+  /**
+   * Moves up to {@code limit} live keys out of the slot into a new lent batch {@code batch}, which
+   * must be nonzero, and returns the number lent; expired keys are dropped. Only when nothing is
+   * lent already.
+   *
+   * @throws IllegalStateException if a batch is lent already
+   */
+  public int lend(long now, int limit, long batch) {
+    if (!lent.isEmpty()) {
+      throw new IllegalStateException("batch " + lentBatch + " is lent already (expected: settled first)");
+    }
+    for (byte[] k : keys(now, limit)) {
+      Key key = new Key(k);
+      Entry e = remove(key);
+      if (e != null) {
+        lent.put(key, e);
+      }
+    }
+    lentBatch = lent.isEmpty() ? 0 : batch;
+    return lent.size();
+  }
+
+  /** Drops the lent batch {@code batch} (the source stored it); false if another one is lent. */
+  public boolean settle(long batch) {
+    if (batch == 0 || batch != lentBatch) {
+      return false;
+    }
+    lent.clear();
+    lentBatch = 0;
+    return true;
+  }
+
+  /** The token of the return under way, 0 if none. */
+  public long returnToken() {
+    return returnToken;
+  }
+
+  /** Sets the token of the return under way (0: none). */
+  public void returnToken(long token) {
+    returnToken = token;
   }
 
   private static long keyBytes(Key k) {

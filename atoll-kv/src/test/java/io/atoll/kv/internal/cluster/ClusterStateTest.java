@@ -212,6 +212,111 @@ class ClusterStateTest {
   }
 
   @Test
+  void aReturnPairsTheMarksOnBothSidesAndEndsWhenThePeerDiesOrTheMoveTurnsForward() {
+    ClusterState source = node(7001);
+    Pod me = source.view().config().pod(source.view().me()).orElseThrow().pod();
+    Pod target = Nodes.pod("127.0.0.1", 7002, 7002 * 7919L, 17002);
+    ClusterState importer = new ClusterState(ClusterState.fresh(target), clock::get, saved::add);
+    assertThat(source.adopt(managed(me, target, PodStatus.ACTIVE, 2))).isTrue();
+    assertThat(importer.adopt(managed(me, target, PodStatus.ACTIVE, 2))).isTrue();
+    // A hand-off of slots 3, 4 and 5 stopped part way; slot 6 never started.
+    importer.markImporting(new int[] {3, 4, 5}, me.id());
+    source.markMigrating(new int[] {3, 4, 5}, target.id());
+    assertThat(source.markReturning(new int[] {3, 4, 5, 6}, target.id())).containsExactly(3, 4, 5);
+    assertThat(importer.markReturning(new int[] {3, 4, 5, 6}, me.id())).containsExactly(3, 4, 5);
+    assertThat(source.view().importing()).as("the puller's pair").containsOnlyKeys(3, 4, 5);
+    assertThat(importer.view().migrating()).as("the returner's pair").containsOnlyKeys(3, 4, 5);
+    // A newer config that keeps the slots on the source keeps both pairs.
+    assertThat(source.adopt(managed(me, target, PodStatus.ACTIVE, 3))).isTrue();
+    assertThat(importer.adopt(managed(me, target, PodStatus.ACTIVE, 3))).isTrue();
+    assertThat(source.view().migrating()).containsOnlyKeys(3, 4, 5);
+    assertThat(source.view().importing()).containsOnlyKeys(3, 4, 5);
+    assertThat(importer.view().migrating()).containsOnlyKeys(3, 4, 5);
+    assertThat(importer.view().importing()).containsOnlyKeys(3, 4, 5);
+    // Slot 3's keys are all back: it ends on both sides.
+    source.endReturn(3, target.id());
+    importer.endReturn(3, me.id());
+    assertThat(source.view().migrating()).containsOnlyKeys(4, 5);
+    assertThat(importer.view().importing()).containsOnlyKeys(4, 5);
+    // The manager sends slot 4 to the same target again: the move turns forward on both sides.
+    importer.markImporting(new int[] {4}, me.id());
+    source.markMigrating(new int[] {4}, target.id());
+    assertThat(source.view().importing()).containsOnlyKeys(5);
+    assertThat(importer.view().migrating()).containsOnlyKeys(5);
+    assertThat(source.view().migrating()).containsOnlyKeys(4, 5);
+    assertThat(importer.view().importing()).containsOnlyKeys(4, 5);
+    // The target dies: the source's marks go (the keys still there died with it) and the slots are
+    // the source's alone.
+    assertThat(source.adopt(managed(me, target, PodStatus.GONE, 4))).isTrue();
+    assertThat(source.view().migrating()).isEmpty();
+    assertThat(source.view().importing()).isEmpty();
+  }
+
+  @Test
+  void aReturningTargetDropsItsPairWhenTheSlotGoesToAThirdNodeAndAForwardMarkGoesWhenTheMoveIsMade() {
+    ClusterState source = node(7001);
+    Pod me = source.view().config().pod(source.view().me()).orElseThrow().pod();
+    Pod target = Nodes.pod("127.0.0.1", 7002, 7002 * 7919L, 17002);
+    Pod third = Nodes.pod("127.0.0.1", 7003, 7003 * 7919L, 17003);
+    ClusterState importer = new ClusterState(ClusterState.fresh(target), clock::get, saved::add);
+    assertThat(importer.adopt(managed(me, target, PodStatus.ACTIVE, 2))).isTrue();
+    importer.markImporting(new int[] {3}, me.id());
+    assertThat(importer.markReturning(new int[] {3}, me.id())).containsExactly(3);
+    ClusterConfig elsewhere = managed(me, target, PodStatus.ACTIVE, 3).toBuilder()
+        .pod(new PodEntry(third, PodStatus.ACTIVE, 3)).claim(3, Claim.stable(third.id(), 3)).build();
+    assertThat(importer.adopt(elsewhere)).isTrue();
+    assertThat(importer.view().migrating()).isEmpty();
+    assertThat(importer.view().importing()).isEmpty();
+    // A forward hand-off's MIGRATING mark still goes once the target owns the slot.
+    assertThat(source.adopt(managed(me, target, PodStatus.ACTIVE, 2))).isTrue();
+    source.markMigrating(new int[] {7}, target.id());
+    assertThat(source.adopt(managed(me, target, PodStatus.ACTIVE, 3).toBuilder()
+        .claim(7, Claim.stable(target.id(), 3)).build())).isTrue();
+    assertThat(source.view().migrating()).isEmpty();
+  }
+
+  @Test
+  void anImportAbandonedOnANodeThatDoesNotOwnTheSlotTakesItsKeysButNeverOnTheOwner() {
+    ClusterState source = node(7001);
+    Pod me = source.view().config().pod(source.view().me()).orElseThrow().pod();
+    Pod target = Nodes.pod("127.0.0.1", 7002, 7002 * 7919L, 17002);
+    ClusterState importer = new ClusterState(ClusterState.fresh(target), clock::get, saved::add);
+    List<Integer> sourceDropped = new ArrayList<>();
+    List<Integer> importerDropped = new ArrayList<>();
+    source.managed("m", () -> true, sourceDropped::add);
+    importer.managed("m", () -> true, importerDropped::add);
+    assertThat(source.adopt(managed(me, target, PodStatus.ACTIVE, 2))).isTrue();
+    assertThat(importer.adopt(managed(me, target, PodStatus.ACTIVE, 2))).isTrue();
+    // Slots 3 and 4 are returning, 5 moves forward, 6 moves and is made (the target owns it).
+    importer.markImporting(new int[] {3, 4, 5, 6}, me.id());
+    source.markMigrating(new int[] {3, 4, 5, 6}, target.id());
+    assertThat(source.markReturning(new int[] {3, 4}, target.id())).containsExactly(3, 4);
+    assertThat(importer.markReturning(new int[] {3, 4}, me.id())).containsExactly(3, 4);
+    ClusterConfig made = managed(me, target, PodStatus.ACTIVE, 3).toBuilder()
+        .claim(6, Claim.stable(target.id(), 3)).build();
+    assertThat(importer.adopt(made)).isTrue();
+    assertThat(source.adopt(made)).isTrue();
+    assertThat(importer.view().importing()).containsOnlyKeys(3, 4, 5);
+    assertThat(importerDropped).as("a move made keeps its keys").isEmpty();
+    assertThat(sourceDropped).isEmpty();
+    // The source dies: the target's marks go and with them the keys of 3, 4 and 5 there, which a
+    // later hand-off of those slots to it (from whoever gets them) must not find.
+    ClusterConfig.Builder b = ClusterConfig.empty(16384).toBuilder().pod(new PodEntry(me, PodStatus.GONE, 4))
+        .pod(new PodEntry(target, PodStatus.ACTIVE, 1));
+    for (int s = 0; s < 10; s++) {
+      b.claim(s, Claim.stable(s == 6 ? target.id() : me.id(), 4));
+    }
+    assertThat(importer.adopt(b.build())).isTrue();
+    assertThat(importer.view().importing()).isEmpty();
+    assertThat(importer.view().migrating()).isEmpty();
+    assertThat(importerDropped).containsExactlyInAnyOrder(3, 4, 5);
+    // The target dies instead, seen from the source: its marks go, its keys (it owns the slots) stay.
+    assertThat(source.adopt(managed(me, target, PodStatus.GONE, 4))).isTrue();
+    assertThat(source.view().migrating()).isEmpty();
+    assertThat(sourceDropped).isEmpty();
+  }
+
+  @Test
   void aPeerConfigLaidOutInMoreThanTheSlotSpaceIsRefusedAndChangesNothing() {
     ClusterState a = node(7001);
     ClusterState b = node(7002);

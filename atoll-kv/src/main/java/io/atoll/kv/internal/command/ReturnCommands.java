@@ -1,0 +1,199 @@
+package io.atoll.kv.internal.command;
+
+import io.atoll.core.PodAddress;
+import io.atoll.core.PodId;
+import io.atoll.kv.internal.cluster.ClusterState;
+import io.atoll.kv.internal.cluster.ClusterView;
+import io.atoll.kv.internal.cluster.Dump;
+import io.atoll.kv.internal.store.Entry;
+import io.atoll.kv.internal.store.Key;
+import io.atoll.kv.internal.store.Slot;
+import io.atoll.kv.internal.store.SlotStore;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Managed mode's internal commands on the target of a hand-off, sent by its source:
+ * {@code CLUSTER ATOLL-IMPORTING} (the keys of these slots are on their way here) and the two of a
+ * <em>return</em>, the reverse of a hand-off that stopped part way, which the source runs before it
+ * hands the slot to another node ({@code Migrator.pullBack}):
+ * <ul>
+ *   <li>{@code CLUSTER ATOLL-RETURN host port incarnation token slot...}: this node returns these
+ *       slots' keys to the source named; {@code token} names the return, and requests of an older
+ *       one are refused.
+ *   <li>{@code CLUSTER ATOLL-RETURN-BATCH token slot ack}: settles the batch {@code ack} (the
+ *       source stored it; 0 for none), then answers the batch lent and not yet settled, or lends a
+ *       new one: {@code [id, key, ttl-ms, payload, ...]}; {@code [0]} once no key of the slot is
+ *       left here (the slot's marks then go).
+ * </ul>
+ * A lent key is out of the slot until settled, so no command changes it while it is on its way;
+ * a batch answered but not settled is answered again, and the source keeps its own copy of a key
+ * it already has, so a lost answer or a lost settlement loses nothing. Lent keys are never live
+ * here again: {@code ATOLL-IMPORTING} is refused while a batch is lent (the source finishes a
+ * return before it hands the slot here again).
+ */
+final class ReturnCommands {
+  /** Keys per batch, as a hand-off's. */
+  static final int BATCH = 256;
+  /** Bytes of values per batch, past which a batch ends early (one key always goes). */
+  static final long BATCH_BYTES = 8L << 20;
+  private static final AtomicLong BATCHES = new AtomicLong();
+
+  private final ClusterState cluster;
+  private final SlotStore store;
+
+  ReturnCommands(ClusterState cluster, SlotStore store) {
+    this.cluster = cluster;
+    this.store = store;
+  }
+
+  private void checkManaged(String name) {
+    if (cluster.managedBy() == null) {
+      throw new CommandError("ERR CLUSTER " + name + " is used by the shard manager's hand-offs only"
+          + " (expected: a node started with --manager)");
+    }
+  }
+
+  private static PodId source(Call c) {
+    try {
+      return new PodId(new PodAddress(c.str(2), Integer.parseInt(c.str(3))), Long.parseUnsignedLong(c.str(4), 16));
+    } catch (IllegalArgumentException e) {
+      throw new CommandError("ERR Invalid source node: " + e.getMessage()
+          + " (expected: host port incarnation-in-hex ...)");
+    }
+  }
+
+  private static long number(Call c, int i, String what) {
+    Long n = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(i));
+    if (n == null) {
+      throw new CommandError("ERR Invalid " + what + ": " + c.str(i) + " (expected: an integer)");
+    }
+    return n;
+  }
+
+  /** CLUSTER ATOLL-IMPORTING host port incarnation slot...: a hand-off starts or resumes. */
+  void importing(Call c, int[] slots) {
+    checkManaged("ATOLL-IMPORTING");
+    PodId source = source(c);
+    for (int s : slots) {
+      Slot slot = store.slot(s);
+      synchronized (slot) {
+        // Lent keys are never put back live: the source may have stored them, and a client may
+        // have deleted one there since. The source finishes a return before it hands the slot here
+        // (Migrator.handOff), and lost marks take the lent keys with them (ClusterState.adopt).
+        if (slot.lentBatch() != 0) {
+          throw new CommandError("ERR slot " + s + " has keys lent to a return that is not settled (expected: the"
+              + " return finished before the slot is handed here)");
+        }
+      }
+    }
+    for (int s : slots) {
+      Slot slot = store.slot(s);
+      synchronized (slot) {
+        slot.returnToken(0);
+      }
+    }
+    cluster.markImporting(slots, source);
+    c.reply.ok();
+  }
+
+  /** CLUSTER ATOLL-RETURN host port incarnation token slot...: a return starts or resumes. */
+  void begin(Call c, int[] slots) {
+    checkManaged("ATOLL-RETURN");
+    PodId source = source(c);
+    long token = number(c, 5, "return token");
+    if (token == 0) {
+      throw new CommandError("ERR Invalid return token: 0 (expected: a nonzero integer)");
+    }
+    int[] paired = cluster.markReturning(slots, source);
+    java.util.Set<Integer> returning = new java.util.HashSet<>();
+    for (int s : paired) {
+      returning.add(s);
+      Slot slot = store.slot(s);
+      synchronized (slot) {
+        slot.returnToken(token);
+      }
+    }
+    ClusterView v = cluster.view();
+    for (int s : slots) {
+      if (returning.contains(s)) {
+        continue;
+      }
+      Slot slot = store.slot(s);
+      synchronized (slot) {
+        // Nothing here to return is fine (its batch answers [0]); keys of a slot this node does
+        // not import from that node are not the source's to take.
+        if (!slot.keys(c.now, 1).isEmpty() || slot.lentBatch() != 0) {
+          throw new CommandError("ERR slot " + s + " is not being imported from " + source + " here (importing from "
+              + v.importing().get(s) + ", owner " + v.config().owner(s) + "), and it has keys (expected: a slot"
+              + " this node was importing from that node)");
+        }
+      }
+    }
+    c.reply.ok();
+  }
+
+  /** CLUSTER ATOLL-RETURN-BATCH token slot ack. */
+  void batch(Call c, int s) {
+    checkManaged("ATOLL-RETURN-BATCH");
+    long token = number(c, 2, "return token");
+    long ack = number(c, 4, "batch id");
+    Slot slot = store.slot(s);
+    PodId peer;
+    boolean done = false;
+    List<byte[]> reply = new ArrayList<>();
+    synchronized (slot) {
+      ClusterView v = cluster.view();
+      peer = v.migrating().get(s);
+      boolean returning = peer != null && peer.equals(v.importing().get(s)) && peer.equals(v.config().owner(s));
+      if (returning && slot.returnToken() == token) {
+        slot.settle(ack);
+        if (slot.lentBatch() == 0) {
+          lend(slot, c.now);
+        }
+      } else if (!slot.keys(c.now, 1).isEmpty() || slot.lentBatch() != 0) {
+        throw new CommandError("ERR slot " + s + " has no return " + token + " under way here (expected: CLUSTER"
+            + " ATOLL-RETURN first)");
+      } // else: nothing here (a return that ended and whose answer was lost, or no key ever came)
+      if (slot.lentBatch() != 0) {
+        reply.add(bytes(Long.toString(slot.lentBatch())));
+        for (Map.Entry<Key, Entry> e : slot.lentEntries(c.now).entrySet()) {
+          long at = e.getValue().expireAt;
+          reply.add(e.getKey().bytes());
+          reply.add(bytes(Long.toString(at == 0 ? 0 : Math.max(1, at - c.now))));
+          reply.add(Dump.dump(e.getValue()));
+        }
+      } else {
+        slot.returnToken(0);
+        reply.add(bytes("0"));
+        done = true;
+      }
+    }
+    if (done && peer != null) { // not a lent batch whose keys all expired: [id] alone
+      cluster.endReturn(s, peer); // outside the slot's lock: the state's lock is never taken inside one
+    }
+    c.reply.bulks(reply);
+  }
+
+  /** Lends the next batch: up to {@link #BATCH} keys and about {@link #BATCH_BYTES} of values. */
+  private static void lend(Slot slot, long now) {
+    List<byte[]> keys = slot.keys(now, BATCH);
+    long bytes = 0;
+    int n = 0;
+    for (byte[] k : keys) {
+      Entry e = slot.get(new Key(k), now);
+      n++;
+      if (e != null && (bytes += e.valueBytes()) >= BATCH_BYTES) {
+        break;
+      }
+    }
+    slot.lend(now, n, BATCHES.incrementAndGet());
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+}

@@ -1,0 +1,302 @@
+package io.atoll.kv;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.Pod;
+import io.atoll.core.PodId;
+import io.atoll.core.Ticker;
+import io.atoll.core.allocation.AllocationStrategy;
+import io.atoll.core.allocation.Move;
+import io.atoll.core.allocation.RebalanceLimits;
+import io.atoll.core.slots.KeySlots;
+import io.atoll.core.spi.PodHealth;
+import io.atoll.manager.ManagerObserver;
+import io.atoll.manager.ManagerSecurity;
+import io.atoll.manager.ManagerSettings;
+import io.atoll.manager.ShardManager;
+import io.atoll.store.file.FileAssignmentStore;
+import io.atoll.transport.grpc.security.ConfigSigner;
+import io.atoll.transport.grpc.security.WireSecurity;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.random.RandomGenerator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A hand-off that stops part way, then the manager sends the slot elsewhere: a real shard manager
+ * whose strategy the test scripts, three managed nodes in one JVM, a Lettuce cluster client
+ * writing and reading throughout. The first target runs out of memory part way (its maxmemory
+ * refuses RESTORE-ASKING), so some keys of a slot are on it and the rest on the source; the
+ * manager then plans the slot to a third node. The source brings the first target's keys back
+ * (a return) and hands the slot to the third node with every key.
+ */
+class KvManagedReturnTest {
+  @TempDir
+  Path dir;
+
+  private final ConfigSigner signer = ConfigSigner.generate();
+  private final Script script = new Script();
+  private final List<KvServer> nodes = new ArrayList<>();
+  private final List<AutoCloseable> closers = new ArrayList<>();
+  private ShardManager manager;
+
+  /** Every shard on {@link #home} unless {@link #plan} names its node (by client port). */
+  static final class Script implements AllocationStrategy {
+    volatile int home;
+    final Map<Integer, Integer> plan = new ConcurrentHashMap<>();
+
+    @Override
+    public List<Move> decide(ClusterConfig config, List<Pod> pods, RebalanceLimits limits, RandomGenerator random) {
+      Map<Integer, PodId> byPort = new java.util.HashMap<>();
+      for (Pod p : pods) {
+        byPort.put(p.id().address().port() - 10000, p.id());
+      }
+      List<Move> moves = new ArrayList<>();
+      for (int shard = 1; shard <= config.size(); shard++) {
+        PodId owner = config.owner(shard - 1);
+        PodId to = byPort.get(plan.getOrDefault(shard - 1, home));
+        if (to == null) {
+          continue;
+        }
+        boolean live = owner != null && pods.stream().anyMatch(p -> p.id().equals(owner));
+        if (!live) {
+          moves.add(new Move(shard, null, to));
+        } else if (!owner.equals(to)) {
+          moves.add(new Move(shard, owner, to));
+        }
+      }
+      return moves;
+    }
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    for (AutoCloseable c : closers) {
+      c.close();
+    }
+    nodes.forEach(KvServer::close);
+    if (manager != null) {
+      manager.close();
+    }
+  }
+
+  private void startManager() {
+    ManagerSettings settings = ManagerSettings.defaults().withNumberOfShards(16384)
+        .withLease(Duration.ofSeconds(4), Duration.ofMillis(500))
+        .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(4))
+        .withRebalanceIntervals(Duration.ofSeconds(1), Duration.ofMillis(300))
+        .withAllocation(RebalanceLimits.UNLIMITED, script);
+    manager = ShardManager.start(settings, FileAssignmentStore.open(dir.resolve("manager")), PodHealth.LEASE_ONLY,
+        "127.0.0.1", 0, Ticker.SYSTEM, new java.util.Random(1), ManagerObserver.NONE,
+        new ManagerSecurity(WireSecurity.PLAINTEXT, signer));
+  }
+
+  private KvServer node(long maxMemory) throws IOException {
+    int port = freePortPair();
+    KvSettings d = KvSettings.defaults(port, dir.resolve("kv-" + port));
+    KvSettings s = new KvSettings(d.bind(), d.port(), d.busPort(), d.dataDir(), d.eventLoops(), maxMemory,
+        d.maxBulkLength(), d.maxArrayLength(), d.maxInlineLength(), d.queryBufferLimit(), d.outputBufferLimit(),
+        d.nodeTimeoutMillis());
+    KvServer n = KvServer.startManaged(s, KvObserver.NONE, List.of(manager.address()), WireSecurity.PLAINTEXT,
+        Duration.ofSeconds(10), () -> { });
+    nodes.add(n);
+    return n;
+  }
+
+  private StatefulRedisConnection<String, String> direct(KvServer n) {
+    RedisClient c = RedisClient.create();
+    closers.add(c::shutdown);
+    return c.connect(RedisURI.create("127.0.0.1", n.port()));
+  }
+
+  private static final String PAD = "v".repeat(1000);
+
+  @Test
+  void aSlotWhoseHandOffStoppedPartWayGoesToAnotherNodeWithEveryKey() throws Exception {
+    startManager();
+    KvServer source = node(0);
+    script.home = source.port();
+    await().atMost(Duration.ofSeconds(30)).until(() -> source.ownedSlots() == 16384 && source.clusterOk());
+    KvServer first = node(64 << 10); // room for a few dozen keys of 1 kB
+    KvServer second = node(0);
+
+    List<String> tags = List.of("ret-a", "ret-b", "ret-c");
+    int[] slots = tags.stream().mapToInt(KeySlots::slotOf).toArray();
+    List<String> keys = new ArrayList<>();
+    for (String t : tags) {
+      for (int i = 0; i < 100; i++) {
+        keys.add("{" + t + "}:" + i);
+      }
+    }
+
+    RedisClusterClient cluster = RedisClusterClient.create(RedisURI.create("127.0.0.1", source.port()));
+    cluster.setOptions(ClusterClientOptions.builder().maxRedirects(10).topologyRefreshOptions(
+        ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers()
+            .enablePeriodicRefresh(Duration.ofMillis(500)).build()).build());
+    closers.add(cluster::shutdown);
+    StatefulRedisClusterConnection<String, String> conn = cluster.connect();
+    conn.setTimeout(Duration.ofSeconds(5));
+    RedisAdvancedClusterCommands<String, String> redis = conn.sync();
+    Map<String, Long> acked = new ConcurrentHashMap<>();
+    Map<String, Long> tried = new ConcurrentHashMap<>();
+    for (String k : keys) {
+      redis.set(k, "0:" + PAD);
+      acked.put(k, 0L);
+      tried.put(k, 0L);
+    }
+
+    // Writes and reads all along: each read must show the last acknowledged write or a later try.
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong errors = new AtomicLong();
+    List<String> wrong = java.util.Collections.synchronizedList(new ArrayList<>());
+    Thread writer = Thread.ofPlatform().daemon().name("return-writer").start(() -> {
+      long n = 0;
+      while (!stop.get()) {
+        String k = keys.get((int) (n++ % keys.size()));
+        try {
+          String v = redis.get(k);
+          Long seen = v == null ? null : Long.parseLong(v.substring(0, v.indexOf(':')));
+          if (seen == null || seen < acked.get(k) || seen > tried.get(k)) {
+            wrong.add(k + " read " + seen + ", acknowledged " + acked.get(k) + ", tried up to " + tried.get(k));
+          }
+          long next = tried.get(k) + 1;
+          tried.put(k, next);
+          redis.set(k, next + ":" + PAD);
+          acked.put(k, next);
+        } catch (RuntimeException e) {
+          errors.incrementAndGet();
+        }
+      }
+    });
+
+    try (StatefulRedisConnection<String, String> s = direct(source);
+        StatefulRedisConnection<String, String> f = direct(first);
+        StatefulRedisConnection<String, String> t = direct(second)) {
+      // The hand-off to the first target stops part way: some keys there, the rest on the source.
+      for (int slot : slots) {
+        script.plan.put(slot, first.port());
+      }
+      await().atMost(Duration.ofSeconds(30)).until(() -> java.util.Arrays.stream(slots).anyMatch(slot ->
+          f.sync().clusterCountKeysInSlot(slot) > 0 && s.sync().clusterCountKeysInSlot(slot) > 0));
+      // The manager sends the slots to the second node instead.
+      for (int slot : slots) {
+        script.plan.put(slot, second.port());
+      }
+      await().atMost(Duration.ofSeconds(40)).untilAsserted(() -> {
+        for (int slot : slots) {
+          assertThat(t.sync().clusterCountKeysInSlot(slot)).as("keys of slot %d on the new owner", slot)
+              .isEqualTo(100);
+          assertThat(f.sync().clusterCountKeysInSlot(slot)).as("on the first target").isZero();
+          assertThat(s.sync().clusterCountKeysInSlot(slot)).as("on the source").isZero();
+        }
+        assertThat(source.ownedSlots()).isEqualTo(16384 - slots.length);
+        assertThat(second.ownedSlots()).isEqualTo(slots.length);
+      });
+    } finally {
+      stop.set(true);
+      writer.join(10_000);
+    }
+    assertThat(wrong).as("reads that missed an acknowledged write").isEmpty();
+    assertThat(acked.values().stream().mapToLong(Long::longValue).sum()).as("writes acknowledged while slots moved")
+        .isGreaterThan(keys.size());
+    for (String k : keys) {
+      String v = redis.get(k);
+      assertThat(v).as(k).isNotNull();
+      long seen = Long.parseLong(v.substring(0, v.indexOf(':')));
+      assertThat(seen).as(k).isBetween(acked.get(k), tried.get(k));
+    }
+    assertThat(first.keys()).as("no key left on the first target").isZero();
+  }
+
+  @Test
+  void aFirstTargetThatDiesIsNotWaitedForAndTheSlotGoesOnWithEveryKeyTheSourceHeld() throws Exception {
+    startManager();
+    KvServer source = node(0);
+    script.home = source.port();
+    await().atMost(Duration.ofSeconds(30)).until(() -> source.ownedSlots() == 16384 && source.clusterOk());
+    KvServer first = node(64 << 10);
+    KvServer second = node(0);
+    String tag = "dies";
+    int slot = KeySlots.slotOf(tag);
+    RedisClusterClient cluster = RedisClusterClient.create(RedisURI.create("127.0.0.1", source.port()));
+    cluster.setOptions(ClusterClientOptions.builder().maxRedirects(10).topologyRefreshOptions(
+        ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers()
+            .enablePeriodicRefresh(Duration.ofMillis(500)).build()).build());
+    closers.add(cluster::shutdown);
+    RedisAdvancedClusterCommands<String, String> redis = cluster.connect().sync();
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      keys.add("{" + tag + "}:" + i);
+      redis.set(keys.get(i), i + ":" + PAD);
+    }
+    List<String> onFirst;
+    try (StatefulRedisConnection<String, String> s = direct(source);
+        StatefulRedisConnection<String, String> f = direct(first);
+        StatefulRedisConnection<String, String> t = direct(second)) {
+      script.plan.put(slot, first.port());
+      await().atMost(Duration.ofSeconds(30)).until(() -> f.sync().clusterCountKeysInSlot(slot) > 0
+          && s.sync().clusterCountKeysInSlot(slot) > 0);
+      // The first target dies; the manager sends the slot to the second node. The source cannot
+      // bring the keys back and keeps the slot until the manager declares the first target dead;
+      // then the slot is its own again and goes to the second node with the keys it held.
+      onFirst = f.sync().clusterGetKeysInSlot(slot, 1000);
+      nodes.remove(first);
+      first.close();
+      script.plan.put(slot, second.port());
+      await().atMost(Duration.ofSeconds(40)).untilAsserted(() -> {
+        assertThat(t.sync().clusterCountKeysInSlot(slot)).isEqualTo(100 - onFirst.size());
+        assertThat(s.sync().clusterCountKeysInSlot(slot)).isZero();
+        assertThat(second.ownedSlots()).isEqualTo(1);
+      });
+    }
+    for (int i = 0; i < keys.size(); i++) {
+      String v = redis.get(keys.get(i));
+      if (onFirst.contains(keys.get(i))) {
+        assertThat(v).as("%s died with the first target", keys.get(i)).isNull();
+      } else {
+        assertThat(v).as(keys.get(i)).isEqualTo(i + ":" + PAD);
+      }
+    }
+  }
+
+  private static int freePortPair() throws IOException {
+    java.util.Random r = new java.util.Random();
+    for (int i = 0; i < 1000; i++) {
+      int p = 11000 + r.nextInt(11000);
+      if (free(p) && free(p + 10000)) {
+        return p;
+      }
+    }
+    throw new IOException("no free port pair");
+  }
+
+  private static boolean free(int port) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.bind(new InetSocketAddress("127.0.0.1", port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}
