@@ -49,8 +49,6 @@ public final class ClusterState {
   private volatile String managedBy;
   /** Managed mode: whether this node may serve keys now (it holds a live lease). */
   private volatile BooleanSupplier serving = () -> true;
-  /** Managed mode: takes the keys of a slot whose import was abandoned (see {@link #managed}). */
-  private volatile java.util.function.IntConsumer abandoned = s -> { };
 
   /** A state starting from {@code initial}; {@code onChange} hears about every later change. */
   public ClusterState(ClusterView initial, LongSupplier clock, Consumer<ClusterView> onChange) {
@@ -93,18 +91,6 @@ public final class ClusterState {
    * lease is live).
    */
   public void managed(String manager, BooleanSupplier serving) {
-    managed(manager, serving, s -> { });
-  }
-
-  /**
-   * As {@link #managed(String, BooleanSupplier)}; {@code abandoned} hears, under this state's lock
-   * and before the view without the marks is published, each slot whose IMPORTING mark {@link
-   * #adopt} drops on a node that neither owned it nor owns it now (its source died, or a third node
-   * owns it): the keys that reached this node and its lent batch must go, or a later hand-off of
-   * the slot here would find old copies of keys deleted elsewhere since.
-   */
-  public void managed(String manager, BooleanSupplier serving, java.util.function.IntConsumer abandoned) {
-    this.abandoned = java.util.Objects.requireNonNull(abandoned, "abandoned");
     this.serving = java.util.Objects.requireNonNull(serving, "serving");
     this.managedBy = java.util.Objects.requireNonNull(manager, "manager");
   }
@@ -129,9 +115,7 @@ public final class ClusterState {
    * (left, or declared dead): the keys that reached it are gone with it, and the mark would keep
    * sending clients to a dead node and the slot from being handed to anyone else. The mark was
    * made for a hand-off the manager planned on a config listing the peer, and this node follows
-   * the same manager's configs in order, so a peer missing from a newer config has left. An
-   * IMPORTING mark dropped on a node that neither owned the slot nor owns it now takes the slot's
-   * keys here with it (see {@link #managed(String, BooleanSupplier, java.util.function.IntConsumer)}).
+   * the same manager's configs in order, so a peer missing from a newer config has left.
    */
   public synchronized boolean adopt(ClusterConfig config) {
     ClusterView v = view;
@@ -157,12 +141,6 @@ public final class ClusterState {
       }
       return v.me().equals(owner) || !e.getValue().equals(owner) || !active(config, e.getValue());
     });
-    for (int s : v.importing().keySet()) {
-      // Never a slot this node owned or owns now: only keys of a move here that will not be made.
-      if (!imp.containsKey(s) && !v.me().equals(config.owner(s)) && !v.me().equals(v.config().owner(s))) {
-        abandoned.accept(s);
-      }
-    }
     publish(new ClusterView(config, v.me(), mig, imp, v.failed()));
     return true;
   }

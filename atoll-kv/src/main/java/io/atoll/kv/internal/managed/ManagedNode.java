@@ -84,12 +84,7 @@ public final class ManagedNode implements AutoCloseable {
     }
     LongSupplier nanos = System::nanoTime;
     NodeLease lease = new NodeLease(nanos);
-    cluster.managed(String.join(",", managers.stream().map(PodAddress::toString).toList()), lease::serving, s -> {
-      io.atoll.kv.internal.store.Slot slot = store.slot(s);
-      synchronized (slot) {
-        slot.clear(); // with its lent batch
-      }
-    });
+    cluster.managed(String.join(",", managers.stream().map(PodAddress::toString).toList()), lease::serving);
     // Its TLS client port goes to the manager, whose configs carry it to every node and client.
     Pod managed = new Pod(ManagedConfigs.toManager(me.id()), VERSION, Pod.DEFAULT_ROLES, Nodes.tlsPort(me));
     ExecutorService workers = Executors.newFixedThreadPool(HandOffs.PARALLEL, r -> {

@@ -276,47 +276,6 @@ class ClusterStateTest {
   }
 
   @Test
-  void anImportAbandonedOnANodeThatDoesNotOwnTheSlotTakesItsKeysButNeverOnTheOwner() {
-    ClusterState source = node(7001);
-    Pod me = source.view().config().pod(source.view().me()).orElseThrow().pod();
-    Pod target = Nodes.pod("127.0.0.1", 7002, 7002 * 7919L, 17002);
-    ClusterState importer = new ClusterState(ClusterState.fresh(target), clock::get, saved::add);
-    List<Integer> sourceDropped = new ArrayList<>();
-    List<Integer> importerDropped = new ArrayList<>();
-    source.managed("m", () -> true, sourceDropped::add);
-    importer.managed("m", () -> true, importerDropped::add);
-    assertThat(source.adopt(managed(me, target, PodStatus.ACTIVE, 2))).isTrue();
-    assertThat(importer.adopt(managed(me, target, PodStatus.ACTIVE, 2))).isTrue();
-    // Slots 3 and 4 are returning, 5 moves forward, 6 moves and is made (the target owns it).
-    importer.markImporting(new int[] {3, 4, 5, 6}, me.id());
-    source.markMigrating(new int[] {3, 4, 5, 6}, target.id());
-    assertThat(source.markReturning(new int[] {3, 4}, target.id())).containsExactly(3, 4);
-    assertThat(importer.markReturning(new int[] {3, 4}, me.id())).containsExactly(3, 4);
-    ClusterConfig made = managed(me, target, PodStatus.ACTIVE, 3).toBuilder()
-        .claim(6, Claim.stable(target.id(), 3)).build();
-    assertThat(importer.adopt(made)).isTrue();
-    assertThat(source.adopt(made)).isTrue();
-    assertThat(importer.view().importing()).containsOnlyKeys(3, 4, 5);
-    assertThat(importerDropped).as("a move made keeps its keys").isEmpty();
-    assertThat(sourceDropped).isEmpty();
-    // The source dies: the target's marks go and with them the keys of 3, 4 and 5 there, which a
-    // later hand-off of those slots to it (from whoever gets them) must not find.
-    ClusterConfig.Builder b = ClusterConfig.empty(16384).toBuilder().pod(new PodEntry(me, PodStatus.GONE, 4))
-        .pod(new PodEntry(target, PodStatus.ACTIVE, 1));
-    for (int s = 0; s < 10; s++) {
-      b.claim(s, Claim.stable(s == 6 ? target.id() : me.id(), 4));
-    }
-    assertThat(importer.adopt(b.build())).isTrue();
-    assertThat(importer.view().importing()).isEmpty();
-    assertThat(importer.view().migrating()).isEmpty();
-    assertThat(importerDropped).containsExactlyInAnyOrder(3, 4, 5);
-    // The target dies instead, seen from the source: its marks go, its keys (it owns the slots) stay.
-    assertThat(source.adopt(managed(me, target, PodStatus.GONE, 4))).isTrue();
-    assertThat(source.view().migrating()).isEmpty();
-    assertThat(sourceDropped).isEmpty();
-  }
-
-  @Test
   void aPeerConfigLaidOutInMoreThanTheSlotSpaceIsRefusedAndChangesNothing() {
     ClusterState a = node(7001);
     ClusterState b = node(7002);
