@@ -155,11 +155,15 @@ class KvAuthTest {
           c.sync().get("lettuce");
         }
       }).isInstanceOfAny(RedisConnectionException.class, RedisCommandExecutionException.class)
-          .satisfies(e -> assertThat(messages(e)).contains("NOAUTH"));
+          .satisfies(e -> assertThat(messages(e)).containsAnyOf("NOAUTH", "RedisHandshakeHandler not registered"));
       RedisURI wrong = RedisURI.builder().withHost("127.0.0.1").withPort(server.port())
           .withAuthentication("default", "nope".toCharArray()).build();
-      assertThatThrownBy(() -> lettuce.connect(wrong).close())
-          .satisfies(e -> assertThat(messages(e)).contains("WRONGPASS"));
+      // Refused (and above: refused without a password). Lettuce's exception carries the server's WRONGPASS, except when that reply is
+      // handled before Lettuce's own connect listener runs (a loaded machine): its handshake handler
+      // is gone by then and it reports "RedisHandshakeHandler not registered" instead. So the words
+      // themselves are checked with Jedis and redis-cli, which have no such race.
+      assertThatThrownBy(() -> lettuce.connect(wrong).close()).isInstanceOf(RedisConnectionException.class)
+          .satisfies(e -> assertThat(messages(e)).containsAnyOf("WRONGPASS", "RedisHandshakeHandler not registered"));
     } finally {
       lettuce.shutdown();
     }
