@@ -28,8 +28,6 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -113,7 +111,7 @@ class KvManagedReturnTest {
   }
 
   private KvServer node(long maxMemory) throws IOException {
-    int port = freePortPair();
+    int port = KvNodes.freeManagedPorts();
     KvSettings d = KvSettings.defaults(port, dir.resolve("kv-" + port));
     KvSettings s = new KvSettings(d.bind(), d.port(), d.busPort(), d.dataDir(), d.eventLoops(), maxMemory,
         d.maxBulkLength(), d.maxArrayLength(), d.maxInlineLength(), d.queryBufferLimit(), d.outputBufferLimit(),
@@ -277,26 +275,6 @@ class KvManagedReturnTest {
       } else {
         assertThat(v).as(keys.get(i)).isEqualTo(i + ":" + PAD);
       }
-    }
-  }
-
-  private static int freePortPair() throws IOException {
-    java.util.Random r = new java.util.Random();
-    for (int i = 0; i < 1000; i++) {
-      int p = 11000 + r.nextInt(11000);
-      if (free(p) && free(p + 10000)) {
-        return p;
-      }
-    }
-    throw new IOException("no free port pair");
-  }
-
-  private static boolean free(int port) {
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", port));
-      return true;
-    } catch (IOException e) {
-      return false;
     }
   }
 }

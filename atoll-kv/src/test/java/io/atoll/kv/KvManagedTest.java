@@ -33,8 +33,6 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -95,7 +93,7 @@ class KvManagedTest {
   }
 
   private KvServer node(List<PodAddress> managers) throws IOException {
-    int port = freePortPair();
+    int port = KvNodes.freeManagedPorts();
     KvServer n = KvServer.startManaged(KvSettings.defaults(port, dir.resolve("kv-" + port)), KvObserver.NONE,
         managers, WireSecurity.PLAINTEXT, Duration.ofSeconds(10), () -> { });
     nodes.add(n);
@@ -286,7 +284,7 @@ class KvManagedTest {
   @Test
   void aNodeToldNotToRideOutAnOutageFencesWhenItsLeaseRunsOutAndServesAgainWhenTheManagerReturns()
       throws Exception {
-    int port = freePortPair();
+    int port = KvNodes.freeManagedPorts();
     KvServer a = KvServer.startManaged(KvSettings.defaults(port, dir.resolve("kv-" + port)), KvObserver.NONE,
         List.of(manager.address()), WireSecurity.PLAINTEXT, Duration.ofSeconds(10), () -> { }, false);
     nodes.add(a);
@@ -420,7 +418,7 @@ class KvManagedTest {
     ca.issue(io.atoll.transport.grpc.security.Role.POD, "kv", List.of()).write(certs, "kv");
     List<Integer> tlsPorts = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
-      int port = freePortTriple();
+      int port = KvNodes.freeManagedPorts(1);
       KvTls tls = new KvTls(port + 1, certs.resolve("ca.pem"), certs.resolve("kv.pem"), certs.resolve("kv.key"),
           KvTls.ClientCerts.NONE);
       nodes.add(KvServer.startManaged(KvSettings.defaults(port, dir.resolve("kv-" + port)).withPassword("pw")
@@ -456,37 +454,5 @@ class KvManagedTest {
     c.setOptions(ClusterClientOptions.builder().sslOptions(io.lettuce.core.SslOptions.builder().jdkSslProvider()
         .trustManager(dir.resolve("certs").resolve("ca.pem").toFile()).build()).build());
     return c;
-  }
-
-  /** A port p with p + 1 (TLS) and p + 10000 (control) free too. */
-  private static int freePortTriple() throws IOException {
-    java.util.Random r = new java.util.Random();
-    for (int i = 0; i < 1000; i++) {
-      int p = 11000 + r.nextInt(11000);
-      if (free(p) && free(p + 1) && free(p + 10000)) {
-        return p;
-      }
-    }
-    throw new IOException("no free port triple");
-  }
-
-  private static int freePortPair() throws IOException {
-    java.util.Random r = new java.util.Random();
-    for (int i = 0; i < 1000; i++) {
-      int p = 11000 + r.nextInt(11000);
-      if (free(p) && free(p + 10000)) {
-        return p;
-      }
-    }
-    throw new IOException("no free port pair");
-  }
-
-  private static boolean free(int port) {
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", port));
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
   }
 }

@@ -28,7 +28,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -141,7 +140,7 @@ class KvManagedTlsTest {
 
   @Test
   void handOffsMoveTheKeysOverTheTargetsTlsPortSoANodeServingOnlyTlsReceivesThem() throws Exception {
-    int pa = freePorts(1);
+    int pa = KvNodes.freeManagedPorts(1);
     KvServer a = node(pa, pa + 1, false, KvTls.ClientCerts.REQUIRE);
     awaitSpread(1);
     RedisAdvancedClusterCommands<String, String> sync = lettuce(a.tlsPort());
@@ -169,7 +168,7 @@ class KvManagedTlsTest {
     });
     // The new node serves clients over TLS only: its plaintext port is closed, so every key that
     // reaches it came over its TLS port, with a's pod certificate (client certificates required).
-    int pb = freePorts(1);
+    int pb = KvNodes.freeManagedPorts(1);
     KvServer b = node(pb, pb + 1, true, KvTls.ClientCerts.REQUIRE);
     assertThat(listening(b.port())).as("the TLS-only node's plaintext port").isFalse();
     awaitSpread(2);
@@ -190,7 +189,7 @@ class KvManagedTlsTest {
 
   @Test
   void aManagedNodesTlsPortNeedsAPodCertificateForItsHandOffs() throws Exception {
-    int p = freePorts(1);
+    int p = KvNodes.freeManagedPorts(1);
     KvTls admin = new KvTls(p + 1, certs.resolve("ca.pem"), certs.resolve("client.pem"), certs.resolve("client.key"),
         KvTls.ClientCerts.REQUIRE);
     ca.issue(Role.POD, "kv-pod", List.of()).write(certs, "kv-pod");
@@ -205,7 +204,7 @@ class KvManagedTlsTest {
   void nodesWithTlsPortsAtDifferentOffsetsAdvertiseEachOthersToTlsClusterClients() throws Exception {
     List<KvServer> started = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      int p = freePorts(1 + 2 * i);
+      int p = KvNodes.freeManagedPorts(1 + 2 * i);
       started.add(node(p, p + 1 + 2 * i, false, KvTls.ClientCerts.OPTIONAL)); // offsets 1, 3, 5
     }
     awaitSpread(3);
@@ -277,27 +276,6 @@ class KvManagedTlsTest {
       return false;
     } catch (IOException e) {
       return true;
-    }
-  }
-
-  /** A port p with p + tlsOffset (TLS) and p + 10000 (control) free too, below the ephemeral range. */
-  private static int freePorts(int tlsOffset) throws IOException {
-    java.util.Random r = new java.util.Random();
-    for (int i = 0; i < 1000; i++) {
-      int p = 11000 + r.nextInt(11000);
-      if (free(p) && free(p + tlsOffset) && free(p + 10000)) {
-        return p;
-      }
-    }
-    throw new IOException("no free ports");
-  }
-
-  private static boolean free(int port) {
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", port));
-      return true;
-    } catch (IOException e) {
-      return false;
     }
   }
 }
