@@ -18,7 +18,6 @@ import io.atoll.manager.round.Rounds;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
@@ -38,14 +37,6 @@ class GrownSpacesTest {
   final VirtualTime.SimLoop loop = vt.newLoop();
   final MemoryStore store = new MemoryStore();
 
-  <T> T onLoop(Supplier<T> s) {
-    Object[] out = new Object[1];
-    loop.runAsLoop(() -> out[0] = s.get());
-    @SuppressWarnings("unchecked")
-    T t = (T) out[0];
-    return t;
-  }
-
   Journal journal(Spaces spaces) {
     return new Journal(store, vt.executor(Duration.ofMillis(5).toNanos(), () -> true), loop, vt, spaces, c -> {},
         e -> {}, Duration.ofSeconds(1), Duration.ofMillis(200), Journal.MAX_TOMBSTONES, Journal.MAX_PRUNED);
@@ -58,7 +49,7 @@ class GrownSpacesTest {
   }
 
   ClusterConfig register(Membership m, Pod pod) {
-    CompletableFuture<ClusterConfig> f = onLoop(() -> m.register(pod));
+    CompletableFuture<ClusterConfig> f = loop.callAsLoop(() -> m.register(pod));
     vt.advance(Duration.ofMillis(10));
     return f.join();
   }
@@ -66,7 +57,7 @@ class GrownSpacesTest {
   @Test
   void aPodOfANewRoleGetsASpaceAppendedAndSavedWithItsEntry() {
     Journal j = journal(Spaces.parse("default=4"));
-    onLoop(() -> j.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     ClusterConfig c = register(membership(j, 3), WORKER);
     assertThat(c.spaces()).isEqualTo(Spaces.parse("default=4,worker=3"));
     assertThat(c.isActive(WORKER.id())).isTrue();
@@ -80,7 +71,7 @@ class GrownSpacesTest {
   @Test
   void withNoNewSpaceShardsThePodIsAcceptedAndTheLayoutStays() {
     Journal j = journal(Spaces.parse("default=4"));
-    onLoop(() -> j.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     ClusterConfig c = register(membership(j, 0), WORKER);
     assertThat(c.spaces()).isEqualTo(Spaces.parse("default=4"));
     assertThat(c.isActive(WORKER.id())).isTrue();
@@ -89,14 +80,14 @@ class GrownSpacesTest {
   @Test
   void aSpaceBeyondTheBoundsIsRefusedNamingTheRoleAndTheBoundAndNothingIsSaved() {
     Journal j = journal(Spaces.parse("default=" + (ManagerSettings.MAX_SHARDS - 50)));
-    onLoop(() -> j.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     long version = store.version();
-    CompletableFuture<ClusterConfig> f = onLoop(() -> membership(j, 100).register(WORKER));
+    CompletableFuture<ClusterConfig> f = loop.callAsLoop(() -> membership(j, 100).register(WORKER));
     vt.advance(Duration.ofMillis(10));
     assertThatThrownBy(f::join).hasCauseInstanceOf(IllegalStateException.class)
         .hasMessageContaining("space 'worker'").hasMessageContaining("at most " + ManagerSettings.MAX_SHARDS);
     assertThat(store.version()).isEqualTo(version);
-    assertThat(onLoop(j::config).pod(WORKER.id())).isEmpty();
+    assertThat(loop.callAsLoop(j::config).pod(WORKER.id())).isEmpty();
   }
 
   @Test
@@ -116,15 +107,15 @@ class GrownSpacesTest {
   @Test
   void aRestartWithTheFirstSpacesKeepsTheGrownLayoutAndItsClaims() {
     Journal first = journal(Spaces.parse("default=4"));
-    onLoop(() -> first.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> first.recover(UnaryOperator.identity()));
     register(membership(first, 3), WORKER);
-    CompletableFuture<ClusterConfig> placed = onLoop(() -> first.transition(c -> c.toBuilder()
+    CompletableFuture<ClusterConfig> placed = loop.callAsLoop(() -> first.transition(c -> c.toBuilder()
         .claim(5, Claim.stable(WORKER.id(), c.epoch() + 1)).build()));
     vt.advance(Duration.ofMillis(10));
     placed.join();
     vt.advance(Duration.ofSeconds(2));
     Journal second = journal(Spaces.parse("default=4"));
-    ClusterConfig c = onLoop(() -> second.recover(Rounds::reassert));
+    ClusterConfig c = loop.callAsLoop(() -> second.recover(Rounds::reassert));
     assertThat(c.spaces()).isEqualTo(Spaces.parse("default=4,worker=3"));
     assertThat(c.activeOwner(5)).isEqualTo(WORKER.id());
   }
@@ -132,10 +123,10 @@ class GrownSpacesTest {
   @Test
   void aRestartWithSpacesAppendedToTheStoredOnesGrowsTheLayout() {
     Journal first = journal(Spaces.parse("default=4"));
-    onLoop(() -> first.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> first.recover(UnaryOperator.identity()));
     vt.advance(Duration.ofSeconds(2));
     Journal second = journal(Spaces.parse("default=4,worker=2"));
-    ClusterConfig c = onLoop(() -> second.recover(UnaryOperator.identity()));
+    ClusterConfig c = loop.callAsLoop(() -> second.recover(UnaryOperator.identity()));
     assertThat(c.spaces()).isEqualTo(Spaces.parse("default=4,worker=2"));
     assertThat(ManagerState.decode(store.load().orElseThrow().data()).config().spaces()).isEqualTo(c.spaces());
   }
@@ -143,11 +134,11 @@ class GrownSpacesTest {
   @Test
   void aRestartWithALayoutThatNeitherExtendsIsRefusedNamingBoth() {
     Journal first = journal(Spaces.parse("default=4"));
-    onLoop(() -> first.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> first.recover(UnaryOperator.identity()));
     register(membership(first, 3), WORKER);
     vt.advance(Duration.ofSeconds(2));
     Journal second = journal(Spaces.parse("default=4,worker=5"));
-    assertThatThrownBy(() -> onLoop(() -> second.recover(UnaryOperator.identity())))
+    assertThatThrownBy(() -> loop.callAsLoop(() -> second.recover(UnaryOperator.identity())))
         .isInstanceOf(StoreException.class).hasMessageContaining("default=4,worker=3")
         .hasMessageContaining("default=4,worker=5");
   }

@@ -35,16 +35,8 @@ class JournalTest {
         deposed::add);
   }
 
-  <T> T onLoop(java.util.function.Supplier<T> s) {
-    Object[] out = new Object[1];
-    loop.runAsLoop(() -> out[0] = s.get());
-    @SuppressWarnings("unchecked")
-    T t = (T) out[0];
-    return t;
-  }
-
   CompletableFuture<ClusterConfig> transition(Journal j, UnaryOperator<ClusterConfig> change) {
-    return onLoop(() -> j.transition(change));
+    return loop.callAsLoop(() -> j.transition(change));
   }
 
   ManagerState stored() {
@@ -54,7 +46,7 @@ class JournalTest {
   @Test
   void aFirstStartTakesTermOneAndSavesAnEmptyConfig() {
     Journal j = journal(4);
-    ClusterConfig c = onLoop(() -> j.recover(Rounds::reassert));
+    ClusterConfig c = loop.callAsLoop(() -> j.recover(Rounds::reassert));
     assertThat(j.term()).isEqualTo(1);
     assertThat(c).isEqualTo(ClusterConfig.empty(4));
     assertThat(stored()).isEqualTo(new ManagerState(1, c));
@@ -64,24 +56,24 @@ class JournalTest {
   @Test
   void eachStartTakesTheNextTermAndSavesItsStartOfTermBeforeAnythingElse() {
     Journal first = journal(2);
-    onLoop(() -> first.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> first.recover(UnaryOperator.identity()));
     transition(first, c -> Rounds.join(c, A));
     vt.advance(Duration.ofMillis(10));
     Journal second = journal(2);
-    ClusterConfig c = onLoop(() -> second.recover(x -> Rounds.join(x, B)));
+    ClusterConfig c = loop.callAsLoop(() -> second.recover(x -> Rounds.join(x, B)));
     assertThat(second.term()).isEqualTo(2);
     assertThat(c.isActive(A.id())).isTrue();
     assertThat(c.isActive(B.id())).isTrue();
     assertThat(stored()).isEqualTo(new ManagerState(2, c));
-    assertThat(onLoop(second::config)).isSameAs(c);
+    assertThat(loop.callAsLoop(second::config)).isSameAs(c);
   }
 
   @Test
   void aStoreOfAnotherSizeIsRefusedNamingBothSizes() {
     Journal j = journal(3);
-    onLoop(() -> j.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     Journal other = journal(5);
-    assertThatThrownBy(() -> onLoop(() -> other.recover(UnaryOperator.identity())))
+    assertThatThrownBy(() -> loop.callAsLoop(() -> other.recover(UnaryOperator.identity())))
         .isInstanceOf(StoreException.class).hasMessageContaining("holds 3 shards").hasMessageContaining("set to 5");
   }
 
@@ -89,7 +81,7 @@ class JournalTest {
   void aStartWhoseSaveFailsTakesNoTerm() {
     Journal j = journal(1);
     store.failSaves(1, MemoryStore.Failure.BEFORE_WRITE);
-    assertThatThrownBy(() -> onLoop(() -> j.recover(UnaryOperator.identity()))).isInstanceOf(StoreException.class);
+    assertThatThrownBy(() -> loop.callAsLoop(() -> j.recover(UnaryOperator.identity()))).isInstanceOf(StoreException.class);
     assertThat(j.term()).isZero();
     assertThat(store.load()).isEmpty();
   }
@@ -97,11 +89,11 @@ class JournalTest {
   @Test
   void aTransitionIsInstalledOnlyAfterItsSave() {
     Journal j = journal(2);
-    onLoop(() -> j.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     CompletableFuture<ClusterConfig> f = transition(j, c -> Rounds.join(c, A));
     vt.advance(Duration.ofMillis(1));
     assertThat(f).isNotDone();
-    assertThat(onLoop(j::config).isActive(A.id())).isFalse();
+    assertThat(loop.callAsLoop(j::config).isActive(A.id())).isFalse();
     assertThat(installed).isEmpty();
     vt.advance(Duration.ofMillis(10));
     assertThat(f.join().isActive(A.id())).isTrue();
@@ -113,7 +105,7 @@ class JournalTest {
   @Test
   void transitionsRunOneAfterAnotherEachFromTheConfigBeforeIt() {
     Journal j = journal(2);
-    onLoop(() -> j.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     CompletableFuture<ClusterConfig> first = transition(j, c -> Rounds.join(c, A));
     CompletableFuture<ClusterConfig> second = transition(j, c -> {
       assertThat(c.isActive(A.id())).as("computed after the first is installed").isTrue();
@@ -128,7 +120,7 @@ class JournalTest {
   @Test
   void aTransitionThatChangesNothingSavesNothing() {
     Journal j = journal(2);
-    ClusterConfig start = onLoop(() -> j.recover(UnaryOperator.identity()));
+    ClusterConfig start = loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     CompletableFuture<ClusterConfig> f = transition(j, c -> c);
     vt.advance(Duration.ofMillis(10));
     assertThat(f.join()).isSameAs(start);
@@ -139,7 +131,7 @@ class JournalTest {
   @Test
   void aChangeThatThrowsFailsOnlyItsOwnTransition() {
     Journal j = journal(2);
-    onLoop(() -> j.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     CompletableFuture<ClusterConfig> bad = transition(j, c -> {
       throw new IllegalArgumentException("boom");
     });
@@ -152,14 +144,14 @@ class JournalTest {
   @Test
   void aSaveThatFailsBeforeWritingInstallsNothingAndTheNextOneSucceeds() {
     Journal j = journal(2);
-    ClusterConfig start = onLoop(() -> j.recover(UnaryOperator.identity()));
+    ClusterConfig start = loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     store.failSaves(1, MemoryStore.Failure.BEFORE_WRITE);
     CompletableFuture<ClusterConfig> f = transition(j, c -> Rounds.join(c, A));
     vt.advance(Duration.ofMillis(10));
     assertThat(f).isCompletedExceptionally();
     assertThat(f.handle((v, e) -> e).join()).as("the store's own exception, unwrapped")
         .isExactlyInstanceOf(io.atoll.core.spi.StoreException.class).hasMessageContaining("save failed (injected)");
-    assertThat(onLoop(j::config)).isSameAs(start);
+    assertThat(loop.callAsLoop(j::config)).isSameAs(start);
     assertThat(installed).isEmpty();
     CompletableFuture<ClusterConfig> g = transition(j, c -> Rounds.join(c, B));
     vt.advance(Duration.ofMillis(10));
@@ -170,12 +162,12 @@ class JournalTest {
   @Test
   void aSaveThatWroteButFailedIsInstalledAndTheNextOneSucceeds() {
     Journal j = journal(2);
-    onLoop(() -> j.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     store.failSaves(1, MemoryStore.Failure.AFTER_WRITE);
     CompletableFuture<ClusterConfig> f = transition(j, c -> Rounds.join(c, A));
     vt.advance(Duration.ofMillis(10));
     assertThat(f).isCompletedExceptionally();
-    assertThat(onLoop(j::config).isActive(A.id())).isTrue();
+    assertThat(loop.callAsLoop(j::config).isActive(A.id())).isTrue();
     assertThat(installed).hasSize(1);
     CompletableFuture<ClusterConfig> g = transition(j, c -> Rounds.join(c, B));
     vt.advance(Duration.ofMillis(10));
@@ -186,13 +178,13 @@ class JournalTest {
   @Test
   void aFailedSaveWhoseStoreCannotBeReadLeavesTheConfigAlone() {
     Journal j = journal(2);
-    ClusterConfig start = onLoop(() -> j.recover(UnaryOperator.identity()));
+    ClusterConfig start = loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     store.failSaves(1, MemoryStore.Failure.BEFORE_WRITE);
     store.failLoads(1);
     CompletableFuture<ClusterConfig> f = transition(j, c -> Rounds.join(c, A));
     vt.advance(Duration.ofMillis(10));
     assertThat(f).isCompletedExceptionally();
-    assertThat(onLoop(j::config)).isSameAs(start);
+    assertThat(loop.callAsLoop(j::config)).isSameAs(start);
     assertThat(deposed).isEmpty();
     assertThat(j.closed()).isFalse();
   }
@@ -200,20 +192,20 @@ class JournalTest {
   @Test
   void aSaveOfThisTermAppliedAfterItsErrorIsInstalledAtTheNextConflictNotTakenForADeposition() {
     Journal j = journal(2);
-    ClusterConfig start = onLoop(() -> j.recover(UnaryOperator.identity()));
+    ClusterConfig start = loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     store.failSaves(1, MemoryStore.Failure.LATER);
     store.failLoads(1); // the read-back after it fails too: the store is still down
     CompletableFuture<ClusterConfig> f = transition(j, c -> Rounds.join(c, A));
     vt.advance(Duration.ofMillis(20));
     assertThat(f).isCompletedExceptionally();
-    assertThat(onLoop(j::config)).isSameAs(start);
+    assertThat(loop.callAsLoop(j::config)).isSameAs(start);
     store.applyLateSaves(); // the store resumes and runs the save it was sent
     CompletableFuture<ClusterConfig> g = transition(j, c -> Rounds.join(c, B));
     vt.advance(Duration.ofMillis(20));
     assertThat(g).as("computed from the config before the late save").isCompletedExceptionally();
     assertThat(deposed).as("only this manager writes under its term").isEmpty();
     assertThat(j.closed()).isFalse();
-    assertThat(onLoop(j::config).isActive(A.id())).as("the late save, read back and installed").isTrue();
+    assertThat(loop.callAsLoop(j::config).isActive(A.id())).as("the late save, read back and installed").isTrue();
     assertThat(installed).hasSize(1);
     CompletableFuture<ClusterConfig> h = transition(j, c -> Rounds.join(c, B));
     vt.advance(Duration.ofMillis(20));
@@ -225,7 +217,7 @@ class JournalTest {
   @Test
   void aStateOfThisTermThatThisManagerDidNotWriteDeposesItAndIsNotInstalled() {
     Journal j = journal(2);
-    ClusterConfig start = onLoop(() -> j.recover(UnaryOperator.identity()));
+    ClusterConfig start = loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     // Another writer under the same term (a store whose term counter went back granted it twice).
     ClusterConfig foreign = Rounds.join(start, B);
     store.overwrite(new ManagerState(1, foreign).encode());
@@ -234,14 +226,14 @@ class JournalTest {
     assertThat(f).isCompletedExceptionally();
     assertThat(deposed).hasSize(1);
     assertThat(j.closed()).isTrue();
-    assertThat(onLoop(j::config)).as("the foreign state is never installed").isSameAs(start);
+    assertThat(loop.callAsLoop(j::config)).as("the foreign state is never installed").isSameAs(start);
     assertThat(installed).isEmpty();
   }
 
   @Test
   void aStoreThatLostItsStateDeposesTheManager() {
     Journal j = journal(2);
-    onLoop(() -> j.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     CompletableFuture<ClusterConfig> f = transition(j, c -> Rounds.join(c, A));
     vt.advance(Duration.ofMillis(20));
     assertThat(f.join().isActive(A.id())).isTrue();
@@ -250,15 +242,15 @@ class JournalTest {
     vt.advance(Duration.ofMillis(20));
     assertThat(g).isCompletedExceptionally();
     assertThat(deposed).hasSize(1);
-    assertThat(onLoop(j::config).isActive(B.id())).isFalse();
+    assertThat(loop.callAsLoop(j::config).isActive(B.id())).isFalse();
   }
 
   @Test
   void aManagerWhoseSaveMeetsANewerWriterIsDeposedOnceAndWritesNothingMore() {
     Journal old = journal(2);
-    onLoop(() -> old.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> old.recover(UnaryOperator.identity()));
     Journal newer = journal(2);
-    onLoop(() -> newer.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> newer.recover(UnaryOperator.identity()));
     CompletableFuture<ClusterConfig> f = transition(old, c -> Rounds.join(c, A));
     vt.advance(Duration.ofMillis(10));
     assertThat(f).isCompletedExceptionally();
@@ -266,7 +258,7 @@ class JournalTest {
     assertThat(deposed.get(0)).as("the store said the term is stale: no read-back needed")
         .isInstanceOf(io.atoll.core.spi.StaleTermException.class);
     assertThat(old.closed()).isTrue();
-    assertThat((boolean) onLoop(() -> old.leads(vt.nanoTime()))).as("a deposed term grants nothing").isFalse();
+    assertThat((boolean) loop.callAsLoop(() -> old.leads(vt.nanoTime()))).as("a deposed term grants nothing").isFalse();
     CompletableFuture<ClusterConfig> g = transition(old, c -> Rounds.join(c, B));
     vt.advance(Duration.ofMillis(10));
     assertThatThrownBy(g::join).hasMessageContaining("closed");
@@ -278,7 +270,7 @@ class JournalTest {
   @Test
   void aFailedSaveThatFindsANewerTermInTheStoreIsDeposed() {
     Journal j = journal(2);
-    onLoop(() -> j.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     store.overwrite(new ManagerState(5, ClusterConfig.empty(2)).encode());
     store.failSaves(1, MemoryStore.Failure.BEFORE_WRITE);
     transition(j, c -> Rounds.join(c, A));
@@ -290,10 +282,10 @@ class JournalTest {
   @Test
   void aClosedJournalRefusesTransitions() {
     Journal j = journal(2);
-    onLoop(() -> j.recover(UnaryOperator.identity()));
-    assertThat((boolean) onLoop(() -> j.leads(vt.nanoTime()))).isTrue();
+    loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
+    assertThat((boolean) loop.callAsLoop(() -> j.leads(vt.nanoTime()))).isTrue();
     loop.runAsLoop(j::close);
-    assertThat((boolean) onLoop(() -> j.leads(vt.nanoTime()))).as("a closed term grants nothing").isFalse();
+    assertThat((boolean) loop.callAsLoop(() -> j.leads(vt.nanoTime()))).as("a closed term grants nothing").isFalse();
     CompletableFuture<ClusterConfig> f = transition(j, c -> Rounds.join(c, A));
     vt.advance(Duration.ofMillis(10));
     assertThat(f).isCompletedExceptionally();
@@ -304,7 +296,7 @@ class JournalTest {
   @Test
   void loopOnlyMethodsRefuseOtherCallers() {
     Journal j = journal(2);
-    onLoop(() -> j.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> j.recover(UnaryOperator.identity()));
     assertThatThrownBy(j::config).isInstanceOf(IllegalStateException.class).hasMessageContaining("loop");
     assertThatThrownBy(() -> j.transition(c -> c)).isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> journal(2).recover(UnaryOperator.identity())).isInstanceOf(IllegalStateException.class);
@@ -317,13 +309,13 @@ class JournalTest {
         "another key").encode());
     Journal j = journal(2);
     j.keepSigningKey("this manager's key");
-    assertThatThrownBy(() -> onLoop(() -> j.recover(UnaryOperator.identity())))
+    assertThatThrownBy(() -> loop.callAsLoop(() -> j.recover(UnaryOperator.identity())))
         .isInstanceOf(io.atoll.core.spi.StoreException.class)
         .hasMessageContaining("another manager stored the cluster's signing key during this start");
     assertThat(store.leader()).as("the lease is released for a standby").isEmpty();
     Journal same = journal(2);
     same.keepSigningKey("another key");
-    onLoop(() -> same.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> same.recover(UnaryOperator.identity()));
     assertThat(stored().signingKey()).isEqualTo("another key");
   }
 }

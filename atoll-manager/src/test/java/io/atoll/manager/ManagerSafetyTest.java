@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -158,14 +157,6 @@ class ManagerSafetyTest {
   final VirtualTime.SimLoop loop = vt.newLoop();
   final MemoryStore store = new MemoryStore();
 
-  <T> T onLoop(Supplier<T> s) {
-    Object[] out = new Object[1];
-    loop.runAsLoop(() -> out[0] = s.get());
-    @SuppressWarnings("unchecked")
-    T t = (T) out[0];
-    return t;
-  }
-
   static Pod pod(int i) {
     return new Pod(new PodId(new PodAddress("10.0." + (i >> 8 & 255) + "." + (i & 255), 7000), i),
         PodVersion.of("1"));
@@ -178,36 +169,36 @@ class ManagerSafetyTest {
         Duration.ofSeconds(1), Duration.ofMillis(200), 64, 1024);
     Membership m = new Membership(journal, new Leases(Duration.ofSeconds(1), Duration.ofMillis(200),
         Duration.ofHours(1)), PodHealth.LEASE_ONLY, loop, vt.executor(0, () -> true), vt, r -> {});
-    onLoop(() -> journal.recover(Rounds::reassert));
+    loop.callAsLoop(() -> journal.recover(Rounds::reassert));
     Pod survivor = pod(0);
-    onLoop(() -> m.register(survivor));
+    loop.callAsLoop(() -> m.register(survivor));
     vt.advance(Duration.ZERO);
     for (int i = 1; i <= 70_000; i++) {
       Pod p = pod(i);
-      CompletableFuture<ClusterConfig> joined = onLoop(() -> m.register(p));
+      CompletableFuture<ClusterConfig> joined = loop.callAsLoop(() -> m.register(p));
       vt.advance(Duration.ZERO);
       assertThat(joined).as("register #%d", i).isCompleted();
       assertThat(joined.join().isActive(p.id())).isTrue();
-      CompletableFuture<ClusterConfig> left = onLoop(() -> m.markGone(p.id(), "died"));
+      CompletableFuture<ClusterConfig> left = loop.callAsLoop(() -> m.markGone(p.id(), "died"));
       vt.advance(Duration.ZERO);
       assertThat(left.join().isActive(p.id())).isFalse();
     }
-    ClusterConfig c = onLoop(journal::config);
+    ClusterConfig c = loop.callAsLoop(journal::config);
     assertThat(c.pods().size()).isLessThanOrEqualTo(64 + 1);
     assertThat(c.isActive(survivor.id())).isTrue();
     // A pruned pod cannot come back as the same incarnation, whether remembered as a tombstone
     // or as a pruned id; an id forgotten long ago is harmless (see docs/architecture.md).
     Pod recent = pod(70_000 - 100);
     assertThat(c.pod(recent.id())).isEmpty();
-    assertThat(onLoop(() -> m.register(recent))).isCompletedExceptionally();
+    assertThat(loop.callAsLoop(() -> m.register(recent))).isCompletedExceptionally();
     Pod tombstone = pod(70_000);
     assertThat(c.pod(tombstone.id()).orElseThrow().status()).isEqualTo(PodStatus.GONE);
-    assertThat(onLoop(() -> m.register(tombstone))).isCompletedExceptionally();
+    assertThat(loop.callAsLoop(() -> m.register(tombstone))).isCompletedExceptionally();
     // Restarts keep it all.
     Journal next = new Journal(store, vt.executor(0, () -> true), loop, vt, 2, cfg -> {}, e -> {},
         Duration.ofSeconds(1), Duration.ofMillis(200), 64, 1024);
-    onLoop(() -> next.recover(Rounds::reassert));
-    assertThat(onLoop(() -> next.wasPruned(recent.id()))).isTrue();
+    loop.callAsLoop(() -> next.recover(Rounds::reassert));
+    assertThat(loop.callAsLoop(() -> next.wasPruned(recent.id()))).isTrue();
     assertThat(store.load().orElseThrow().data().length).isLessThan(64 * 1024);
   }
 
@@ -240,7 +231,7 @@ class ManagerSafetyTest {
     try (FileAssignmentStore s = FileAssignmentStore.open(dir)) {
       Journal first = new Journal(s, Runnable::run, loop, vt, 2, c -> {}, e -> {}, Duration.ofSeconds(30), margin,
           Journal.MAX_TOMBSTONES, Journal.MAX_PRUNED);
-      onLoop(() -> first.recover(UnaryOperator.identity()));
+      loop.callAsLoop(() -> first.recover(UnaryOperator.identity()));
       assertThat(first.promisedLimitNanos()).isEqualTo(Duration.ofMillis(30_200).toNanos());
     }
     try (FileAssignmentStore s = FileAssignmentStore.open(dir)) {
@@ -248,22 +239,22 @@ class ManagerSafetyTest {
       assertThat(stored.leaseTtl()).isEqualTo(Duration.ofSeconds(30));
       Journal second = new Journal(s, Runnable::run, loop, vt, 2, c -> {}, e -> {}, Duration.ofSeconds(3), margin,
           Journal.MAX_TOMBSTONES, Journal.MAX_PRUNED);
-      onLoop(() -> second.recover(UnaryOperator.identity()));
+      loop.callAsLoop(() -> second.recover(UnaryOperator.identity()));
       assertThat(second.promisedLimitNanos()).as("the longer lease an earlier term granted")
           .isEqualTo(Duration.ofMillis(30_200).toNanos());
       assertThat(ManagerState.decode(s.load().orElseThrow().data()).leaseTtl()).isEqualTo(Duration.ofSeconds(30));
-      onLoop(() -> {
+      loop.callAsLoop(() -> {
         second.keepOwnPromise();
         return null;
       });
-      onLoop(() -> second.transition(c -> Rounds.join(c, pod(1))));
+      loop.callAsLoop(() -> second.transition(c -> Rounds.join(c, pod(1))));
       vt.advance(Duration.ZERO);
       assertThat(ManagerState.decode(s.load().orElseThrow().data()).leaseTtl()).isEqualTo(Duration.ofSeconds(3));
     }
     try (FileAssignmentStore s = FileAssignmentStore.open(dir)) {
       Journal third = new Journal(s, Runnable::run, loop, vt, 2, c -> {}, e -> {}, Duration.ofSeconds(3), margin,
           Journal.MAX_TOMBSTONES, Journal.MAX_PRUNED);
-      onLoop(() -> third.recover(UnaryOperator.identity()));
+      loop.callAsLoop(() -> third.recover(UnaryOperator.identity()));
       assertThat(third.promisedLimitNanos()).isEqualTo(Duration.ofMillis(3_200).toNanos());
     }
   }

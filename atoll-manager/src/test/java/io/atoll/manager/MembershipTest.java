@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
@@ -36,21 +35,13 @@ class MembershipTest {
   final Membership membership = new Membership(journal, new Leases(TTL, Duration.ofMillis(200), Duration.ofHours(1)), p -> verdict, loop,
       vt.executor(0, () -> true), vt, rebalances::add);
 
-  <T> T onLoop(Supplier<T> s) {
-    Object[] out = new Object[1];
-    loop.runAsLoop(() -> out[0] = s.get());
-    @SuppressWarnings("unchecked")
-    T t = (T) out[0];
-    return t;
-  }
-
   ClusterConfig installed() {
-    return onLoop(journal::config);
+    return loop.callAsLoop(journal::config);
   }
 
   void joinA() {
-    onLoop(() -> journal.recover(UnaryOperator.identity()));
-    CompletableFuture<ClusterConfig> f = onLoop(() -> membership.register(A));
+    loop.callAsLoop(() -> journal.recover(UnaryOperator.identity()));
+    CompletableFuture<ClusterConfig> f = loop.callAsLoop(() -> membership.register(A));
     vt.advance(Duration.ofMillis(10));
     assertThat(f.join().isActive(A.id())).isTrue();
   }
@@ -59,7 +50,7 @@ class MembershipTest {
   void aRegistrationIsSavedThenAsksForARebalance() {
     joinA();
     assertThat(rebalances).containsExactly("pod " + A.id() + " joined");
-    CompletableFuture<ClusterConfig> again = onLoop(() -> membership.register(A));
+    CompletableFuture<ClusterConfig> again = loop.callAsLoop(() -> membership.register(A));
     assertThat(again.join()).isSameAs(installed());
     assertThat(rebalances).hasSize(1);
   }
@@ -67,16 +58,16 @@ class MembershipTest {
   @Test
   void aPodBeingDeclaredGoneIsRefusedRenewalsAndRegistrationBeforeTheSave() {
     joinA();
-    CompletableFuture<ClusterConfig> gone = onLoop(() -> membership.markGone(A.id(), "left"));
+    CompletableFuture<ClusterConfig> gone = loop.callAsLoop(() -> membership.markGone(A.id(), "left"));
     assertThat(gone).isNotDone();
-    assertThat((boolean) onLoop(() -> membership.renew(A.id()))).isFalse();
-    CompletableFuture<ClusterConfig> reg = onLoop(() -> membership.register(A));
+    assertThat((boolean) loop.callAsLoop(() -> membership.renew(A.id()))).isFalse();
+    CompletableFuture<ClusterConfig> reg = loop.callAsLoop(() -> membership.register(A));
     assertThat(reg).isCompletedExceptionally();
     vt.advance(Duration.ofMillis(10));
     assertThat(gone.join().isActive(A.id())).isFalse();
     assertThat(rebalances).containsExactly("pod " + A.id() + " joined", "pod " + A.id() + " left");
-    assertThat((boolean) onLoop(() -> membership.renew(A.id()))).isFalse();
-    assertThat(onLoop(() -> membership.markGone(A.id(), "left"))).isCompletedWithValue(installed());
+    assertThat((boolean) loop.callAsLoop(() -> membership.renew(A.id()))).isFalse();
+    assertThat(loop.callAsLoop(() -> membership.markGone(A.id(), "left"))).isCompletedWithValue(installed());
   }
 
   @Test
@@ -86,7 +77,7 @@ class MembershipTest {
     loop.runAsLoop(membership::findDeadPods);
     vt.advance(Duration.ofMillis(10));
     assertThat(installed().isActive(A.id())).isTrue();
-    assertThat((boolean) onLoop(() -> membership.renew(A.id()))).isTrue();
+    assertThat((boolean) loop.callAsLoop(() -> membership.renew(A.id()))).isTrue();
     vt.advance(Duration.ofMillis(1201));
     loop.runAsLoop(membership::findDeadPods);
     vt.advance(Duration.ofMillis(10));
@@ -133,8 +124,8 @@ class MembershipTest {
     Membership m = new Membership(journal, new Leases(TTL, Duration.ZERO, Duration.ofHours(1)), p -> {
       throw new IllegalStateException("health source down");
     }, loop, vt.executor(0, () -> true), vt, rebalances::add);
-    onLoop(() -> journal.recover(UnaryOperator.identity()));
-    onLoop(() -> m.register(A));
+    loop.callAsLoop(() -> journal.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> m.register(A));
     vt.advance(Duration.ofMillis(10));
     m.reportUnhealthy(A.id(), A.id());
     vt.advance(Duration.ofMillis(10));
@@ -149,17 +140,17 @@ class MembershipTest {
 
   @Test
   void anIncarnationIsAnsweredAgainOnlyForTheIdentityThatRegisteredItOrItsCredential() {
-    onLoop(() -> journal.recover(UnaryOperator.identity()));
-    CompletableFuture<ClusterConfig> first = onLoop(() -> membership.register(A, "atoll:pod:one", false));
+    loop.callAsLoop(() -> journal.recover(UnaryOperator.identity()));
+    CompletableFuture<ClusterConfig> first = loop.callAsLoop(() -> membership.register(A, "atoll:pod:one", false));
     vt.advance(Duration.ofMillis(10));
     assertThat(first.join().isActive(A.id())).isTrue();
-    assertThat(onLoop(() -> membership.register(A, "atoll:pod:one", false))).isCompletedWithValue(installed());
-    failsWith(onLoop(() -> membership.register(A, "atoll:pod:two", false)), SecurityException.class,
+    assertThat(loop.callAsLoop(() -> membership.register(A, "atoll:pod:one", false))).isCompletedWithValue(installed());
+    failsWith(loop.callAsLoop(() -> membership.register(A, "atoll:pod:two", false)), SecurityException.class,
         "register for pod " + A.id() + " refused: atoll:pod:two did not register that incarnation");
-    assertThat(onLoop(() -> membership.register(A, "", false))).as("without TLS").isCompletedWithValue(installed());
-    assertThat(onLoop(() -> membership.register(A, "atoll:pod:two", true))).as("with the incarnation's credential")
+    assertThat(loop.callAsLoop(() -> membership.register(A, "", false))).as("without TLS").isCompletedWithValue(installed());
+    assertThat(loop.callAsLoop(() -> membership.register(A, "atoll:pod:two", true))).as("with the incarnation's credential")
         .isCompletedWithValue(installed());
-    failsWith(onLoop(() -> membership.register(A, "atoll:pod:one", false)), SecurityException.class,
+    failsWith(loop.callAsLoop(() -> membership.register(A, "atoll:pod:one", false)), SecurityException.class,
         "atoll:pod:one did not register that incarnation");
     assertThat(rebalances).hasSize(1);
   }
@@ -170,43 +161,43 @@ class MembershipTest {
         e -> {}, Duration.ZERO, Duration.ZERO, ClusterConfig.MAX_PODS - 2, 1024);
     Membership m = new Membership(small, new Leases(TTL, Duration.ofMillis(200), Duration.ofHours(1)), p -> verdict,
         loop, vt.executor(0, () -> true), vt, rebalances::add);
-    onLoop(() -> small.recover(UnaryOperator.identity()));
-    CompletableFuture<ClusterConfig> a = onLoop(() -> m.register(A, "atoll:pod:a", false));
+    loop.callAsLoop(() -> small.recover(UnaryOperator.identity()));
+    CompletableFuture<ClusterConfig> a = loop.callAsLoop(() -> m.register(A, "atoll:pod:a", false));
     vt.advance(Duration.ofMillis(10));
-    CompletableFuture<ClusterConfig> b = onLoop(() -> m.register(B, "atoll:pod:b", false));
+    CompletableFuture<ClusterConfig> b = loop.callAsLoop(() -> m.register(B, "atoll:pod:b", false));
     vt.advance(Duration.ofMillis(10));
     assertThat(b.join().activePods()).hasSize(2);
-    failsWith(onLoop(() -> m.register(C)), IllegalStateException.class,
+    failsWith(loop.callAsLoop(() -> m.register(C)), IllegalStateException.class,
         "pod " + C.id() + ": the cluster has 2 pods (expected: at most 2)");
-    assertThat(onLoop(() -> m.register(A, "atoll:pod:a", false))).isCompleted();
+    assertThat(loop.callAsLoop(() -> m.register(A, "atoll:pod:a", false))).isCompleted();
     assertThat(a.join().isActive(A.id())).isTrue();
   }
 
   @Test
   void onlyAnActiveMemberDrainsAndAPodThatIsNoLongerOneStopsDraining() {
     joinA();
-    failsWith(onLoop(() -> membership.drain(B.id())), IllegalStateException.class,
+    failsWith(loop.callAsLoop(() -> membership.drain(B.id())), IllegalStateException.class,
         "pod " + B.id() + " is not an active member; only a member can drain");
-    assertThat(onLoop(membership::draining)).isEmpty();
-    assertThat(onLoop(() -> membership.drain(A.id()))).isCompletedWithValue(installed());
-    assertThat(onLoop(() -> membership.drain(A.id()))).isCompletedWithValue(installed());
-    assertThat(onLoop(membership::draining)).containsExactly(A.id());
+    assertThat(loop.callAsLoop(membership::draining)).isEmpty();
+    assertThat(loop.callAsLoop(() -> membership.drain(A.id()))).isCompletedWithValue(installed());
+    assertThat(loop.callAsLoop(() -> membership.drain(A.id()))).isCompletedWithValue(installed());
+    assertThat(loop.callAsLoop(membership::draining)).containsExactly(A.id());
     assertThat(rebalances).containsExactly("pod " + A.id() + " joined", "pod " + A.id() + " drains",
         "pod " + A.id() + " drains");
     // removed by another path than markGone: draining() forgets it
-    onLoop(() -> journal.transition(c -> Rounds.leave(c, A.id())));
+    loop.callAsLoop(() -> journal.transition(c -> Rounds.leave(c, A.id())));
     vt.advance(Duration.ofMillis(10));
-    assertThat(onLoop(membership::draining)).isEmpty();
+    assertThat(loop.callAsLoop(membership::draining)).isEmpty();
   }
 
   @Test
   void aPodMarkedGoneStopsDrainingBeforeItsRemovalIsSaved() {
     joinA();
-    onLoop(() -> membership.drain(A.id()));
-    CompletableFuture<ClusterConfig> gone = onLoop(() -> membership.markGone(A.id(), "left"));
+    loop.callAsLoop(() -> membership.drain(A.id()));
+    CompletableFuture<ClusterConfig> gone = loop.callAsLoop(() -> membership.markGone(A.id(), "left"));
     assertThat(gone).isNotDone();
     assertThat(installed().isActive(A.id())).isTrue();
-    assertThat(onLoop(membership::draining)).isEmpty();
+    assertThat(loop.callAsLoop(membership::draining)).isEmpty();
   }
 
   @Test
@@ -216,7 +207,7 @@ class MembershipTest {
     vt.advance(Duration.ofSeconds(11)); // the store lease (10 s) ran out: nobody renewed it
     assertThatThrownBy(() -> loop.runAsLoop(() -> membership.renew(A.id()))).isInstanceOf(NotLeadingException.class)
         .hasMessageContaining("is not sure it still leads its store");
-    failsWith(onLoop(() -> membership.register(B)), NotLeadingException.class, "is not sure it still leads");
+    failsWith(loop.callAsLoop(() -> membership.register(B)), NotLeadingException.class, "is not sure it still leads");
     loop.runAsLoop(membership::findDeadPods);
     vt.advance(Duration.ofMillis(10));
     assertThat(installed().isActive(A.id())).as("A could not renew: not its fault").isTrue();
@@ -225,7 +216,7 @@ class MembershipTest {
     loop.runAsLoop(membership::findDeadPods);
     vt.advance(Duration.ofMillis(10));
     assertThat(installed().isActive(A.id())).as("the 11 s without a lease are not charged to A").isTrue();
-    assertThat((boolean) onLoop(() -> membership.renew(A.id()))).isTrue();
+    assertThat((boolean) loop.callAsLoop(() -> membership.renew(A.id()))).isTrue();
   }
 
   @Test
@@ -233,8 +224,8 @@ class MembershipTest {
     Membership m = new Membership(journal, new Leases(TTL, Duration.ofMillis(200), Duration.ofHours(1)),
         p -> PodHealth.Verdict.GONE, loop, vt.executor(Duration.ofMillis(5).toNanos(), () -> true), vt,
         rebalances::add);
-    onLoop(() -> journal.recover(UnaryOperator.identity()));
-    onLoop(() -> m.register(A));
+    loop.callAsLoop(() -> journal.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> m.register(A));
     vt.advance(Duration.ofMillis(10));
     m.reportUnhealthy(A.id(), B.id());
     vt.advance(Duration.ofMillis(1)); // the report reached the loop; the health check runs 5 ms later
@@ -245,14 +236,14 @@ class MembershipTest {
 
   @Test
   void aNewPodsLeaseCountsFromItsSavedRegistrationAndAKnownPodsFromItsLatest() {
-    onLoop(() -> journal.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> journal.recover(UnaryOperator.identity()));
     loop.runAsLoop(membership::findDeadPods);
-    onLoop(() -> membership.register(A)); // saved 5 ms later
+    loop.callAsLoop(() -> membership.register(A)); // saved 5 ms later
     vt.advance(Duration.ofMillis(1203));
     loop.runAsLoop(membership::findDeadPods); // 1203 ms after the registration, 1198 after its save
     vt.advance(Duration.ofMillis(10));
     assertThat(installed().isActive(A.id())).isTrue();
-    onLoop(() -> membership.register(A)); // a known pod registers again: its lease starts anew
+    loop.callAsLoop(() -> membership.register(A)); // a known pod registers again: its lease starts anew
     vt.advance(Duration.ofMillis(1100));
     loop.runAsLoop(membership::findDeadPods);
     vt.advance(Duration.ofMillis(10));
@@ -267,17 +258,17 @@ class MembershipTest {
   void aRenewalAfterAPauseOfTheManagerWaitsForTheStoreLeaseFirst() {
     Membership m = new Membership(journal, new Leases(TTL, Duration.ofMillis(200), Duration.ofMillis(300)),
         p -> verdict, loop, vt.executor(0, () -> true), vt, rebalances::add);
-    onLoop(() -> journal.recover(UnaryOperator.identity()));
-    onLoop(() -> m.register(A));
+    loop.callAsLoop(() -> journal.recover(UnaryOperator.identity()));
+    loop.callAsLoop(() -> m.register(A));
     vt.advance(Duration.ofMillis(10));
     loop.runAsLoop(m::findDeadPods);
-    assertThat((boolean) onLoop(() -> m.renew(A.id()))).isTrue();
+    assertThat((boolean) loop.callAsLoop(() -> m.renew(A.id()))).isTrue();
     vt.advance(Duration.ofMillis(2000)); // no look for dead pods in 2 s: the manager was paused
     assertThatThrownBy(() -> loop.runAsLoop(() -> m.renew(A.id()))).as("the pause is noticed before any grant")
         .isInstanceOf(NotLeadingException.class);
     loop.runAsLoop(journal::renewLease);
     vt.advance(Duration.ofMillis(10));
-    assertThat((boolean) onLoop(() -> m.renew(A.id()))).isTrue();
+    assertThat((boolean) loop.callAsLoop(() -> m.renew(A.id()))).isTrue();
     assertThat(installed().isActive(A.id())).as("the pause is not charged to the pod").isTrue();
   }
 }

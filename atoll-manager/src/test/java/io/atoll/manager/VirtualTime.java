@@ -108,6 +108,15 @@ final class VirtualTime implements Ticker {
       }
     }
 
+    /** Calls {@code s} now, as a task of this loop, and returns what it returned. */
+    <T> T callAsLoop(java.util.function.Supplier<T> s) {
+      Object[] out = new Object[1];
+      runAsLoop(() -> out[0] = s.get());
+      @SuppressWarnings("unchecked")
+      T t = (T) out[0];
+      return t;
+    }
+
     /** Runs {@code task} now, as a task of this loop (for the test's own reads and starts). */
     void runAsLoop(Runnable task) {
       boolean was = running;

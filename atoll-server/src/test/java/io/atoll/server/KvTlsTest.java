@@ -14,14 +14,12 @@ import io.atoll.manager.ManagerObserver;
 import io.atoll.manager.ManagerSecurity;
 import io.atoll.manager.ManagerSettings;
 import io.atoll.manager.ShardManager;
+import io.atoll.server.kvdemo.KvDemoRun;
 import io.atoll.store.file.FileAssignmentStore;
 import io.atoll.testkit.tls.DevCa;
 import io.atoll.transport.grpc.security.ConfigSigner;
 import io.atoll.transport.grpc.security.Role;
 import io.atoll.transport.grpc.security.WireSecurity;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -55,12 +53,12 @@ class KvTlsTest {
         PodHealth.LEASE_ONLY, "127.0.0.1", 0, Ticker.SYSTEM, new Random(), ManagerObserver.NONE,
         new ManagerSecurity(security(certs, "manager"), ConfigSigner.generate()))) {
       List<PodAddress> managers = List.of(manager.address());
-      int port = freePortPair();
+      int port = KvDemoRun.freePorts(1)[0];
       assertThatThrownBy(() -> KvServer.startManaged(KvSettings.defaults(port, dir.resolve("plain")),
           KvObserver.NONE, managers, WireSecurity.PLAINTEXT, Duration.ofSeconds(2), () -> { }))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("without TLS").hasMessageContaining("--tls-ca, --tls-cert and --tls-key");
-      int port2 = freePortPair();
+      int port2 = KvDemoRun.freePorts(1)[0];
       try (KvServer node = KvServer.startManaged(KvSettings.defaults(port2, dir.resolve("kv1")), KvObserver.NONE,
           managers, security(certs, "kv1"), Duration.ofSeconds(10), () -> { })) {
         // Lease renewals over TLS carry the credential; the node keeps its slots lease after lease.
@@ -68,27 +66,6 @@ class KvTlsTest {
             node.ownedSlots() == 16384 && manager.config().activePods().size() == 1);
         assertThat(node.clusterOk()).isTrue();
       }
-    }
-  }
-
-  /** A port p with p + 10000 (the control port) free too, both below the ephemeral range. */
-  private static int freePortPair() throws IOException {
-    Random r = new Random();
-    for (int i = 0; i < 1000; i++) {
-      int p = 11000 + r.nextInt(11000);
-      if (free(p) && free(p + 10000)) {
-        return p;
-      }
-    }
-    throw new IOException("no free port pair");
-  }
-
-  private static boolean free(int port) {
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", port));
-      return true;
-    } catch (IOException e) {
-      return false;
     }
   }
 }
