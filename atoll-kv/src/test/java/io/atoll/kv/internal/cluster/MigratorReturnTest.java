@@ -22,7 +22,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -54,41 +53,10 @@ class MigratorReturnTest {
 
   @Test
   void aBatchAnsweredAgainAfterALostSettlementIsNotStoredTwice() throws Exception {
-    ClusterConfig config = ClusterConfig.empty(16384).toBuilder().pod(new PodEntry(me, PodStatus.ACTIVE, 1))
-        .pod(new PodEntry(peer, PodStatus.ACTIVE, 1)).claim(SLOT, Claim.stable(me.id(), 2)).build();
-    assertThat(cluster.adopt(config)).isTrue();
-    cluster.markMigrating(new int[] {SLOT}, peer.id());
+    ownSlotMovingToPeer();
     // The target lends batch 7 (key k) until it hears "ack 7"; the first connection is cut just
     // as that settlement is sent, so the target answers batch 7 again on the next one.
-    AtomicInteger connections = new AtomicInteger();
-    Thread target = Thread.ofPlatform().daemon().start(() -> {
-      boolean settled = false;
-      while (!server.isClosed()) {
-        try (Socket s = server.accept()) {
-          int n = connections.incrementAndGet();
-          InputStream in = new BufferedInputStream(s.getInputStream());
-          OutputStream out = s.getOutputStream();
-          while (true) {
-            List<String> cmd = read(in);
-            if (cmd == null) {
-              break;
-            }
-            if (cmd.get(1).equals("ATOLL-RETURN")) {
-              out.write(b("+OK\r\n"));
-            } else if (cmd.get(4).equals("7") && n == 1) {
-              break; // the settlement is lost with the connection
-            } else {
-              settled |= cmd.get(4).equals("7");
-              out.write(settled ? bulks(List.of(b("0"))) : bulks(List.of(b("7"), b("k"), b("0"),
-                  Dump.dump(new Entry(b("v"))))));
-            }
-            out.flush();
-          }
-        } catch (IOException e) {
-          // closed
-        }
-      }
-    });
+    LendingTarget target = new LendingTarget();
     try (RespClient c = new RespClient("127.0.0.1", server.getLocalPort(), 5000)) {
       assertThatThrownBy(() -> migrator.pullBack(c, new int[] {SLOT}, peer.id(), n -> { }))
           .isInstanceOf(IOException.class);
@@ -107,7 +75,7 @@ class MigratorReturnTest {
     assertThat(cluster.view().migrating()).as("the return ended").isEmpty();
     assertThat(cluster.view().importing()).isEmpty();
     server.close();
-    target.join(5000);
+    target.thread.join(5000);
   }
 
   /**
