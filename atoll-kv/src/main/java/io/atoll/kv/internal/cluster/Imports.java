@@ -72,7 +72,12 @@ public final class Imports {
       return "ERR slot " + s + " holds keys of a hand-off from " + from + " under the config at epoch "
           + slot.importFloor() + " (got: one from " + source + " under epoch " + floor + "; expected: a newer one)";
     }
-    if (fresh || from != null && !from.equals(source)) {
+    // A FRESH from the recorded source under the recorded epoch may be a late copy of the request
+    // that began this very hand-off (its answer timed out, the source sent it again on another
+    // connection and has moved keys here since): with no newer config, the source can only have
+    // lost its mark by finishing a return, which leaves nothing here, so there is nothing to clear.
+    boolean sameHandOff = source.equals(from) && floor == slot.importFloor();
+    if (fresh && !sameHandOff || from != null && !from.equals(source)) {
       slot.clear(); // with a lent batch: nobody finds these keys any more, and they must not come back
     } else if (slot.lentBatch() != 0) {
       // Lent keys are never put back live: the source may have stored them, and a client may have

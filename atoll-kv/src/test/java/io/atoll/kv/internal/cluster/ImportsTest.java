@@ -129,6 +129,19 @@ class ImportsTest {
   }
 
   @Test
+  void aLateCopyOfTheRequestThatBeganAHandOffDeletesNothingItMovedHere() {
+    adopt(config(5, source, 5));
+    // The first request's answer timed out at the source, which kept the slot and, the manager
+    // planning it again on the same config, began again on another connection.
+    assertThat(handOff(source, 5, true)).isNull();
+    restore("k", "moved"); // the source deleted k once this node had it
+    // The first request, held up in the network, arrives now: same source, same epoch.
+    assertThat(handOff(source, 5, true)).isNull();
+    assertThat(get("k")).as("the only copy of k").isEqualTo("moved");
+    assertThat(cluster.view().importing()).containsEntry(SLOT, source.id());
+  }
+
+  @Test
   void lateAndReorderedConfigsNeverDeleteTheKeysOfAHandOffThatSucceeded() {
     // This node knows the slot as a former owner's; the source owns it since claim 5 and hands it
     // here under its config at epoch 6, which this node has not seen.
