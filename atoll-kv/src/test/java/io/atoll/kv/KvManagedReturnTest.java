@@ -277,4 +277,52 @@ class KvManagedReturnTest {
       }
     }
   }
+
+  /**
+   * Keys imported onto a node from a source that died part way stay there, out of sight; when the
+   * slot later reaches that node by a hand-off from the node that took over the dead source's
+   * slots, none of them may come back: the new owner never had them, and one it deleted must stay
+   * deleted.
+   */
+  @Test
+  void keysLeftOnATargetWhoseSourceDiedDoNotComeBackWhenTheSlotReachesItLater() throws Exception {
+    startManager();
+    KvServer source = node(0);
+    script.home = source.port();
+    await().atMost(Duration.ofSeconds(30)).until(() -> source.ownedSlots() == 16384 && source.clusterOk());
+    KvServer first = node(64 << 10); // room for a few dozen keys of 1 kB: the hand-off stops part way
+    KvServer second = node(0);
+    String tag = "left";
+    int slot = KeySlots.slotOf(tag);
+    List<String> keys = new ArrayList<>();
+    try (StatefulRedisConnection<String, String> s = direct(source)) {
+      for (int i = 0; i < 100; i++) {
+        keys.add("{" + tag + "}:" + i);
+        s.sync().set(keys.get(i), i + ":" + PAD);
+      }
+    }
+    try (StatefulRedisConnection<String, String> f = direct(first);
+        StatefulRedisConnection<String, String> t = direct(second)) {
+      script.plan.put(slot, first.port());
+      await().atMost(Duration.ofSeconds(30)).until(() -> f.sync().clusterCountKeysInSlot(slot) > 0);
+      List<String> onFirst = f.sync().clusterGetKeysInSlot(slot, 1000);
+      // The source dies; once the manager declares it dead, every slot goes to the second node.
+      script.home = second.port();
+      script.plan.put(slot, second.port());
+      nodes.remove(source);
+      source.close();
+      await().atMost(Duration.ofSeconds(40)).until(() -> second.ownedSlots() == 16384 && second.clusterOk());
+      // The new owner writes one of those keys and deletes it again.
+      String deleted = onFirst.get(0);
+      assertThat(t.sync().set(deleted, "new")).isEqualTo("OK");
+      assertThat(t.sync().del(deleted)).isEqualTo(1);
+      // Then the slot goes to the first node, by a hand-off from the second.
+      script.plan.put(slot, first.port());
+      await().atMost(Duration.ofSeconds(40)).until(() -> first.ownedSlots() == 1);
+      for (String k : onFirst) {
+        assertThat(f.sync().get(k)).as("%s, lost with the dead source, on the slot's new owner", k).isNull();
+      }
+      assertThat(f.sync().clusterCountKeysInSlot(slot)).isZero();
+    }
+  }
 }

@@ -156,13 +156,31 @@ public final class Migrator {
     if (returning.length > 0) {
       pullBack(client, returning, target, n -> { });
     }
-    List<String> args = new ArrayList<>(List.of("CLUSTER", "ATOLL-IMPORTING", v.me().address().host(),
-        Integer.toString(v.me().address().port()), Long.toHexString(v.me().incarnation())));
+    // The target learns the config this hand-off is made under (its epoch, in which this node owns
+    // every slot) and whether clients are already sent there (RESUME: this node's MIGRATING mark
+    // names it) or not (FRESH: keys there are from an earlier hand-off, found by nobody, and go);
+    // see Imports.
+    ClusterView now = cluster.view();
+    List<String> fresh = new ArrayList<>();
+    List<String> resumed = new ArrayList<>();
     for (int slot : slots) {
-      args.add(Integer.toString(slot));
+      if (!now.me().equals(now.config().owner(slot))) {
+        throw new IllegalStateException("slot " + slot + " is not this node's in its config at epoch "
+            + now.config().epoch() + " (owner " + now.config().owner(slot) + "; expected: this node)");
+      }
+      (target.equals(now.migrating().get(slot)) ? resumed : fresh).add(Integer.toString(slot));
     }
     try {
-      call(client, args.toArray(new String[0]));
+      for (List<String> part : List.of(fresh, resumed)) {
+        if (part.isEmpty()) {
+          continue;
+        }
+        List<String> args = new ArrayList<>(List.of("CLUSTER", "ATOLL-IMPORTING", now.me().address().host(),
+            Integer.toString(now.me().address().port()), Long.toHexString(now.me().incarnation()),
+            Long.toString(now.config().epoch()), part == fresh ? "FRESH" : "RESUME"));
+        args.addAll(part);
+        call(client, args.toArray(new String[0]));
+      }
     } catch (TargetError e) {
       throw new IllegalStateException(e.getMessage());
     }

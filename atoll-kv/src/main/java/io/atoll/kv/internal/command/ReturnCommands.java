@@ -5,6 +5,7 @@ import io.atoll.core.PodId;
 import io.atoll.kv.internal.cluster.ClusterState;
 import io.atoll.kv.internal.cluster.ClusterView;
 import io.atoll.kv.internal.cluster.Dump;
+import io.atoll.kv.internal.cluster.Imports;
 import io.atoll.kv.internal.store.Entry;
 import io.atoll.kv.internal.store.Key;
 import io.atoll.kv.internal.store.Slot;
@@ -17,7 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Managed mode's internal commands on the target of a hand-off, sent by its source:
- * {@code CLUSTER ATOLL-IMPORTING} (the keys of these slots are on their way here) and the two of a
+ * {@code CLUSTER ATOLL-IMPORTING} (the keys of these slots are on their way here; see {@link Imports}
+ * for when keys left by an earlier hand-off go) and the two of a
  * <em>return</em>, the reverse of a hand-off that stopped part way, which the source runs before it
  * hands the slot to another node ({@code Migrator.pullBack}):
  * <ul>
@@ -74,26 +76,30 @@ final class ReturnCommands {
     return n;
   }
 
-  /** CLUSTER ATOLL-IMPORTING host port incarnation slot...: a hand-off starts or resumes. */
+  /**
+   * CLUSTER ATOLL-IMPORTING host port incarnation epoch FRESH|RESUME slot...: a hand-off starts or
+   * resumes, made under the source's config at {@code epoch} (in which it owns the slots). FRESH:
+   * the source has no MIGRATING mark naming this node for these slots, so keys here from an earlier
+   * hand-off are found by nobody and go first ({@link Imports#begin}); RESUME: the keys already
+   * here are the ones it sends clients to.
+   */
   void importing(Call c, int[] slots) {
     checkManaged("ATOLL-IMPORTING");
     PodId source = source(c);
-    for (int s : slots) {
-      Slot slot = store.slot(s);
-      synchronized (slot) {
-        // Lent keys are never put back live: the source may have stored them, and a client may
-        // have deleted one there since. The source finishes a return before it hands the slot here
-        // (Migrator.handOff), and lost marks take the lent keys with them (ClusterState.adopt).
-        if (slot.lentBatch() != 0) {
-          throw new CommandError("ERR slot " + s + " has keys lent to a return that is not settled (expected: the"
-              + " return finished before the slot is handed here)");
-        }
-      }
+    long epoch = number(c, 5, "config epoch");
+    String mode = c.str(6).toUpperCase(java.util.Locale.ROOT);
+    if (epoch < 0 || !mode.equals("FRESH") && !mode.equals("RESUME")) {
+      throw new CommandError("ERR Invalid hand-off: epoch " + c.str(5) + ", " + c.str(6) + " (expected: an epoch >= 0"
+          + " and FRESH or RESUME)");
     }
     for (int s : slots) {
       Slot slot = store.slot(s);
+      String refused;
       synchronized (slot) {
-        slot.returnToken(0);
+        refused = Imports.begin(slot, cluster.view(), source, epoch, mode.equals("FRESH"));
+      }
+      if (refused != null) {
+        throw new CommandError(refused);
       }
     }
     cluster.markImporting(slots, source);

@@ -58,12 +58,14 @@ final class HandOffs {
   private final List<byte[]> auth;
   /** Mutual TLS to the targets' TLS ports with this node's certificate, or null: the plaintext ports. */
   private final SSLSocketFactory tls;
+  private final ConfigWait configWait;
   private final LongAdder keysMoved = new LongAdder();
   private final LongAdder slotsMoved = new LongAdder();
   private final LongAdder keysReturned = new LongAdder();
 
   HandOffs(SlotStore store, ClusterState cluster, Migrator migrator, ExecutorService workers, LongSupplier clock,
-      LongSupplier nanoClock, String password, SSLSocketFactory tls) {
+      LongSupplier nanoClock, String password, SSLSocketFactory tls, ConfigWait configWait) {
+    this.configWait = configWait;
     this.tls = tls;
     this.auth = password == null ? List.of() : List.of("AUTH".getBytes(java.nio.charset.StandardCharsets.UTF_8),
         password.getBytes(java.nio.charset.StandardCharsets.UTF_8));
@@ -98,15 +100,32 @@ final class HandOffs {
 
   private record Route(PodId from, PodId target) {}
 
+  /** Waits until this node's config has at least an epoch, within a time; whether it has. */
+  @FunctionalInterface
+  interface ConfigWait {
+    boolean await(long epoch, long nanos);
+  }
+
   /**
    * Hands off {@code shards} (manager shard ids, slot + 1) to {@code targets} (the manager's pod
-   * ids, parallel; empty if the manager did not say) within about {@code budgetMillis}.
+   * ids, parallel; empty if the manager did not say) within about {@code budgetMillis}. {@code
+   * planned} is the epoch of the manager's config the moves were planned on (the Unassign's new
+   * epoch less one; 0 if unknown): a slot moves only under a config at least that new in which
+   * it is this node's, so that the epoch the target is told ({@link Migrator#handOff}) is one of
+   * this node's current ownership; the others are kept and the manager plans them again.
    *
    * @return the shards released: no key of them is left here
    */
-  synchronized Set<Integer> run(List<Integer> shards, List<PodId> targets, long budgetMillis) {
+  synchronized Set<Integer> run(List<Integer> shards, List<PodId> targets, long planned, long budgetMillis) {
     Set<Integer> released = ConcurrentHashMap.newKeySet();
     ConcurrentLinkedQueue<Item> queue = new ConcurrentLinkedQueue<>();
+    long startBy = nanoClock.getAsLong() + budgetMillis * 500_000L;
+    if (!configWait.await(planned, budgetMillis * 250_000L)) {
+      LOG.warn("kv: the manager's config at epoch {}, on which it planned these hand-offs, has not reached this node"
+          + " (it has epoch {}); {} slots kept for the next round", planned, cluster.view().config().epoch(),
+          shards.size());
+      return released;
+    }
     ClusterView v = cluster.view();
     Map<Route, List<Integer>> byTarget = new java.util.LinkedHashMap<>();
     for (int i = 0; i < shards.size(); i++) {
@@ -118,6 +137,11 @@ final class HandOffs {
       PodId target = i < targets.size() ? ManagedConfigs.toKv(targets.get(i)) : null;
       PodId marked = v.migrating().get(slot);
       boolean elsewhere = target != null && !target.equals(v.me());
+      if (elsewhere && !v.me().equals(v.config().owner(slot))) {
+        LOG.warn("kv: the manager asked for slot {}, which is not this node's in its config at epoch {}; kept", slot,
+            v.config().epoch());
+        continue;
+      }
       if (marked != null && !marked.equals(target) && elsewhere) {
         // A hand-off to another node stopped part way: its keys come back first (a return), then
         // the slot goes where the manager says. The marks of a node no longer active are gone
@@ -142,7 +166,6 @@ final class HandOffs {
       }
     });
     int n = Math.min(PARALLEL, queue.size());
-    long startBy = nanoClock.getAsLong() + budgetMillis * 500_000L;
     CountDownLatch done = new CountDownLatch(n);
     for (int w = 0; w < n; w++) {
       workers.execute(() -> {

@@ -113,10 +113,12 @@ final class KvPodService extends PodServiceGrpc.PodServiceImplBase {
       return;
     }
     List<Integer> shards = List.copyOf(request.getShardsList());
+    // The manager planned these moves on its config at new_epoch - 1 (it saved that config first).
+    long planned = Math.max(0, request.getNewEpoch() - 1);
     long budget = Math.max(200, request.getTerminationTimeoutMillis());
     Thread.ofVirtual().name("kv-handoff").start(() -> {
       try {
-        Set<Integer> released = handOffs.run(shards, targets, budget);
+        Set<Integer> released = handOffs.run(shards, targets, planned, budget);
         out.onNext(UnassignResponse.newBuilder().addAllReleased(released).build());
         out.onCompleted();
       } catch (RuntimeException e) {

@@ -8,6 +8,7 @@ import io.atoll.core.PodVersion;
 import io.atoll.kv.KvDeparture;
 import io.atoll.kv.internal.cluster.ClusterState;
 import io.atoll.kv.internal.cluster.ClusterView;
+import io.atoll.kv.internal.cluster.Imports;
 import io.atoll.kv.internal.cluster.Migrator;
 import io.atoll.kv.internal.cluster.Nodes;
 import io.atoll.kv.internal.store.SlotStore;
@@ -45,10 +46,14 @@ public final class ManagedNode implements AutoCloseable {
   private final ExecutorService workers;
   private final Server server;
   private final ControlProbes probes;
-  private final Object configs = new Object();
+  private final SlotStore store;
+  /** Notified whenever a config is adopted (a leave and a hand-off wait on it). */
+  private final Object configs;
 
-  private ManagedNode(ClusterState cluster, ManagerClient client, HandOffs handOffs, ExecutorService workers,
-      Server server, ControlProbes probes) {
+  private ManagedNode(ClusterState cluster, SlotStore store, Object configs, ManagerClient client, HandOffs handOffs,
+      ExecutorService workers, Server server, ControlProbes probes) {
+    this.store = store;
+    this.configs = configs;
     this.probes = probes;
     this.cluster = cluster;
     this.client = client;
@@ -92,8 +97,26 @@ public final class ManagedNode implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
+    Object configs = new Object();
     HandOffs handOffs = new HandOffs(store, cluster, migrator, workers, clock, nanos, password,
-        tls == null ? null : tls.clientContext(Role.POD).getSocketFactory());
+        tls == null ? null : tls.clientContext(Role.POD).getSocketFactory(), (epoch, wait) -> {
+          long end = nanos.getAsLong() + wait;
+          synchronized (configs) {
+            while (cluster.view().config().epoch() < epoch) {
+              long left = end - nanos.getAsLong();
+              if (left <= 0) {
+                return false;
+              }
+              try {
+                TimeUnit.NANOSECONDS.timedWait(configs, left);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+              }
+            }
+            return true;
+          }
+        });
     // Configs arrive once registered; the node exists by then (set below, before register).
     java.util.concurrent.atomic.AtomicReference<ManagedNode> self = new java.util.concurrent.atomic.AtomicReference<>();
     java.util.function.Consumer<ClusterConfig> onConfig = c -> {
@@ -128,7 +151,7 @@ public final class ManagedNode implements AutoCloseable {
       throw new IllegalStateException("cannot listen for the shard manager on " + managed.address() + ": "
           + e.getMessage(), e);
     }
-    ManagedNode node = new ManagedNode(cluster, client, handOffs, workers, server, probes);
+    ManagedNode node = new ManagedNode(cluster, store, configs, client, handOffs, workers, server, probes);
     self.set(node);
     try {
       client.register(registerTimeout);
@@ -168,6 +191,12 @@ public final class ManagedNode implements AutoCloseable {
       return;
     }
     if (cluster.adopt(ManagedConfigs.toKv(managed))) {
+      // Keys left here by hand-offs that this config shows will never be made go (Imports).
+      int cleared = Imports.settle(store, cluster.view());
+      if (cleared > 0) {
+        LOG.info("kv: cleared the keys of {} slots left here by hand-offs their sources did not finish (the slots"
+            + " went to other nodes)", cleared);
+      }
       synchronized (configs) {
         configs.notifyAll();
       }

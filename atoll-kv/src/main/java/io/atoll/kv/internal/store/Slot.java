@@ -26,6 +26,13 @@ public final class Slot {
   private long lentBatch;
   /** The source's token of the return under way (0: none): requests of an older return are refused. */
   private long returnToken;
+  /**
+   * Managed mode, on a node that imports this slot without owning it: the source of the hand-off
+   * whose keys it holds, and the epoch of the config the hand-off was planned on (see {@code
+   * cluster.Imports}); null and 0 when none.
+   */
+  private io.atoll.core.PodId importedFrom;
+  private long importFloor;
 
   Slot(int id, MemoryMeter meter) {
     this.id = id;
@@ -218,6 +225,22 @@ public final class Slot {
   /** Sets the token of the return under way (0: none). */
   public void returnToken(long token) {
     returnToken = token;
+  }
+
+  /** The source of the hand-off whose keys this slot holds here without owning it, or null. */
+  public io.atoll.core.PodId importedFrom() {
+    return importedFrom;
+  }
+
+  /** The epoch of the config that hand-off was planned on (0 when none). */
+  public long importFloor() {
+    return importFloor;
+  }
+
+  /** Records the hand-off whose keys this slot holds ({@code source} null: none). */
+  public void imported(io.atoll.core.PodId source, long floor) {
+    importedFrom = source;
+    importFloor = source == null ? 0 : floor;
   }
 
   private static long keyBytes(Key k) {

@@ -1,0 +1,125 @@
+package io.atoll.kv.internal.cluster;
+
+import io.atoll.core.PodId;
+import io.atoll.kv.internal.store.Slot;
+import io.atoll.kv.internal.store.SlotStore;
+
+/**
+ * Managed mode, on the target of hand-offs: which keys a node holds for a slot it imports without
+ * owning it, and when they go. Each slot keeps an <em>import record</em> ({@link Slot#importedFrom},
+ * {@link Slot#importFloor}): the source of the hand-off whose keys are here, and the epoch {@code
+ * f} of the manager's config the source handed off under (a config, at least as new as the one
+ * the manager planned the move on, in which the source owns the slot). Records live under the
+ * slot's lock, as the keys do; nothing here takes another lock.
+ *
+ * <p>Why a record and not the IMPORTING mark: the mark follows configs for routing and is dropped
+ * by any config that does not show the move under way, a late one included (the source GONE in
+ * the config saved just before the one that gives the slot here, or one naming a former owner);
+ * the keys must outlive such a config, since the hand-off may have succeeded and they are then the
+ * only copies. The record is cleared only on evidence that can never come from a hand-off that
+ * succeeded:
+ *
+ * <ol>
+ *   <li><b>A config with a claim of the slot newer than {@code f} naming a third node</b> (neither
+ *       this node nor the source). The manager writes every claim at an epoch above its config's,
+ *       so that claim was made after the source owned the slot at {@code f}: the slot left the
+ *       source and this node for the third one. It leaves the source only when the source released
+ *       it (after bringing back whatever reached this node: a return, {@code Migrator.pullBack}) or
+ *       was declared dead (its keys are lost with it, and these were out of sight from the moment
+ *       the third node got the slot); it leaves this node only when this node released it (with no
+ *       key left) or was declared dead. Either way no key held here under the record is still
+ *       found by routing, and none can become findable again. A late or reordered config carries
+ *       no such claim: claims older than {@code f} do not count, and a claim of the source itself
+ *       (a new term's re-issue, a regrant after a lost answer) is the move still under way.
+ *   <li><b>A new hand-off of the slot here</b> ({@link #begin}) from another source, planned on a
+ *       newer config (that source owns the slot after the first one: as above), or from the same
+ *       source when it has no MIGRATING mark naming this node (<em>fresh</em>): the source routes
+ *       clients here only by that mark, and it keeps the mark from the first key it moves until
+ *       the slot leaves it or this node's keys come back, so keys here that it does not route to
+ *       are from an earlier hand-off and found by nobody.
+ * </ol>
+ *
+ * <p>A hand-off planned on a config older than the record's, or than a claim of the slot this node
+ * has seen, is refused: its source acted on a stale picture (a request that arrived late), and its
+ * keys must not mix with newer ones. A claim of the slot for this node newer than {@code f} ends
+ * the record: the keys are this node's own (the hand-off succeeded, or the source died and the
+ * manager gave the slot here); a batch still lent to a return then never becomes live again (the
+ * source may have stored it).
+ *
+ * <p>Not covered (see docs/architecture.md): a slot that reaches this node by the manager's direct
+ * placement after a third node held it and died, when this node saw no config of that third
+ * node's time; and a RESTORE-ASKING that arrives after its source gave up on it.
+ */
+public final class Imports {
+  private Imports() {}
+
+  /**
+   * {@code CLUSTER ATOLL-IMPORTING} for one slot, under its lock: records the hand-off from {@code
+   * source} planned on the config at {@code floor}, first clearing keys and a lent batch that
+   * belong to an earlier one ({@code fresh}: the source routes no client here yet).
+   *
+   * @return null if the hand-off may go on, else why not (an error text for the source)
+   */
+  public static String begin(Slot slot, ClusterView v, PodId source, long floor, boolean fresh) {
+    int s = slot.id();
+    long known = v.config().epoch(s);
+    if (known > floor) {
+      return "ERR slot " + s + " has a claim at epoch " + known + " here, newer than the config at epoch " + floor
+          + " this hand-off was made under (expected: a hand-off under a config at least as new)";
+    }
+    PodId from = slot.importedFrom();
+    if (from != null && (floor < slot.importFloor() || floor == slot.importFloor() && !from.equals(source))) {
+      return "ERR slot " + s + " holds keys of a hand-off from " + from + " under the config at epoch "
+          + slot.importFloor() + " (got: one from " + source + " under epoch " + floor + "; expected: a newer one)";
+    }
+    // A FRESH from the recorded source under the recorded epoch may be a late copy of the request
+    // that began this very hand-off (its answer timed out, the source sent it again on another
+    // connection and has moved keys here since): with no newer config, the source can only have
+    // lost its mark by finishing a return, which leaves nothing here, so there is nothing to clear.
+    boolean sameHandOff = source.equals(from) && floor == slot.importFloor();
+    if (fresh && !sameHandOff || from != null && !from.equals(source)) {
+      slot.clear(); // with a lent batch: nobody finds these keys any more, and they must not come back
+    } else if (slot.lentBatch() != 0) {
+      // Lent keys are never put back live: the source may have stored them, and a client may have
+      // deleted one there since. The source finishes a return before it hands the slot here again.
+      return "ERR slot " + s + " has keys lent to a return that is not settled (expected: the return finished"
+          + " before the slot is handed here)";
+    }
+    slot.returnToken(0); // requests of a return before this hand-off are refused from now on
+    slot.imported(source, floor);
+    return null;
+  }
+
+  /**
+   * After a config is adopted: ends every import record that config decides (see the class
+   * comment), clearing the keys of those whose slot went to a third node.
+   *
+   * @return how many slots were cleared
+   */
+  public static int settle(SlotStore store, ClusterView v) {
+    int cleared = 0;
+    for (int s = 0; s < v.config().size(); s++) {
+      Slot slot = store.slot(s);
+      synchronized (slot) {
+        PodId from = slot.importedFrom();
+        if (from == null || v.config().epoch(s) <= slot.importFloor()) {
+          continue;
+        }
+        PodId owner = v.config().owner(s);
+        if (v.me().equals(owner)) {
+          if (slot.lentBatch() != 0) {
+            slot.settle(slot.lentBatch()); // dropped, never live again
+          }
+          slot.returnToken(0);
+          slot.imported(null, 0);
+        } else if (owner != null && !owner.equals(from)) {
+          slot.clear();
+          slot.returnToken(0);
+          slot.imported(null, 0);
+          cleared++;
+        }
+      }
+    }
+    return cleared;
+  }
+}
