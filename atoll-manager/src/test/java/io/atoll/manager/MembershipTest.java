@@ -56,6 +56,34 @@ class MembershipTest {
   }
 
   @Test
+  void theTypesAPodDeclaresAreKeptWithItAndNameItsSpaceOnceNoLivePodHostsIt() {
+    joinA();
+    Pod batch = new Pod(new PodId(new PodAddress("127.0.0.1", 7004), 4), PodVersion.of("1"), List.of("batch"));
+    CompletableFuture<ClusterConfig> f = loop.callAsLoop(() -> membership.register(batch,
+        new java.util.TreeMap<>(java.util.Map.of("Report", "batch", "Job", "batch")), "", false));
+    vt.advance(Duration.ofMillis(10));
+    ClusterConfig joined = f.join();
+    assertThat(loop.callAsLoop(() -> membership.unhostedReports(joined))).isEmpty();
+    assertThat(loop.callAsLoop(membership::entityTypes)).containsExactly(java.util.Map.entry("Job", "batch"),
+        java.util.Map.entry("Report", "batch"));
+    CompletableFuture<ClusterConfig> gone = loop.callAsLoop(() -> membership.markGone(batch.id(), "left"));
+    vt.advance(Duration.ofMillis(10));
+    ClusterConfig after = gone.join();
+    assertThat(loop.callAsLoop(() -> membership.unhostedReports(after)))
+        .containsExactly("space batch: 100 shards, no live pod with role batch (types: Job, Report)");
+    // A pod that declared none (an older one) leaves its space reported by the role alone.
+    Pod old = new Pod(new PodId(new PodAddress("127.0.0.1", 7005), 5), PodVersion.of("1"), List.of("old"));
+    CompletableFuture<ClusterConfig> g = loop.callAsLoop(() -> membership.register(old));
+    vt.advance(Duration.ofMillis(10));
+    g.join();
+    loop.callAsLoop(() -> membership.markGone(old.id(), "left"));
+    vt.advance(Duration.ofMillis(10));
+    assertThat(loop.callAsLoop(() -> membership.unhostedReports(installed()))).containsExactly(
+        "space batch: 100 shards, no live pod with role batch (types: Job, Report)",
+        "space old: 100 shards, no live pod with role old");
+  }
+
+  @Test
   void aPodBeingDeclaredGoneIsRefusedRenewalsAndRegistrationBeforeTheSave() {
     joinA();
     CompletableFuture<ClusterConfig> gone = loop.callAsLoop(() -> membership.markGone(A.id(), "left"));

@@ -323,6 +323,15 @@ class CliTest {
             io.atoll.core.Pod.DEFAULT_ROLES), io.atoll.core.PodStatus.ACTIVE, 1)).build();
     assertThat(StatusCommand.render(grown)).contains("space worker: 2 shards, no live pod with role worker")
         .doesNotContain("space default:");
+    // With the types the manager sent along (its pods declared them when they registered).
+    io.atoll.transport.grpc.proto.ConfigBytes bytes = io.atoll.transport.grpc.Wire.bytes(grown).toBuilder()
+        .addEntityTypes(io.atoll.transport.grpc.proto.EntityTypeInfo.newBuilder().setName("Report").setRole("worker"))
+        .addEntityTypes(io.atoll.transport.grpc.proto.EntityTypeInfo.newBuilder().setName("Job").setRole("worker"))
+        .addEntityTypes(io.atoll.transport.grpc.proto.EntityTypeInfo.newBuilder().setName("counter").setRole(""))
+        .build();
+    assertThat(StatusCommand.render(grown, StatusCommand.typesByRole(bytes)))
+        .contains("space worker: 2 shards, no live pod with role worker (types: Job, Report)" + System.lineSeparator())
+        .doesNotContain("counter");
 
     assertThat(StatusCommand.render(io.atoll.core.ClusterConfig.empty(io.atoll.core.Spaces.parse("worker=6"))))
         .contains("spaces: worker=6 (shards 1..6)").contains("ROLES");
