@@ -84,6 +84,28 @@ class MembershipTest {
   }
 
   @Test
+  void aPodOfANewRoleIsRefusedWhileAnAtollKvNodeIsAMemberAndNothingGrows() {
+    loop.callAsLoop(() -> journal.recover(UnaryOperator.identity()));
+    Pod kv = new Pod(new PodId(new PodAddress("127.0.0.1", 7006), 6), PodVersion.KV);
+    CompletableFuture<ClusterConfig> f = loop.callAsLoop(() -> membership.register(kv));
+    vt.advance(Duration.ofMillis(10));
+    ClusterConfig before = f.join();
+    Pod batch = new Pod(new PodId(new PodAddress("127.0.0.1", 7007), 7), PodVersion.of("1"), List.of("batch"));
+    CompletableFuture<ClusterConfig> refused = loop.callAsLoop(() -> membership.register(batch));
+    vt.advance(Duration.ofMillis(10));
+    assertThatThrownBy(refused::join).hasCauseInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("pod " + batch.id() + " refused: space 'batch': this manager serves Atoll KV nodes (pod "
+            + kv.id() + "), which follow only the one slot space (expected: pods of other roles at a manager of their"
+            + " own");
+    assertThat(installed()).isEqualTo(before);
+    // A default-role pod needs no new space: accepted as before.
+    CompletableFuture<ClusterConfig> plain = loop.callAsLoop(() -> membership.register(B));
+    vt.advance(Duration.ofMillis(10));
+    assertThat(plain.join().isActive(B.id())).isTrue();
+    assertThat(plain.join().spaces()).isEqualTo(before.spaces());
+  }
+
+  @Test
   void aPodBeingDeclaredGoneIsRefusedRenewalsAndRegistrationBeforeTheSave() {
     joinA();
     CompletableFuture<ClusterConfig> gone = loop.callAsLoop(() -> membership.markGone(A.id(), "left"));

@@ -269,6 +269,15 @@ public final class Rounds {
         continue;
       }
       String name = role.isEmpty() ? "default" : role;
+      for (Pod p : config.activePods()) {
+        if (p.version().equals(io.atoll.core.PodVersion.KV)) {
+          // KV nodes refuse every config of more than the one slot space: a grown layout would
+          // leave them serving a config they can no longer follow.
+          throw new IllegalArgumentException("space '" + name + "': this manager serves Atoll KV nodes (pod "
+              + p.id() + "), which follow only the one slot space (expected: pods of other roles at a manager of"
+              + " their own; no space is appended while a KV node is a member)");
+        }
+      }
       if ((long) layout.size() + count > maxShards) {
         throw new IllegalArgumentException("space '" + name + "': " + count + " more shards would make "
             + (layout.size() + count) + " (expected: at most " + maxShards + " shards in all; the layout "
