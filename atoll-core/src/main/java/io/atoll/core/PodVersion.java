@@ -13,6 +13,12 @@ import java.util.Objects;
  */
 public record PodVersion(String value) implements Comparable<PodVersion> {
 
+  /**
+   * The version every Atoll KV node registers with in managed mode: a manager that has one among
+   * its pods serves the KV slot space, which KV nodes follow only while it is the one space.
+   */
+  public static final PodVersion KV = new PodVersion("kv");
+
   /** The longest version, in bytes of UTF-8 (not characters): what a config can carry. */
   public static final int MAX_BYTES = 128;
 

@@ -33,6 +33,20 @@ interface ManagerCalls {
    */
   CompletableFuture<ClusterConfig> register(Pod pod, String holder, boolean vouched);
 
+  /**
+   * As {@link #register(Pod, String, boolean)}, the pod declaring the entity types it hosts (name
+   * to role; empty from pods that predate them). By default the types are not kept.
+   */
+  default CompletableFuture<ClusterConfig> register(Pod pod, java.util.SortedMap<String, String> entityTypes,
+      String holder, boolean vouched) {
+    return register(pod, holder, vouched);
+  }
+
+  /** The entity types the pods of the installed config declared, name to role (none by default). */
+  default CompletableFuture<java.util.SortedMap<String, String>> entityTypes() {
+    return CompletableFuture.completedFuture(java.util.Collections.emptySortedMap());
+  }
+
   /** A pod leaves for good, having stopped its entities. */
   CompletableFuture<Void> unregister(PodId pod);
 

@@ -67,10 +67,14 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
     if (pod == null || !sameCluster(request.getClusterId(), pod.id(), out)) {
       return;
     }
+    java.util.SortedMap<String, String> types = parse(() -> Wire.entityTypes(request.getPod(), pod), out);
+    if (types == null) {
+      return;
+    }
     String holder = WireSecurity.peerName(); // read here: the answer is made on the manager's loop
     boolean vouched = !request.getCredential().isEmpty()
         && security.signer().checkCredential(manager.clusterId().toString(), pod.id(), holder, request.getCredential());
-    answer(manager.register(pod, holder, vouched).whenComplete((c, e) -> {
+    answer(manager.register(pod, types, holder, vouched).whenComplete((c, e) -> {
       Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
       if (cause instanceof SecurityException) {
         security.wire().refuse("register " + holder + " " + pod.id(), "refused register for pod " + pod.id()
@@ -157,7 +161,13 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
 
   @Override
   public void getAssignments(GetAssignmentsRequest request, StreamObserver<ConfigBytes> out) {
-    answer(manager.assignments(), security.signer()::bytes, out);
+    // The declared types ride along, outside the signed encoding, for atoll status to name them.
+    answer(manager.assignments().thenCombine(manager.entityTypes(), (c, types) -> {
+      ConfigBytes.Builder b = security.signer().bytes(c).toBuilder();
+      types.forEach((name, role) -> b.addEntityTypes(
+          io.atoll.transport.grpc.proto.EntityTypeInfo.newBuilder().setName(name).setRole(role)));
+      return b.build();
+    }), Function.identity(), out);
   }
 
   @Override

@@ -1,9 +1,14 @@
 package io.atoll.manager;
 
+import io.atoll.core.Space;
 import io.atoll.core.Spaces;
 import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.RebalanceLimits;
+import io.atoll.core.allocation.SpaceAllocation;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -31,6 +36,10 @@ import java.util.Objects;
  * @param newSpaceShards the shard count of a space the manager appends when a pod registers with
  *     a role that has no space ({@value #DEFAULT_NEW_SPACE_SHARDS} by default); 0: none is
  *     appended, such a pod is accepted and gets no shards of that role
+ * @param spaceSettings per role ({@code ""} for the default space), a space's own limits and
+ *     strategy, each part falling back to {@code limits} and {@code strategy}; a role may have
+ *     no space yet (its settings apply once one is appended); empty: every space is allocated
+ *     with the global ones
  */
 public record ManagerSettings(
     int numberOfShards,
@@ -44,7 +53,8 @@ public record ManagerSettings(
     AllocationStrategy strategy,
     Duration storeLease,
     Spaces spaces,
-    int newSpaceShards) {
+    int newSpaceShards,
+    Map<String, SpaceSettings> spaceSettings) {
 
   /** The shard count of a space appended at run time unless set otherwise. */
   public static final int DEFAULT_NEW_SPACE_SHARDS = 100;
@@ -112,6 +122,39 @@ public record ManagerSettings(
       throw new IllegalArgumentException("new-space-shards: " + newSpaceShards + " (expected: 0.." + MAX_SHARDS
           + "; 0 appends no space for a new role)");
     }
+    Objects.requireNonNull(spaceSettings, "spaceSettings");
+    if (spaceSettings.size() > Spaces.MAX_SPACES) {
+      throw new IllegalArgumentException("space settings: " + spaceSettings.size() + " roles (expected: <= "
+          + Spaces.MAX_SPACES + ")");
+    }
+    Map<String, SpaceSettings> copy = new LinkedHashMap<>();
+    spaceSettings.forEach((role, ss) -> {
+      try {
+        Space.checkRole(role);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("space settings: " + e.getMessage(), e);
+      }
+      copy.put(role, Objects.requireNonNull(ss, "space settings of role '" + role + "'"));
+    });
+    spaceSettings = Collections.unmodifiableMap(copy);
+  }
+
+  /** Settings without space settings of their own: every space allocated with the global ones. */
+  public ManagerSettings(int numberOfShards, Duration leaseTtl, Duration leaseMargin, Duration pingTimeout,
+      Duration terminationTimeout, Duration rebalanceInterval, Duration rebalanceRetryInterval,
+      RebalanceLimits limits, AllocationStrategy strategy, Duration storeLease, Spaces spaces, int newSpaceShards) {
+    this(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
+        rebalanceRetryInterval, limits, strategy, storeLease, spaces, newSpaceShards, Map.of());
+  }
+
+  /**
+   * The strategy and limits the space of {@code role} is allocated with: its own
+   * {@link SpaceSettings}, each part not set there from the global {@link #limits} and
+   * {@link #strategy}.
+   */
+  public SpaceAllocation allocation(String role) {
+    SpaceSettings own = spaceSettings.get(role);
+    return own == null ? new SpaceAllocation(strategy, limits) : own.resolve(limits, strategy);
   }
 
   /** Settings laid out in {@code spaces}, appending spaces of the default size for new roles. */
@@ -160,7 +203,7 @@ public record ManagerSettings(
   public ManagerSettings withNumberOfShards(int n) {
     return new ManagerSettings(n, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
         rebalanceRetryInterval, limits, strategy, storeLease, Spaces.single(Math.max(1, Math.min(n, MAX_SHARDS))),
-        newSpaceShards);
+        newSpaceShards, spaceSettings);
   }
 
   /**
@@ -169,42 +212,51 @@ public record ManagerSettings(
    */
   public ManagerSettings withNewSpaceShards(int n) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
-        rebalanceInterval, rebalanceRetryInterval, limits, strategy, storeLease, spaces, n);
+        rebalanceInterval, rebalanceRetryInterval, limits, strategy, storeLease, spaces, n, spaceSettings);
   }
 
   /** With the shards laid out in {@code s}: as many shards as the spaces hold together. */
   public ManagerSettings withSpaces(Spaces s) {
     return new ManagerSettings(s.size(), leaseTtl, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
-        rebalanceRetryInterval, limits, strategy, storeLease, s, newSpaceShards);
+        rebalanceRetryInterval, limits, strategy, storeLease, s, newSpaceShards, spaceSettings);
   }
 
   /** With another lease and margin; the store lease becomes as long as the pod lease. */
   public ManagerSettings withLease(Duration ttl, Duration margin) {
     return new ManagerSettings(numberOfShards, ttl, margin, pingTimeout, terminationTimeout, rebalanceInterval,
-        rebalanceRetryInterval, limits, strategy, ttl, spaces, newSpaceShards);
+        rebalanceRetryInterval, limits, strategy, ttl, spaces, newSpaceShards, spaceSettings);
   }
 
   /** With another store lease (set after {@link #withLease}, which resets it). */
   public ManagerSettings withStoreLease(Duration ttl) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
-        rebalanceInterval, rebalanceRetryInterval, limits, strategy, ttl, spaces, newSpaceShards);
+        rebalanceInterval, rebalanceRetryInterval, limits, strategy, ttl, spaces, newSpaceShards, spaceSettings);
   }
 
   /** With another ping and termination timeout. */
   public ManagerSettings withTimeouts(Duration ping, Duration termination) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, ping, termination, rebalanceInterval,
-        rebalanceRetryInterval, limits, strategy, storeLease, spaces, newSpaceShards);
+        rebalanceRetryInterval, limits, strategy, storeLease, spaces, newSpaceShards, spaceSettings);
   }
 
   /** With other rebalance intervals. */
   public ManagerSettings withRebalanceIntervals(Duration periodic, Duration retry) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, periodic,
-        retry, limits, strategy, storeLease, spaces, newSpaceShards);
+        retry, limits, strategy, storeLease, spaces, newSpaceShards, spaceSettings);
+  }
+
+  /**
+   * With these spaces' own allocation settings, by role ({@code ""} for the default space); every
+   * other space keeps the global ones.
+   */
+  public ManagerSettings withSpaceSettings(Map<String, SpaceSettings> byRole) {
+    return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
+        rebalanceInterval, rebalanceRetryInterval, limits, strategy, storeLease, spaces, newSpaceShards, byRole);
   }
 
   /** With other limits and strategy. */
   public ManagerSettings withAllocation(RebalanceLimits l, AllocationStrategy s) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
-        rebalanceInterval, rebalanceRetryInterval, l, s, storeLease, spaces, newSpaceShards);
+        rebalanceInterval, rebalanceRetryInterval, l, s, storeLease, spaces, newSpaceShards, spaceSettings);
   }
 }

@@ -42,6 +42,8 @@ final class Membership {
   private boolean closed;
   /** Pods that asked to drain: they get no shards and give theirs away, yet stay members. */
   private final Set<PodId> draining = new java.util.HashSet<>();
+  /** The entity types each pod declared when it registered (not saved). */
+  private final PodTypes types = new PodTypes();
   /** The TLS identity that registered each incarnation, as this manager saw it (not saved). */
   private final java.util.Map<PodId, String> holders = new java.util.HashMap<>();
   /** Set once by the manager before the loop runs. */
@@ -93,6 +95,16 @@ final class Membership {
    * {@link SecurityException} and changes nothing.
    */
   CompletableFuture<ClusterConfig> register(Pod pod, String holder, boolean vouched) {
+    return register(pod, java.util.Collections.emptySortedMap(), holder, vouched);
+  }
+
+  /**
+   * As {@link #register(Pod, String, boolean)}, the pod declaring the entity types it hosts
+   * ({@code entityTypes}, name to role; empty from pods that predate them), kept with the pod to
+   * name the types of a space no live pod hosts.
+   */
+  CompletableFuture<ClusterConfig> register(Pod pod, java.util.SortedMap<String, String> entityTypes, String holder,
+      boolean vouched) {
     loop.checkOnLoop();
     Optional<PodEntry> existing = journal.config().pod(pod.id());
     if (existing.isPresent() && !holder.isEmpty() && !vouched && !holder.equals(holders.get(pod.id()))) {
@@ -125,6 +137,7 @@ final class Membership {
       }
     }
     leases.grant(pod.id(), ticker.nanoTime()); // its lease starts now, before the save
+    types.put(pod.id(), entityTypes, journal.config());
     if (!holder.isEmpty()) {
       if (holders.size() >= journal.maxActivePods()) {
         holders.keySet().removeIf(p -> !journal.config().isActive(p));
@@ -139,8 +152,9 @@ final class Membership {
     // restarted from the store never sees a pod of a role whose space it lost.
     return journal.transition(c -> c.pod(pod.id()).isPresent() ? c : Rounds.join(grow(c, pod), pod)).thenApply(c -> {
       leases.grant(pod.id(), ticker.nanoTime());
-      log.info("pod {} joined (version {}{}); {} pods", pod.id(), pod.version(),
-          pod.hasDefaultRoles() ? "" : ", roles " + pod.roles(), c.activePods().size());
+      log.info("pod {} joined (version {}{}{}); {} pods", pod.id(), pod.version(),
+          pod.hasDefaultRoles() ? "" : ", roles " + pod.roles(),
+          entityTypes.isEmpty() ? "" : ", types " + String.join(", ", entityTypes.keySet()), c.activePods().size());
       for (io.atoll.core.Space s : c.spaces().list()) {
         if (before.of(s.role()) == null) {
           log.info("space {} appended for pod {}'s role: shards {}..{} (spaces now {})", s.displayName(), pod.id(),
@@ -294,11 +308,35 @@ final class Membership {
    * Logs each space whose role no live pod hosts any more: its shards are kept (unowned, or on
    * their dead owner until it is replaced) and wait for a pod of the role, never dropped.
    */
-  static void reportUnhosted(ClusterConfig c) {
-    for (io.atoll.core.Space s : Rounds.unhosted(c)) {
-      log.warn("space {}: {} shards, no live pod with role {}; they wait for a pod of that role (messages to its"
-          + " types wait, then fail naming the type and the role)", s.displayName(), s.count(), s.displayName());
+  void reportUnhosted(ClusterConfig c) {
+    for (String line : unhostedReports(c)) {
+      log.warn("{}; they wait for a pod of that role (messages to its types wait, then fail naming the type and"
+          + " the role)", line);
     }
+  }
+
+  /** What {@link #reportUnhosted} logs: one line per space no live pod hosts, with its types. */
+  java.util.List<String> unhostedReports(ClusterConfig c) {
+    java.util.List<String> lines = new java.util.ArrayList<>();
+    for (io.atoll.core.Space s : Rounds.unhosted(c)) {
+      lines.add(unhosted(s, types.onRole(c, s.role())));
+    }
+    return lines;
+  }
+
+  /**
+   * The report of a space no live pod hosts: "space batch: 4 shards, no live pod with role batch
+   * (types: Job, Report)", the types as its pods declared them (none known: no parenthesis).
+   */
+  static String unhosted(io.atoll.core.Space s, java.util.Collection<String> typeNames) {
+    return "space " + s.displayName() + ": " + s.count() + " shards, no live pod with role " + s.displayName()
+        + (typeNames.isEmpty() ? "" : " (types: " + String.join(", ", typeNames) + ")");
+  }
+
+  /** The entity types pods of the installed config declared, name to role. Loop only. */
+  java.util.SortedMap<String, String> entityTypes() {
+    loop.checkOnLoop();
+    return types.all(journal.config());
   }
 
   private NotLeadingException notLeading() {

@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The rebalance workflow: runs the {@link Rounds} one round at a time — plan, ping, unassign,
  * apply through the {@link Journal}, push — and chains rounds while the limits leave shards to
- * move. A request during a round runs one more round after it; a round that failed in part is
- * retried after the retry interval.
+ * move; each shard space with its own limits and strategy ({@link ManagerSettings#allocation}). A
+ * request during a round runs one more round after it; a round that failed in part is retried
+ * after the retry interval.
  *
  * <p>Loop-confined. Pods that fail a ping or an unassign are reported to {@code suspects}.
  */
@@ -98,7 +99,7 @@ final class Rebalancer {
       retry.cancel();
       retry = null;
     }
-    Plan plan = Rounds.plan(journal.config(), settings.strategy(), settings.limits(), random, draining.get());
+    Plan plan = Rounds.plan(journal.config(), settings::allocation, random, draining.get());
     if (plan.isEmpty()) {
       if (owed.isEmpty()) {
         finish(0, false, false);
@@ -216,8 +217,8 @@ final class Rebalancer {
    * its own random, so the rounds' draws stay what they were.
    */
   private int remaining(ClusterConfig config) {
-    return Rounds.plan(config, settings.strategy(), RebalanceLimits.UNLIMITED, new SplittableRandom(0),
-        draining.get()).moves().size();
+    return Rounds.plan(config, role -> settings.allocation(role).withLimits(RebalanceLimits.UNLIMITED),
+        new SplittableRandom(0), draining.get()).moves().size();
   }
 
   /** Stops: no more rounds; waiters of rounds not started fail. Loop only. */

@@ -266,7 +266,7 @@ public final class ShardManager implements AutoCloseable {
     log.info("shard manager of cluster {}, term {}, resumes at epoch {}: {} pods, {} of {} shards assigned",
         clusterId, journal.term(), c.epoch(), c.activePods().size(), c.size() - c.unownedCount(), c.size());
     if (!c.activePods().isEmpty()) {
-      Membership.reportUnhosted(c);
+      membership.reportUnhosted(c);
     }
   }
 
@@ -417,6 +417,17 @@ public final class ShardManager implements AutoCloseable {
     @Override
     public CompletableFuture<ClusterConfig> register(Pod pod, String holder, boolean vouched) {
       return supply(() -> membership.register(pod, holder, vouched));
+    }
+
+    @Override
+    public CompletableFuture<ClusterConfig> register(Pod pod, java.util.SortedMap<String, String> entityTypes,
+        String holder, boolean vouched) {
+      return supply(() -> membership.register(pod, entityTypes, holder, vouched));
+    }
+
+    @Override
+    public CompletableFuture<java.util.SortedMap<String, String>> entityTypes() {
+      return supply(() -> CompletableFuture.completedFuture(membership.entityTypes()));
     }
 
     @Override

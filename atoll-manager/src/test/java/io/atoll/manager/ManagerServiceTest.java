@@ -32,6 +32,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -92,6 +93,22 @@ class ManagerServiceTest {
     public CompletableFuture<ClusterConfig> register(Pod pod, String holder, boolean vouched) {
       calls.add("register " + pod.id() + " holder=" + holder + " vouched=" + vouched);
       return config.get();
+    }
+
+    /** The entity types of each registration, as the service read them. */
+    final List<java.util.SortedMap<String, String>> types = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.SortedMap<String, String> declared = new java.util.TreeMap<>();
+
+    @Override
+    public CompletableFuture<ClusterConfig> register(Pod pod, java.util.SortedMap<String, String> entityTypes,
+        String holder, boolean vouched) {
+      types.add(entityTypes);
+      return register(pod, holder, vouched);
+    }
+
+    @Override
+    public CompletableFuture<java.util.SortedMap<String, String>> entityTypes() {
+      return CompletableFuture.completedFuture(declared);
     }
 
     @Override
@@ -176,6 +193,45 @@ class ManagerServiceTest {
     assertThat(r.getClusterId()).isEqualTo(CLUSTER.toString());
     assertThat(r.getCredential()).isEqualTo(credential(A.id()));
     assertThat(fake.calls).containsExactly("register " + A.id() + " holder= vouched=false");
+  }
+
+  @Test
+  void aPodDeclaresItsEntityTypesAndOneThatDeclaresNoneIsStillAccepted() {
+    Pod batch = new Pod(B, io.atoll.core.PodVersion.of("1.0"), List.of("", "batch"));
+    stub.register(RegisterRequest.newBuilder().setPod(Wire.info(batch, new java.util.TreeMap<>(
+        Map.of("Job", "batch", "Report", "batch", "counter", "")))).build());
+    stub.register(register().build()); // an older pod: no types
+    assertThat(fake.types).containsExactly(new java.util.TreeMap<>(Map.of("Job", "batch", "Report", "batch",
+        "counter", "")), new java.util.TreeMap<>());
+    fake.declared = new java.util.TreeMap<>(Map.of("Job", "batch", "Report", "batch"));
+    assertThat(stub.getAssignments(GetAssignmentsRequest.getDefaultInstance()).getEntityTypesList())
+        .extracting(t -> t.getName() + "@" + t.getRole()).containsExactly("Job@batch", "Report@batch");
+  }
+
+  @Test
+  void badEntityTypesInARegistrationAreRefusedNamingWhatIsWrong() {
+    Pod batch = new Pod(B, io.atoll.core.PodVersion.of("1.0"), List.of("batch"));
+    java.util.function.Function<java.util.List<io.atoll.transport.grpc.proto.EntityTypeInfo>, RegisterRequest> req =
+        types -> RegisterRequest.newBuilder().setPod(Wire.info(batch).toBuilder().addAllEntityTypes(types)).build();
+    java.util.function.BiFunction<String, String, io.atoll.transport.grpc.proto.EntityTypeInfo> type =
+        (name, role) -> io.atoll.transport.grpc.proto.EntityTypeInfo.newBuilder().setName(name).setRole(role).build();
+    refused(() -> stub.register(req.apply(List.of(type.apply("", "batch")))), Status.Code.INVALID_ARGUMENT,
+        "pod entity type name: length 0 (expected: 1..255)");
+    refused(() -> stub.register(req.apply(List.of(type.apply("x".repeat(256), "batch")))),
+        Status.Code.INVALID_ARGUMENT, "pod entity type name: length 256 (expected: 1..255)");
+    refused(() -> stub.register(req.apply(List.of(type.apply("Job", "b/tch")))), Status.Code.INVALID_ARGUMENT,
+        "pod entity type 'Job': role: 'b/tch' has '/' at 1");
+    refused(() -> stub.register(req.apply(List.of(type.apply("Job", "web")))), Status.Code.INVALID_ARGUMENT,
+        "pod entity type 'Job': role 'web' (expected: one of the pod's roles [batch])");
+    refused(() -> stub.register(req.apply(List.of(type.apply("Job", "batch"), type.apply("Job", "batch")))),
+        Status.Code.INVALID_ARGUMENT, "pod entity type 'Job': declared twice (expected: once)");
+    List<io.atoll.transport.grpc.proto.EntityTypeInfo> many = new java.util.ArrayList<>();
+    for (int i = 0; i <= Wire.MAX_ENTITY_TYPES; i++) {
+      many.add(type.apply("t" + i, "batch"));
+    }
+    refused(() -> stub.register(req.apply(many)), Status.Code.INVALID_ARGUMENT,
+        "pod entity types: 1025 (expected: 0..1024)");
+    assertThat(fake.calls).isEmpty();
   }
 
   @Test

@@ -56,6 +56,56 @@ class MembershipTest {
   }
 
   @Test
+  void theTypesAPodDeclaresAreKeptWithItAndNameItsSpaceOnceNoLivePodHostsIt() {
+    joinA();
+    Pod batch = new Pod(new PodId(new PodAddress("127.0.0.1", 7004), 4), PodVersion.of("1"), List.of("batch"));
+    CompletableFuture<ClusterConfig> f = loop.callAsLoop(() -> membership.register(batch,
+        new java.util.TreeMap<>(java.util.Map.of("Report", "batch", "Job", "batch")), "", false));
+    vt.advance(Duration.ofMillis(10));
+    ClusterConfig joined = f.join();
+    assertThat(loop.callAsLoop(() -> membership.unhostedReports(joined))).isEmpty();
+    assertThat(loop.callAsLoop(membership::entityTypes)).containsExactly(java.util.Map.entry("Job", "batch"),
+        java.util.Map.entry("Report", "batch"));
+    CompletableFuture<ClusterConfig> gone = loop.callAsLoop(() -> membership.markGone(batch.id(), "left"));
+    vt.advance(Duration.ofMillis(10));
+    ClusterConfig after = gone.join();
+    assertThat(loop.callAsLoop(() -> membership.unhostedReports(after)))
+        .containsExactly("space batch: 100 shards, no live pod with role batch (types: Job, Report)");
+    // A pod that declared none (an older one) leaves its space reported by the role alone.
+    Pod old = new Pod(new PodId(new PodAddress("127.0.0.1", 7005), 5), PodVersion.of("1"), List.of("old"));
+    CompletableFuture<ClusterConfig> g = loop.callAsLoop(() -> membership.register(old));
+    vt.advance(Duration.ofMillis(10));
+    g.join();
+    loop.callAsLoop(() -> membership.markGone(old.id(), "left"));
+    vt.advance(Duration.ofMillis(10));
+    assertThat(loop.callAsLoop(() -> membership.unhostedReports(installed()))).containsExactly(
+        "space batch: 100 shards, no live pod with role batch (types: Job, Report)",
+        "space old: 100 shards, no live pod with role old");
+  }
+
+  @Test
+  void aPodOfANewRoleIsRefusedWhileAnAtollKvNodeIsAMemberAndNothingGrows() {
+    loop.callAsLoop(() -> journal.recover(UnaryOperator.identity()));
+    Pod kv = new Pod(new PodId(new PodAddress("127.0.0.1", 7006), 6), PodVersion.KV);
+    CompletableFuture<ClusterConfig> f = loop.callAsLoop(() -> membership.register(kv));
+    vt.advance(Duration.ofMillis(10));
+    ClusterConfig before = f.join();
+    Pod batch = new Pod(new PodId(new PodAddress("127.0.0.1", 7007), 7), PodVersion.of("1"), List.of("batch"));
+    CompletableFuture<ClusterConfig> refused = loop.callAsLoop(() -> membership.register(batch));
+    vt.advance(Duration.ofMillis(10));
+    assertThatThrownBy(refused::join).hasCauseInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("pod " + batch.id() + " refused: space 'batch': this manager serves Atoll KV nodes (pod "
+            + kv.id() + "), which follow only the one slot space (expected: pods of other roles at a manager of their"
+            + " own");
+    assertThat(installed()).isEqualTo(before);
+    // A default-role pod needs no new space: accepted as before.
+    CompletableFuture<ClusterConfig> plain = loop.callAsLoop(() -> membership.register(B));
+    vt.advance(Duration.ofMillis(10));
+    assertThat(plain.join().isActive(B.id())).isTrue();
+    assertThat(plain.join().spaces()).isEqualTo(before.spaces());
+  }
+
+  @Test
   void aPodBeingDeclaredGoneIsRefusedRenewalsAndRegistrationBeforeTheSave() {
     joinA();
     CompletableFuture<ClusterConfig> gone = loop.callAsLoop(() -> membership.markGone(A.id(), "left"));

@@ -3,9 +3,13 @@ package io.atoll.manager;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.Spaces;
 import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.RebalanceLimits;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The rebalance workflow around the real manager, scripted on the simulation's virtual clock. */
@@ -93,6 +97,43 @@ class RebalancerTest {
     assertThat(sim.installed().ownedCounts().values()).containsExactlyInAnyOrder(15, 15);
     assertThat(sim.store.saves - saves).as("the registration, then one save per round of two moves")
         .isEqualTo(1 + 8);
+  }
+
+  /**
+   * Space settings: the default space, limited to one owned shard per round, moves one shard in
+   * each of its rounds, while the worker space (the global limit of 10) moves its share in one.
+   */
+  @Test
+  void eachSpaceMovesWithinItsOwnLimitInTheSameRebalance() {
+    Simulation sim = new Simulation(42, Simulation.settings(Spaces.parse("default=12,worker=12"),
+        new RebalanceLimits(10, 1.0), AllocationStrategy.versionAware())
+        .withSpaceSettings(Map.of("", SpaceSettings.maxMoves(1))), false, 0);
+    sim.faults = false;
+    SimPod web1 = sim.join("1.0", List.of(""));
+    SimPod worker1 = sim.join("1.0", List.of("worker"));
+    sim.vt.advance(Duration.ofSeconds(2));
+    assertThat(sim.installed().ownedCounts()).containsEntry(web1.id(), 12).containsEntry(worker1.id(), 12);
+    sim.join("1.0", List.of(""));
+    sim.join("1.0", List.of("worker"));
+    List<int[]> changes = new ArrayList<>(); // per installed config: owners changed in {default, worker}
+    ClusterConfig before = sim.installed();
+    for (int ms = 0; ms < 1800; ms++) {
+      sim.vt.advance(Duration.ofMillis(1));
+      ClusterConfig now = sim.installed();
+      if (now.epoch() != before.epoch()) {
+        int[] moved = new int[2];
+        for (int pos = 0; pos < 24; pos++) {
+          if (before.owner(pos) != null && !before.owner(pos).equals(now.owner(pos))) {
+            moved[pos < 12 ? 0 : 1]++;
+          }
+        }
+        changes.add(moved);
+        before = now;
+      }
+    }
+    assertThat(changes).as("every round moves at most one default shard").allMatch(m -> m[0] <= 1);
+    assertThat(changes).as("the worker space moves its six in one round").anyMatch(m -> m[1] == 6);
+    assertThat(sim.installed().ownedCounts().values()).containsExactlyInAnyOrder(6, 6, 6, 6);
   }
 
   @Test

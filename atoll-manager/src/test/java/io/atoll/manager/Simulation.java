@@ -102,12 +102,36 @@ final class Simulation {
     Random r = new Random(~seed);
     RebalanceLimits limits = r.nextBoolean() ? RebalanceLimits.DEFAULT : new RebalanceLimits(1 + r.nextInt(4), 0.5);
     AllocationStrategy strategy = r.nextBoolean() ? AllocationStrategy.versionAware() : AllocationStrategy.leastShard();
-    Simulation sim = new Simulation(seed, settings(randomLayout(r, 2 + r.nextInt(5), 24), limits, strategy)
-        .withNewSpaceShards(1 + r.nextInt(24)), r.nextBoolean(), r.nextDouble() * 0.3);
+    Spaces layout = randomLayout(r, 2 + r.nextInt(5), 24);
+    Simulation sim = new Simulation(seed, settings(layout, limits, strategy)
+        .withNewSpaceShards(1 + r.nextInt(24)).withSpaceSettings(spaceSettings(seed, layout)), r.nextBoolean(),
+        r.nextDouble() * 0.3);
     sim.leaseChanges = r.nextBoolean();
     sim.pauses = r.nextBoolean();
     sim.newRoles = r.nextInt(4) > 0;
     return sim;
+  }
+
+  /**
+   * In half the histories, some spaces (of the layout, and of the first roles appended at run
+   * time) get limits or a strategy of their own. Drawn from a random of their own, so each seed's
+   * history is otherwise the one it was before spaces had settings.
+   */
+  static Map<String, SpaceSettings> spaceSettings(long seed, Spaces layout) {
+    Random r = new Random(seed * 31 + 7);
+    Map<String, SpaceSettings> m = new LinkedHashMap<>();
+    if (r.nextBoolean()) {
+      List<String> roles = new ArrayList<>();
+      layout.list().forEach(sp -> roles.add(sp.role()));
+      roles.addAll(List.of("n1", "n2"));
+      for (String role : roles) {
+        if (r.nextBoolean()) {
+          m.put(role, new SpaceSettings(r.nextBoolean() ? 1 + r.nextInt(3) : null, r.nextBoolean() ? 1.0 : null,
+              r.nextBoolean() ? AllocationStrategy.leastShard() : AllocationStrategy.versionAware()));
+        }
+      }
+    }
+    return m;
   }
 
   /** {@code spaces} spaces of 1..{@code most} shards: the default one, then roles r1, r2, ... */

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * histories of pods of one or two roles joining, leaving, crashing, losing the network and
  * upgrading around the real manager, which itself crashes, pauses and loses its store; in most
  * histories pods of roles without a space register now and then, and the manager appends one
- * (kept across its restarts with the first layout). After every
+ * (kept across its restarts with the first layout); in half of them some spaces have limits or a
+ * strategy of their own ({@link Simulation#spaceSettings}). After every
  * task no shard of any space may be served by two pods nor by a pod that does not host its space;
  * after quiet each space is owned by its own live hosts, balanced over them. And a rolling update
  * of one role's pods moves nothing in any other space, at any moment. Seeded as

@@ -1,6 +1,7 @@
 package io.atoll.runtime;
 
 import io.atoll.core.EntityAddress;
+import io.atoll.core.ShardHasher;
 import io.atoll.core.Space;
 import io.atoll.runtime.codec.MessageCodec;
 import java.time.Duration;
@@ -38,15 +39,17 @@ public final class EntityType<M> {
   private final Set<Class<?>> extraTypes;
   private final MessageCodec codec;
   private final String role;
+  private final ShardHasher hasher;
 
   private EntityType(String name, Class<M> messageClass, M terminationMessage, Duration idleTime,
       Set<Class<?>> extraTypes, MessageCodec codec) {
-    this(name, messageClass, terminationMessage, idleTime, extraTypes, codec, Space.DEFAULT_ROLE);
+    this(name, messageClass, terminationMessage, idleTime, extraTypes, codec, Space.DEFAULT_ROLE, null);
   }
 
   private EntityType(String name, Class<M> messageClass, M terminationMessage, Duration idleTime,
-      Set<Class<?>> extraTypes, MessageCodec codec, String role) {
+      Set<Class<?>> extraTypes, MessageCodec codec, String role, ShardHasher hasher) {
     this.role = role;
+    this.hasher = hasher;
     this.name = name;
     this.messageClass = messageClass;
     this.terminationMessage = terminationMessage;
@@ -74,7 +77,7 @@ public final class EntityType<M> {
    */
   public EntityType<M> withTerminationMessage(M message) {
     Objects.requireNonNull(message, "message");
-    return new EntityType<>(name, messageClass, message, idleTime, extraTypes, codec, role);
+    return new EntityType<>(name, messageClass, message, idleTime, extraTypes, codec, role, hasher);
   }
 
   /**
@@ -86,19 +89,19 @@ public final class EntityType<M> {
     if (idle.isNegative()) {
       throw new IllegalArgumentException("idle time: " + idle + " (expected: >= 0)");
     }
-    return new EntityType<>(name, messageClass, terminationMessage, idle, extraTypes, codec, role);
+    return new EntityType<>(name, messageClass, terminationMessage, idle, extraTypes, codec, role, hasher);
   }
 
   /** With more types the default codec may carry (e.g. answer types it cannot find by itself). */
   public EntityType<M> withTypes(Class<?>... types) {
     Set<Class<?>> all = new LinkedHashSet<>(extraTypes);
     all.addAll(List.of(types));
-    return new EntityType<>(name, messageClass, terminationMessage, idleTime, Set.copyOf(all), codec, role);
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, Set.copyOf(all), codec, role, hasher);
   }
 
   /** With a codec of its own for messages and answers, e.g. {@code ProtobufCodec}. */
   public EntityType<M> withCodec(MessageCodec c) {
-    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, Objects.requireNonNull(c), role);
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, Objects.requireNonNull(c), role, hasher);
   }
 
   /**
@@ -111,7 +114,25 @@ public final class EntityType<M> {
    * @throws IllegalArgumentException if the role is not 1..64 of {@code [A-Za-z0-9._-]} or empty
    */
   public EntityType<M> onRole(String role) {
-    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, codec, Space.checkRole(role));
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, codec, Space.checkRole(role), hasher);
+  }
+
+  /**
+   * With a hasher of its own: the type's entities go to {@code h.shardOf(id, count)} of its
+   * role's space (count: the space's shards) instead of the pod's hasher
+   * ({@code Sharding.Builder.hasher}, {@link ShardHasher#DEFAULT} unless set). Types of one role
+   * may hash differently; they still share the space's shards. Every pod that sends to or hosts
+   * the type must give it the same hasher (of the same class): the receiving pod checks each
+   * message's shard with its own and refuses a mismatch as {@code BAD_REQUEST}.
+   */
+  public EntityType<M> withHasher(ShardHasher h) {
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, codec, role,
+        Objects.requireNonNull(h, "hasher"));
+  }
+
+  /** The hasher set with {@link #withHasher}, or null for the pod's. */
+  public ShardHasher hasher() {
+    return hasher;
   }
 
   /** The role whose shard space holds this type's entities; {@code ""} for the default role. */

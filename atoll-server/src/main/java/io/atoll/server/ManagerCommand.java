@@ -138,6 +138,14 @@ final class ManagerCommand implements Callable<Integer> {
   @Option(names = "--max-moves-fraction", defaultValue = "0.1", description = "Most owned shards one round moves, as a fraction (default: ${DEFAULT-VALUE}).")
   double maxMovesFraction;
 
+  @Option(names = "--space-settings", paramLabel = "ROLE:KEY=VALUE[,KEY=VALUE...]", split = ";",
+      description = "A shard space's own allocation settings, with the names of the global flags: max-moves,"
+      + " max-moves-fraction and strategy, e.g. worker:max-moves=1,strategy=least-shard (default for the default"
+      + " space). Repeatable, or ; between spaces. What a space does not set comes from --max-moves,"
+      + " --max-moves-fraction and --strategy; a role without a space yet gets its settings when one is appended"
+      + " (default: every space with the global ones).")
+  java.util.List<String> spaceSettings;
+
   @Option(names = "--http-port", defaultValue = "-1", description = "Serve /metrics, /health/live, /health/ready and /cluster and the dashboard (at /) over HTTP on this port; 0 for any, -1 for none (default: ${DEFAULT-VALUE}).")
   int httpPort;
 
@@ -178,20 +186,33 @@ final class ManagerCommand implements Callable<Integer> {
     return s;
   }
 
+  /**
+   * The manager's settings from the options.
+   *
+   * @throws IllegalArgumentException naming the option that is wrong and the expected form
+   */
+  ManagerSettings settings() {
+    Spaces layout = layout();
+    int count = layout != null ? layout.size() : shards != null ? shards : DEFAULT_SHARDS;
+    ManagerSettings settings = new ManagerSettings(count, lease, leaseMargin, pingTimeout, terminationTimeout,
+        rebalanceInterval, rebalanceRetry, new RebalanceLimits(maxMoves, maxMovesFraction),
+        strategy == Strategy.LEAST_SHARD ? AllocationStrategy.leastShard() : AllocationStrategy.versionAware(),
+        storeLease == null ? lease : storeLease);
+    if (layout != null) {
+      settings = settings.withSpaces(layout);
+    }
+    settings = settings.withNewSpaceShards(newSpaceShards);
+    if (spaceSettings != null && !spaceSettings.isEmpty()) {
+      settings = settings.withSpaceSettings(SpaceSettingsOption.parse(spaceSettings));
+    }
+    return settings;
+  }
+
   @Override
   public Integer call() throws Exception {
     ManagerSettings settings;
     try {
-      Spaces layout = layout();
-      int count = layout != null ? layout.size() : shards != null ? shards : DEFAULT_SHARDS;
-      settings = new ManagerSettings(count, lease, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
-          rebalanceRetry, new RebalanceLimits(maxMoves, maxMovesFraction),
-          strategy == Strategy.LEAST_SHARD ? AllocationStrategy.leastShard() : AllocationStrategy.versionAware(),
-          storeLease == null ? lease : storeLease);
-      if (layout != null) {
-        settings = settings.withSpaces(layout);
-      }
-      settings = settings.withNewSpaceShards(newSpaceShards);
+      settings = settings();
     } catch (IllegalArgumentException e) {
       System.err.println("atoll manager: " + e.getMessage());
       return 2;
@@ -297,6 +318,9 @@ final class ManagerCommand implements Callable<Integer> {
       System.out.println("atoll manager listening on " + manager.address() + " (term " + manager.term() + ", "
           + settings.numberOfShards() + " shards" + (settings.spaces().isSingle() ? "" : " in spaces "
           + settings.spaces()) + ", " + storeSpec.describe() + ")");
+      if (spaceSettings != null && !spaceSettings.isEmpty()) {
+        System.out.println("atoll manager space settings: " + String.join("; ", spaceSettings));
+      }
       System.out.println("atoll manager security: " + security.wire() + (signingKey != null ? ", signing key "
           + signingKey : ", the cluster's signing key kept in the store"));
       System.out.flush();

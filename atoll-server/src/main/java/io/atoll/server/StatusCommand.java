@@ -65,10 +65,30 @@ final class StatusCommand implements Callable<Integer> {
       return new StatusWatch(address, security, System.out, System.console() != null).run(updates);
     }
     return ManagerCall.run("status", manager, timeout, tls,
-        stub -> render(Wire.config(stub.getAssignments(GetAssignmentsRequest.getDefaultInstance()))));
+        stub -> {
+          io.atoll.transport.grpc.proto.ConfigBytes bytes = stub.getAssignments(GetAssignmentsRequest.getDefaultInstance());
+          return render(Wire.config(bytes), typesByRole(bytes));
+        });
+  }
+
+  /** The entity types the manager sent with the config (its pods declared them), by role, names sorted. */
+  static Map<String, java.util.SortedSet<String>> typesByRole(io.atoll.transport.grpc.proto.ConfigBytes bytes) {
+    Map<String, java.util.SortedSet<String>> out = new java.util.HashMap<>();
+    for (io.atoll.transport.grpc.proto.EntityTypeInfo t : bytes.getEntityTypesList()) {
+      out.computeIfAbsent(t.getRole(), r -> new java.util.TreeSet<>()).add(t.getName());
+    }
+    return out;
   }
 
   static String render(ClusterConfig c) {
+    return render(c, Map.of());
+  }
+
+  /**
+   * The table of {@code c}; a space no live pod hosts is named with the entity types its pods
+   * declared ({@code typesByRole}: role to type names, as the manager sent them).
+   */
+  static String render(ClusterConfig c, Map<String, java.util.SortedSet<String>> typesByRole) {
     StringBuilder out = new StringBuilder();
     Map<PodId, Integer> owned = c.ownedCounts();
     int unassigned = 0;
@@ -82,7 +102,7 @@ final class StatusCommand implements Callable<Integer> {
         c.epoch(), c.activePods().size(), unassigned));
     List<Space> spaces = c.spaces().list();
     if (!c.spaces().isSingle()) {
-      return renderSpaces(c, spaces, out);
+      return renderSpaces(c, spaces, typesByRole, out);
     }
     out.append(String.format("%-44s %-10s %7s%n", "POD", "VERSION", "SHARDS"));
     for (PodEntry e : c.pods()) {
@@ -96,9 +116,11 @@ final class StatusCommand implements Callable<Integer> {
   /**
    * The table of a config laid out in spaces (not one default space): per live pod its roles, its
    * shards and its shards in
-   * each space, and per space the shards without a live owner.
+   * each space, and per space the shards without a live owner; a space no live pod hosts is
+   * named with its types.
    */
-  private static String renderSpaces(ClusterConfig c, List<Space> spaces, StringBuilder out) {
+  private static String renderSpaces(ClusterConfig c, List<Space> spaces,
+      Map<String, java.util.SortedSet<String>> typesByRole, StringBuilder out) {
     Map<PodId, int[]> bySpace = new LinkedHashMap<>();
     List<PodEntry> live = new ArrayList<>();
     for (PodEntry e : c.pods()) {
@@ -150,8 +172,10 @@ final class StatusCommand implements Callable<Integer> {
     // reported, not dropped; its shards and messages wait for a pod of the role.
     for (Space s : spaces) {
       if (live.stream().noneMatch(e -> e.pod().hosts(s.role()))) {
+        java.util.SortedSet<String> types = typesByRole.getOrDefault(s.role(), java.util.Collections.emptySortedSet());
         out.append("space ").append(s.displayName()).append(": ").append(s.count())
-            .append(" shards, no live pod with role ").append(s.displayName()).append(System.lineSeparator());
+            .append(" shards, no live pod with role ").append(s.displayName())
+            .append(types.isEmpty() ? "" : " (types: " + String.join(", ", types) + ")").append(System.lineSeparator());
       }
     }
     return out.toString();

@@ -203,6 +203,54 @@ class CliTest {
   }
 
   @Test
+  void spaceSettingsOverrideTheGlobalAllocationPerSpaceAndFallBackPartByPart() {
+    ManagerCommand m = new ManagerCommand();
+    new CommandLine(m).registerConverter(Duration.class, new Durations()).parseArgs("--spaces",
+        "default=300,worker=100", "--max-moves", "20", "--max-moves-fraction", "0.1", "--space-settings",
+        "worker:max-moves=1,strategy=least-shard", "--space-settings", "default:max-moves-fraction=0.5;batch:max-moves=3");
+    io.atoll.manager.ManagerSettings settings = m.settings();
+    assertThat(settings.allocation("worker").limits()).isEqualTo(new io.atoll.core.allocation.RebalanceLimits(1, 0.1));
+    assertThat(settings.allocation("worker").strategy().getClass())
+        .isEqualTo(io.atoll.core.allocation.AllocationStrategy.leastShard().getClass());
+    assertThat(settings.allocation("").limits()).isEqualTo(new io.atoll.core.allocation.RebalanceLimits(20, 0.5));
+    assertThat(settings.allocation("").strategy().getClass())
+        .isEqualTo(io.atoll.core.allocation.AllocationStrategy.versionAware().getClass());
+    assertThat(settings.allocation("batch").limits().absolute()).as("a role without a space yet").isEqualTo(3);
+    assertThat(settings.allocation("other").limits()).isEqualTo(new io.atoll.core.allocation.RebalanceLimits(20, 0.1));
+    ManagerCommand fromEnv = new ManagerCommand();
+    new CommandLine(fromEnv).registerConverter(Duration.class, new Durations())
+        .setDefaultValueProvider(new ConfigSource(Map.of("ATOLL_SPACE_SETTINGS", "worker:max-moves=2;default:max-moves=4"),
+            null)).parseArgs();
+    assertThat(fromEnv.settings().allocation("worker").limits().absolute()).isEqualTo(2);
+    assertThat(fromEnv.settings().allocation("").limits().absolute()).isEqualTo(4);
+  }
+
+  @Test
+  void badSpaceSettingsStopTheStartSayingWhatWasGotAndWhatIsExpected() {
+    String[][] cases = {
+        {"worker", "--space-settings 'worker' has no ':' after a role (expected: ROLE:KEY=VALUE"},
+        {":max-moves=1", "--space-settings ':max-moves=1': an empty role (expected: a role, or default"},
+        {"w*rker:max-moves=1", "--space-settings 'w*rker:max-moves=1': role: 'w*rker' has '*' at 1"},
+        {"worker:max-moves", "'max-moves' has no value (expected: ROLE:KEY=VALUE"},
+        {"worker:max-moves=", "'max-moves=' has no value"},
+        {"worker:max-moves=lots", "max-moves 'lots' is not a whole number (expected: >= 1)"},
+        {"worker:max-moves=0", "--space-settings 'worker:max-moves=0': max-moves: 0 (expected: >= 1)"},
+        {"worker:max-moves-fraction=1.5", "max-moves-fraction: 1.5 (expected: > 0 and <= 1)"},
+        {"worker:max-moves-fraction=half", "max-moves-fraction 'half' is not a number (expected: > 0 and <= 1)"},
+        {"worker:strategy=random", "strategy 'random' (expected: version-aware or least-shard)"},
+        {"worker:limit=1", "unknown key 'limit' (expected: max-moves, max-moves-fraction or strategy)"},
+        {"worker:max-moves=1,max-moves=2", "max-moves twice (expected: once)"},
+        {"worker:max-moves=1;worker:max-moves=2", "--space-settings: role 'worker' twice (expected: each role once)"},
+    };
+    for (String[] c : cases) {
+      err.reset();
+      assertThat(Main.run(new String[] {"manager", "--space-settings", c[0], "--data-dir", dir.toString()}, Map.of()))
+          .as(c[0]).isEqualTo(2);
+      assertThat(errText()).as(c[0]).contains("atoll manager: ").contains(c[1]);
+    }
+  }
+
+  @Test
   void spacesThatDoNotAddUpToTheShardsAreRefused() {
     assertThat(Main.run(new String[] {"manager", "--shards", "300", "--spaces", "default=300,worker=100",
         "--data-dir", dir.toString()}, Map.of())).isEqualTo(2);
@@ -275,6 +323,15 @@ class CliTest {
             io.atoll.core.Pod.DEFAULT_ROLES), io.atoll.core.PodStatus.ACTIVE, 1)).build();
     assertThat(StatusCommand.render(grown)).contains("space worker: 2 shards, no live pod with role worker")
         .doesNotContain("space default:");
+    // With the types the manager sent along (its pods declared them when they registered).
+    io.atoll.transport.grpc.proto.ConfigBytes bytes = io.atoll.transport.grpc.Wire.bytes(grown).toBuilder()
+        .addEntityTypes(io.atoll.transport.grpc.proto.EntityTypeInfo.newBuilder().setName("Report").setRole("worker"))
+        .addEntityTypes(io.atoll.transport.grpc.proto.EntityTypeInfo.newBuilder().setName("Job").setRole("worker"))
+        .addEntityTypes(io.atoll.transport.grpc.proto.EntityTypeInfo.newBuilder().setName("counter").setRole(""))
+        .build();
+    assertThat(StatusCommand.render(grown, StatusCommand.typesByRole(bytes)))
+        .contains("space worker: 2 shards, no live pod with role worker (types: Job, Report)" + System.lineSeparator())
+        .doesNotContain("counter");
 
     assertThat(StatusCommand.render(io.atoll.core.ClusterConfig.empty(io.atoll.core.Spaces.parse("worker=6"))))
         .contains("spaces: worker=6 (shards 1..6)").contains("ROLES");

@@ -28,7 +28,9 @@ import net.jqwik.api.Provide;
  * A simulation of many shard spaces: random histories of pods of random roles joining, leaving
  * and upgrading, each followed by allocation rounds (strictly applied) until nothing moves.
  * Checked after every round: no shard is moved twice or from anyone but its owner (the strict
- * applier), and every owned shard's owner hosts its space's role; over each event: the spaces of
+ * applier), every owned shard's owner hosts its space's role, and no space moves more owned
+ * shards than its own limits allow (in half the histories each space has a strategy and limits of
+ * its own); over each event: the spaces of
  * roles the event's pod does not host do not change at all. Checked once rounds stop: every
  * space with a live host has every shard on a live host, spread over its own hosts within one
  * while they run one version.
@@ -73,6 +75,14 @@ class SpacedAllocationProperties {
     long epoch = 0;
     int nextPort = 7000;
     RebalanceLimits limits = random.nextBoolean() ? RebalanceLimits.DEFAULT : new RebalanceLimits(1 + random.nextInt(5), 1.0);
+    // Half the histories give each space a strategy and limits of its own.
+    boolean perSpace = random.nextBoolean();
+    Map<String, SpaceAllocation> allocations = new HashMap<>();
+    for (String role : counts.keySet()) {
+      allocations.put(role, !perSpace ? new SpaceAllocation(kind.strategy, limits)
+          : new SpaceAllocation(random.nextBoolean() ? AllocationStrategy.versionAware() : AllocationStrategy.leastShard(),
+              new RebalanceLimits(1 + random.nextInt(6), random.nextBoolean() ? 1.0 : 0.2)));
+    }
     for (int step = 0; step < 30; step++) {
       int what = random.nextInt(10);
       Pod touched;
@@ -102,16 +112,35 @@ class SpacedAllocationProperties {
       }
       ClusterConfig before = config;
       for (int round = 0; round < 500; round++) {
-        List<Move> moves = SpacedAllocation.decide(kind.strategy, config, List.copyOf(live.values()), limits, random);
+        List<Move> moves = perSpace
+            ? SpacedAllocation.decide(allocations::get, config, List.copyOf(live.values()), random)
+            : SpacedAllocation.decide(kind.strategy, config, List.copyOf(live.values()), limits, random);
         if (moves.isEmpty()) {
           break;
         }
+        checkEachSpaceWithinItsLimits(config, moves, allocations);
         config = Allocations.apply(config, moves, ++epoch);
         checkOwnersHostTheirSpace(config);
       }
       checkOtherSpacesUntouched(before, config, touched);
       checkSettled(config, live);
     }
+  }
+
+  /** Each space moves at most its own limit of owned shards in one round. */
+  private static void checkEachSpaceWithinItsLimits(ClusterConfig config, List<Move> moves,
+      Map<String, SpaceAllocation> allocations) {
+    Map<String, Integer> owned = new HashMap<>();
+    for (Move m : moves) {
+      if (m.from() != null) {
+        owned.merge(config.spaces().at(m.shard() - 1).role(), 1, Integer::sum);
+      }
+    }
+    owned.forEach((role, n) -> {
+      int count = config.spaces().of(role).count();
+      assertThat(n).as("owned shards moved in one round in space '%s' (%s)", role, allocations.get(role))
+          .isLessThanOrEqualTo(allocations.get(role).limits().movesPerRound(count));
+    });
   }
 
   private static void checkOwnersHostTheirSpace(ClusterConfig config) {

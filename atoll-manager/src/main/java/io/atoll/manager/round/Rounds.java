@@ -9,6 +9,7 @@ import io.atoll.core.PodStatus;
 import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.Move;
 import io.atoll.core.allocation.RebalanceLimits;
+import io.atoll.core.allocation.SpaceAllocation;
 import io.atoll.core.allocation.SpacedAllocation;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -21,6 +22,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.random.RandomGenerator;
 
 /**
@@ -45,7 +47,8 @@ public final class Rounds {
 
   /**
    * Plans a round: the strategy decides over the config's active pods, once per shard space over
-   * the pods hosting its role ({@link SpacedAllocation}).
+   * the pods hosting its role ({@link SpacedAllocation}), every space with the same strategy and
+   * limits.
    */
   public static Plan plan(ClusterConfig config, AllocationStrategy strategy, RebalanceLimits limits,
       RandomGenerator random) {
@@ -60,11 +63,23 @@ public final class Rounds {
    */
   public static Plan plan(ClusterConfig config, AllocationStrategy strategy, RebalanceLimits limits,
       RandomGenerator random, Set<PodId> draining) {
+    SpaceAllocation same = new SpaceAllocation(strategy, limits);
+    return plan(config, role -> same, random, draining);
+  }
+
+  /**
+   * Plans a round as {@link #plan(ClusterConfig, AllocationStrategy, RebalanceLimits,
+   * RandomGenerator, Set)} does, each space with the strategy and limits {@code allocationOf}
+   * gives for its role: a space with a limit of 1 moves at most one owned shard in the round,
+   * whatever the other spaces' limits.
+   */
+  public static Plan plan(ClusterConfig config, Function<String, SpaceAllocation> allocationOf,
+      RandomGenerator random, Set<PodId> draining) {
     List<Pod> candidates = config.activePods();
     if (!draining.isEmpty()) {
       candidates = candidates.stream().filter(p -> !draining.contains(p.id())).toList();
     }
-    List<Move> moves = SpacedAllocation.decide(strategy, config, candidates, limits, random);
+    List<Move> moves = SpacedAllocation.decide(allocationOf, config, candidates, random);
     if (!draining.isEmpty()) {
       List<Move> handOffs = new ArrayList<>(moves.size());
       for (Move m : moves) {
@@ -254,6 +269,15 @@ public final class Rounds {
         continue;
       }
       String name = role.isEmpty() ? "default" : role;
+      for (Pod p : config.activePods()) {
+        if (p.version().equals(io.atoll.core.PodVersion.KV)) {
+          // KV nodes refuse every config of more than the one slot space: a grown layout would
+          // leave them serving a config they can no longer follow.
+          throw new IllegalArgumentException("space '" + name + "': this manager serves Atoll KV nodes (pod "
+              + p.id() + "), which follow only the one slot space (expected: pods of other roles at a manager of"
+              + " their own; no space is appended while a KV node is a member)");
+        }
+      }
       if ((long) layout.size() + count > maxShards) {
         throw new IllegalArgumentException("space '" + name + "': " + count + " more shards would make "
             + (layout.size() + count) + " (expected: at most " + maxShards + " shards in all; the layout "

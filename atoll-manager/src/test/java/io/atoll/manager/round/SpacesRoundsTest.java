@@ -13,6 +13,7 @@ import io.atoll.core.Spaces;
 import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.Move;
 import io.atoll.core.allocation.RebalanceLimits;
+import io.atoll.core.allocation.SpaceAllocation;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,7 +22,10 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** A round over two shard spaces: each space's shards go only to the pods hosting its role. */
+/**
+ * A round over two shard spaces: each space's shards go only to the pods hosting its role, each
+ * with its own limits and strategy.
+ */
 class SpacesRoundsTest {
 
   static final Spaces SPACES = Spaces.parse("default=6,worker=4");
@@ -92,5 +96,26 @@ class SpacesRoundsTest {
     for (int pos = 6; pos < 10; pos++) {
       assertThat(after.activeOwner(pos)).isNull();
     }
+  }
+
+  @Test
+  void aSpaceWithALimitOfOneMovesOneShardWhileAnotherMovesMoreInTheSameRound() {
+    Spaces layout = Spaces.parse("default=8,worker=8");
+    Pod web2 = pod(4, "");
+    Pod worker2 = pod(5, "worker");
+    ClusterConfig c = ClusterConfig.empty(layout);
+    c = Rounds.join(Rounds.join(c, WEB_1), WORKER);
+    c = round(c, Set.of()); // every default shard on WEB_1, every worker shard on WORKER
+    c = Rounds.join(Rounds.join(c, web2), worker2);
+    Map<String, SpaceAllocation> own = Map.of(
+        "", new SpaceAllocation(AllocationStrategy.versionAware(), new RebalanceLimits(1, 1.0)),
+        "worker", new SpaceAllocation(AllocationStrategy.leastShard(), new RebalanceLimits(10, 1.0)));
+    Plan plan = Rounds.plan(c, own::get, new Random(1), Set.of());
+    assertThat(plan.moves()).filteredOn(m -> m.shard() <= 8).as("the default space, limit 1")
+        .hasSize(1).allMatch(m -> m.from().equals(WEB_1.id()) && m.to().equals(web2.id()));
+    assertThat(plan.moves()).filteredOn(m -> m.shard() > 8).as("the worker space, limit 10")
+        .hasSize(4).allMatch(m -> m.from().equals(WORKER.id()) && m.to().equals(worker2.id()));
+    Plan same = Rounds.plan(c, AllocationStrategy.versionAware(), new RebalanceLimits(1, 1.0), new Random(1), Set.of());
+    assertThat(same.moves()).as("the same limit of 1 for both: one move in each").hasSize(2);
   }
 }

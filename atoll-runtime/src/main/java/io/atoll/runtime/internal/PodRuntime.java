@@ -104,7 +104,11 @@ final class PodRuntime implements PodProvider.Pod {
     }
     router = new Router(ctx, view, host, hosted, TypeCodecs::forType, new RouterEvents());
     gossip = new Gossip(ctx.ticker(), view, router.channels(), random, configs);
-    manager = new ManagerLink(ctx, managerChannel, view, lease, router.channels(), this::rejoin, configs);
+    Map<String, String> types = new java.util.TreeMap<>();
+    for (TypeRuntime t : hosted) {
+      types.put(t.name, t.role);
+    }
+    manager = new ManagerLink(ctx, managerChannel, view, lease, router.channels(), this::rejoin, configs, types);
     PodAddress address;
     if (settings.clientOnly()) {
       address = new PodAddress(settings.host(), 1);

@@ -92,6 +92,33 @@ class SpacesTest {
     }
   }
 
+  /**
+   * Pods declare the types they host when they register; the manager keeps them with the pod, and
+   * once no live pod hosts the worker space its types still come with the manager's config (for
+   * {@code atoll status} to name them).
+   */
+  @Test
+  void theManagerKeepsTheTypesPodsDeclareOnceNoLivePodHostsTheirSpace() throws Exception {
+    try (LocalCluster c = cluster()) {
+      web(c);
+      Sharding work = worker(c);
+      c.awaitSettled(Duration.ofSeconds(20));
+      c.stopPod(work);
+      Await.until("the worker gone", Duration.ofSeconds(20), Duration.ofMillis(50),
+          () -> !c.manager().config().isActive(work.podId()));
+      io.grpc.ManagedChannel channel = io.atoll.transport.grpc.Wire.channel(c.managerAddress());
+      try {
+        io.atoll.transport.grpc.proto.ConfigBytes answer = io.atoll.transport.grpc.proto.ShardManagerServiceGrpc
+            .newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+            .getAssignments(io.atoll.transport.grpc.proto.GetAssignmentsRequest.getDefaultInstance());
+        assertThat(answer.getEntityTypesList()).extracting(t -> t.getName() + "@" + t.getRole())
+            .containsExactly("counter@", "job@worker");
+      } finally {
+        channel.shutdownNow();
+      }
+    }
+  }
+
   @Test
   void aTypeThatNoLivePodHostsFailsNamingTheTypeAndTheRole() throws Exception {
     try (LocalCluster c = cluster()) {

@@ -7,6 +7,7 @@ import io.atoll.core.PodAddress;
 import io.atoll.core.PodId;
 import io.atoll.core.PodVersion;
 import io.atoll.transport.grpc.proto.ConfigBytes;
+import io.atoll.transport.grpc.proto.EntityTypeInfo;
 import io.atoll.transport.grpc.proto.PodInfo;
 import io.atoll.transport.grpc.proto.PodRef;
 import io.atoll.transport.grpc.security.Role;
@@ -130,6 +131,57 @@ public final class Wire {
       b.setTlsPort(pod.tlsPort());
     }
     return b.build();
+  }
+
+  /** The most entity types a pod may declare when it registers. */
+  public static final int MAX_ENTITY_TYPES = 1024;
+
+  /**
+   * The wire form of a pod with its version and the entity types it hosts ({@code types}: name
+   * to role, {@code ""} for the default role).
+   */
+  public static PodInfo info(Pod pod, java.util.Map<String, String> types) {
+    PodInfo.Builder b = info(pod).toBuilder();
+    types.forEach((name, role) -> b.addEntityTypes(EntityTypeInfo.newBuilder().setName(name).setRole(role)));
+    return b.build();
+  }
+
+  /**
+   * The entity types a registering pod declares, name to role in name order; empty for a pod
+   * that declares none (one that predates them, or an Atoll KV node).
+   *
+   * @throws StatusRuntimeException INVALID_ARGUMENT naming what is wrong: too many, a name or role
+   *     out of form, a name twice, or a role the pod does not host
+   */
+  public static java.util.SortedMap<String, String> entityTypes(PodInfo info, Pod pod) {
+    if (info.getEntityTypesCount() > MAX_ENTITY_TYPES) {
+      throw invalid("pod entity types: " + info.getEntityTypesCount() + " (expected: 0.." + MAX_ENTITY_TYPES + ")");
+    }
+    java.util.SortedMap<String, String> types = new java.util.TreeMap<>();
+    for (EntityTypeInfo t : info.getEntityTypesList()) {
+      String name = t.getName();
+      if (name.isEmpty() || name.length() > io.atoll.core.EntityAddress.MAX_TYPE_LENGTH) {
+        throw invalid("pod entity type name: length " + name.length() + " (expected: 1.."
+            + io.atoll.core.EntityAddress.MAX_TYPE_LENGTH + ")");
+      }
+      try {
+        io.atoll.core.Space.checkRole(t.getRole());
+      } catch (IllegalArgumentException e) {
+        throw invalid("pod entity type '" + clip(name) + "': " + e.getMessage());
+      }
+      if (!pod.hosts(t.getRole())) {
+        throw invalid("pod entity type '" + clip(name) + "': role '" + t.getRole() + "' (expected: one of the pod's"
+            + " roles " + pod.roles() + ")");
+      }
+      if (types.put(name, t.getRole()) != null) {
+        throw invalid("pod entity type '" + clip(name) + "': declared twice (expected: once)");
+      }
+    }
+    return types;
+  }
+
+  private static String clip(String s) {
+    return s.length() <= 64 ? s : s.substring(0, 64) + "...";
   }
 
   /** A pod from the wire. @throws StatusRuntimeException INVALID_ARGUMENT if malformed */

@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
 public final class ManagedNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ManagedNode.class);
   /** The version every KV node registers with (all alike: the strategy prefers none). */
-  static final PodVersion VERSION = new PodVersion("kv");
+  static final PodVersion VERSION = PodVersion.KV;
 
   private final ClusterState cluster;
   private final ManagerClient client;

@@ -93,6 +93,8 @@ public final class ManagerLink {
   private final SignedConfigs configs;
   /** The current incarnation's credential, from its Register; null before. */
   private volatile Credential credential;
+  /** The hosted entity types, name to role, declared in every Register. */
+  private final java.util.SortedMap<String, String> entityTypes;
 
   private record Credential(PodId pod, ByteString token) {}
 
@@ -102,6 +104,24 @@ public final class ManagerLink {
    */
   public ManagerLink(PodContext ctx, ManagerAddresses managers, View view, Lease lease, PeerChannels peers,
       Callback callback, SignedConfigs configs) {
+    this(ctx, managers, view, lease, peers, callback, configs, java.util.Map.of());
+  }
+
+  /**
+   * A link that declares {@code entityTypes} (the hosted types' names to their roles) when it
+   * registers, so the manager can name the types of a space no live pod hosts.
+   */
+  public ManagerLink(PodContext ctx, ManagerAddresses managers, View view, Lease lease, PeerChannels peers,
+      Callback callback, SignedConfigs configs, java.util.Map<String, String> entityTypes) {
+    java.util.SortedMap<String, String> declared = new java.util.TreeMap<>(entityTypes);
+    if (declared.size() > Wire.MAX_ENTITY_TYPES) {
+      // The declaration only names types in the manager's reports; a registration never fails for it.
+      log.warn("pod hosts {} entity types; it declares the first {} by name to the shard manager (the most a"
+          + " registration carries)", declared.size(), Wire.MAX_ENTITY_TYPES);
+      declared = new java.util.TreeMap<>(declared.headMap(
+          declared.keySet().stream().skip(Wire.MAX_ENTITY_TYPES).findFirst().orElseThrow()));
+    }
+    this.entityTypes = java.util.Collections.unmodifiableSortedMap(declared);
     this.configs = configs;
     this.ticker = ctx.ticker();
     this.settings = ctx.settings();
@@ -193,7 +213,7 @@ public final class ManagerLink {
         PodAddress address = managers.current();
         try {
           RegisterResponse r = blocking(managers.channel(), 5000).register(RegisterRequest.newBuilder()
-              .setPod(Wire.info(settings.pod(me)))
+              .setPod(Wire.info(settings.pod(me), entityTypes))
               .setClusterId(view.clusterId().toString()).setCredential(credentialOf(me)).build());
           if (r.getNumberOfShards() < view.numberOfShards()) {
             // More is fine: spaces appended at run time (the config's layout is checked on merge).

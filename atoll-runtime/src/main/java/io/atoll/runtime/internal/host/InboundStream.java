@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.EntityAddress;
+import io.atoll.core.ShardHasher;
 import io.atoll.core.PodEntry;
 import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.internal.cluster.View;
@@ -272,13 +273,15 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
       notOwner(id, shard);
       return;
     }
-    int expected = view.spaces().isSingle() && t.role.isEmpty() ? settings.hasher().shardOf(entityId, n)
-        : view.spaces().shardOf(settings.hasher(), t.role, entityId);
+    ShardHasher hasher = t.hasher(settings.hasher()); // the type's own, else the pod's
+    int expected = view.spaces().isSingle() && t.role.isEmpty() ? hasher.shardOf(entityId, n)
+        : view.spaces().shardOf(hasher, t.role, entityId);
     if (shard != expected) {
       failure(id, DeliveryException.Reason.BAD_REQUEST, "entity " + t.name + "/" + clip(entityId)
           + " is in shard " + expected + " on pod " + view.self() + ", the sender said " + shard
           + " (expected: every pod uses the same number of shards, the same hasher and the same role for the"
-          + " type; here it is on " + (t.role.isEmpty() ? "the default role" : "role '" + t.role + "'") + ")");
+          + " type; here it is on " + (t.role.isEmpty() ? "the default role" : "role '" + t.role + "'") + " with "
+          + (t.hasher != null ? "its own hasher " + t.hasher.getClass().getName() : "the pod's hasher") + ")");
       return;
     }
     ByteString payload = env.getPayload();

@@ -1,5 +1,6 @@
 package io.atoll.runtime.internal.host;
 
+import io.atoll.core.ShardHasher;
 import io.atoll.runtime.codec.MessageCodec;
 import io.atoll.runtime.EntityFactory;
 import io.atoll.runtime.EntityType;
@@ -16,6 +17,8 @@ public final class TypeRuntime {
   public final EntityType<?> type;
   /** The role whose shard space holds its entities ({@code ""} for the default role). */
   public final String role;
+  /** Its own hasher ({@link EntityType#withHasher}), or null for the pod's. */
+  public final ShardHasher hasher;
   /** Its codec, for messages and answers. */
   public final MessageCodec codec;
   /** Null when this pod only sends to the type. */
@@ -33,11 +36,17 @@ public final class TypeRuntime {
     this.name = type.name();
     this.type = type;
     this.role = type.role();
+    this.hasher = type.hasher();
     this.codec = codec;
     this.factory = factory;
     this.index = index;
     this.terminationMessage = type.terminationMessage();
     this.idleNanos = type.idleTime().toNanos();
+  }
+
+  /** The hasher of its entities: its own, else {@code podHasher}. */
+  public ShardHasher hasher(ShardHasher podHasher) {
+    return hasher != null ? hasher : podHasher;
   }
 
   /** Whether this pod hosts the type. */

@@ -180,7 +180,20 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
           + "' (expected: '" + t.role + "', as first used or registered on this pod; every pod must declare"
           + " a type on the same role)");
     }
+    if (t.hasher != type.hasher() && hasherClass(t.hasher) != hasherClass(type.hasher())) {
+      throw new IllegalArgumentException("entity type '" + type.name() + "': hasher " + hasherName(type.hasher())
+          + " (expected: " + hasherName(t.hasher) + ", as first used or registered on this pod; every pod must"
+          + " give a type the same hasher)");
+    }
     return t;
+  }
+
+  private static Class<?> hasherClass(io.atoll.core.ShardHasher h) {
+    return h == null ? null : h.getClass();
+  }
+
+  private static String hasherName(io.atoll.core.ShardHasher h) {
+    return h == null ? "none of its own (the pod's)" : h.getClass().getName();
   }
 
   long askTimeoutNanos() {

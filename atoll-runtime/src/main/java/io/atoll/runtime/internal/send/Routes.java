@@ -64,10 +64,11 @@ final class Routes {
   /** The global shard of {@code entityId} in its type's space, or 0 if the role has no space. */
   int shardOf(TypeRuntime t, String entityId) {
     Layout l = layout;
+    ShardHasher h = t.hasher != null ? t.hasher : hasher; // the type's own, else the pod's
     if (l.single && t.role.isEmpty()) {
-      return hasher.shardOf(entityId, l.routes.length - 1);
+      return h.shardOf(entityId, l.routes.length - 1);
     }
-    return l.spaces.shardOf(hasher, t.role, entityId);
+    return l.spaces.shardOf(h, t.role, entityId);
   }
 
   /** The route of {@code shard}, a shard of the current layout or an earlier one. */
