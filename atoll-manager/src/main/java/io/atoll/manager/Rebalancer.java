@@ -155,6 +155,12 @@ final class Rebalancer {
 
   private void apply(String reason, List<Move> kept, long epoch, Map<PodId, Optional<Set<Integer>>> released,
       boolean pingFailed) {
+    if (closed) {
+      // Closed while the unassigns were out: save and push nothing more. What the pods released
+      // is handed back by the next term's start, as after a save that failed.
+      finish(0, false, false);
+      return;
+    }
     Outcome outcome = Rounds.owing(Rounds.settle(kept, released), owed, kept);
     suspects.accept(outcome.failed());
     Applied[] applied = new Applied[1];

@@ -51,6 +51,7 @@ class JournalTest {
     assertThat(c).isEqualTo(ClusterConfig.empty(4));
     assertThat(stored()).isEqualTo(new ManagerState(1, c));
     assertThat(store.version()).isEqualTo(1);
+    assertThat(j.storeLeaseNanos()).as("the store lease taken at the start").isEqualTo(Duration.ofSeconds(10).toNanos());
   }
 
   @Test
@@ -300,6 +301,10 @@ class JournalTest {
     assertThatThrownBy(j::config).isInstanceOf(IllegalStateException.class).hasMessageContaining("loop");
     assertThatThrownBy(() -> j.transition(c -> c)).isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> journal(2).recover(UnaryOperator.identity())).isInstanceOf(IllegalStateException.class);
+    assertThat(store.version()).as("a start off the loop took no term and saved nothing").isEqualTo(1);
+    assertThat(stored().term()).isEqualTo(1);
+    assertThatThrownBy(j::keepOwnPromise).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> j.wasPruned(A.id())).isInstanceOf(IllegalStateException.class);
     assertThat(j.term()).isEqualTo(1); // any thread
   }
 

@@ -212,6 +212,7 @@ class RebalancerTest {
     sim.vt.advance(Duration.ofSeconds(5)); // periodic rounds (2 s) and retries would run by now
     assertThat(sim.store.saves).as("no round saved anything").isEqualTo(saves);
     assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 10).containsEntry(b.id(), 0);
+    assertThat(sim.log).as("closed during its pings: no pod was asked to release").noneMatch(l -> l.contains(" released "));
   }
 
   @Test
@@ -235,5 +236,96 @@ class RebalancerTest {
     assertThat(result.remaining()).as("the moves still planned without limits").isPositive()
         .isLessThanOrEqualTo(15 - onB);
     assertThat(c.ownedCounts().get(a.id())).isEqualTo(30 - onB);
+  }
+
+  /**
+   * Regression: a rebalancer closed while its round's unassigns were in flight still saved the
+   * round's moves and pushed them when the replies came (only the ping step looked at close).
+   */
+  @Test
+  void aRebalancerClosedWhileItsUnassignsAreInFlightSavesAndPushesNothing() {
+    Simulation sim = cluster(10, RebalanceLimits.UNLIMITED);
+    SimPod a = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    SimPod b = sim.join("1.0");
+    untilNextSave(sim); // b's registration: its round starts now
+    for (int i = 0; i < 1000 && sim.log.stream().noneMatch(l -> l.contains(" released ")); i++) {
+      sim.vt.advance(Duration.ofMillis(1));
+    }
+    assertThat(sim.log).as("the first pod got the unassign").anyMatch(l -> l.contains(" released "));
+    int saves = sim.store.saves;
+    ManagerObserverTest.Recording r = new ManagerObserverTest.Recording();
+    sim.manager.observe(r);
+    sim.loop.runAsLoop(sim.manager.rebalancerForTest()::close);
+    sim.vt.advance(Duration.ofSeconds(5));
+    assertThat(sim.store.saves).as("the round closed mid-way saved nothing").isEqualTo(saves);
+    assertThat(r.finished).as("the round in progress still ended").isEqualTo(1);
+    assertThat(r.started).as("and none began after it").isZero();
+    assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 10).containsEntry(b.id(), 0);
+    assertThat(b.view.ownedCounts()).as("nothing pushed to the target").containsEntry(b.id(), 0);
+  }
+
+  @Test
+  void aRoundWhoseUnassignFailedIsRetriedAfterTheRetryIntervalNotAtOnce() {
+    Simulation sim = cluster(10, RebalanceLimits.UNLIMITED);
+    SimPod a = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    sim.unassignsLost = a.id()::equals; // its pings answer; its unassigns time out (200 ms)
+    ManagerObserverTest.Recording r = new ManagerObserverTest.Recording();
+    sim.manager.observe(r);
+    SimPod b = sim.join("1.0");
+    untilNextSave(sim); // b's registration: the first round starts
+    sim.vt.advance(Duration.ofMillis(1500));
+    // Each round waits 200 ms for the unassign, then 300 ms before the retry: at most 4 rounds
+    // (one more if the periodic round falls in), where retrying at once would run 7.
+    assertThat(r.started).isBetween(2, 4);
+    assertThat(r.moved).isZero();
+    assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 10).containsEntry(b.id(), 0);
+    sim.unassignsLost = p -> false;
+    sim.vt.advance(Duration.ofSeconds(1));
+    assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 5).containsEntry(b.id(), 5);
+  }
+
+  @Test
+  void aPingThatFailsWithAnErrorCountsAsUnansweredAndTheRoundsGoOn() {
+    Simulation sim = cluster(10, RebalanceLimits.UNLIMITED);
+    SimPod a = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    sim.pingsThrow = p -> true;
+    SimPod b = sim.join("1.0");
+    untilNextSave(sim);
+    sim.vt.advance(Duration.ofMillis(500));
+    assertThat(sim.installed().ownedCounts()).as("no move without an answered ping").containsEntry(a.id(), 10);
+    sim.pingsThrow = p -> false;
+    sim.vt.advance(Duration.ofSeconds(1)); // the retry round (300 ms), not only the periodic one (2 s)
+    assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 5).containsEntry(b.id(), 5);
+  }
+
+  @Test
+  void aQuietBalancedClusterStillGetsAPeriodicRoundEveryInterval() {
+    Simulation sim = cluster(4, RebalanceLimits.UNLIMITED);
+    SimPod a = sim.join("1.0");
+    SimPod b = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(3));
+    ManagerObserverTest.Recording r = new ManagerObserverTest.Recording();
+    sim.manager.observe(r);
+    sim.vt.advance(Duration.ofMillis(10_100)); // the interval is 2 s
+    assertThat(r.started).isBetween(5, 6);
+    assertThat(r.moved).isZero();
+    assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 2).containsEntry(b.id(), 2);
+  }
+
+  @Test
+  void theCallsNameTheShardCountAndADrainMovesThePodsShardsAway() {
+    Simulation sim = cluster(6, RebalanceLimits.UNLIMITED);
+    assertThat(sim.manager.calls().numberOfShards()).isEqualTo(6);
+    SimPod a = sim.join("1.0");
+    SimPod b = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(3));
+    java.util.concurrent.CompletableFuture<Void> drained = sim.manager.calls().drain(a.id());
+    sim.vt.advance(Duration.ofSeconds(1));
+    assertThat(drained).isCompleted();
+    assertThat(drained.join()).isNull();
+    assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 0).containsEntry(b.id(), 6);
   }
 }

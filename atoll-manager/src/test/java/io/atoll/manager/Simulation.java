@@ -75,6 +75,10 @@ final class Simulation {
   /** Pods that reach only {@link #oldManager} (and it only them); the new manager cannot reach them. */
   final Set<PodId> withOld = new HashSet<>();
   boolean faults = true;
+  /** Pods whose pings fail with an exception (as a broken channel's would), for scripted tests. */
+  java.util.function.Predicate<PodId> pingsThrow = p -> false;
+  /** Pods that never get an unassign (lost on the way), for scripted tests. */
+  java.util.function.Predicate<PodId> unassignsLost = p -> false;
   double callFailure;
   String joinVersion = "1.0";
   int nextPort = 7000;
@@ -417,6 +421,10 @@ final class Simulation {
     @Override
     public CompletableFuture<Boolean> ping(PodId pod, Duration timeout) {
       CompletableFuture<Boolean> f = new CompletableFuture<>();
+      if (pingsThrow.test(pod)) {
+        vt.at(latency(), () -> true, () -> f.completeExceptionally(new IllegalStateException("ping failed (injected)")));
+        return f;
+      }
       boolean ok = target(pod) != null && !fails();
       vt.at(ok ? latency() : timeout.toNanos(), () -> true, () -> f.complete(ok && target(pod) != null));
       return f;
@@ -426,7 +434,7 @@ final class Simulation {
     public CompletableFuture<Set<Integer>> unassign(PodId pod, List<Integer> shards, long newEpoch,
         Duration termination, long term, Duration deadline) {
       CompletableFuture<Set<Integer>> f = new CompletableFuture<>();
-      boolean requestLost = fails();
+      boolean requestLost = fails() || unassignsLost.test(pod);
       boolean replyLost = fails();
       vt.at(deadline.toNanos(), () -> true, () -> f.completeExceptionally(new TimeoutException("deadline")));
       vt.at(latency(), owner::alive, () -> {

@@ -91,4 +91,34 @@ class StandbyServerTest {
       }
     }
   }
+
+  @Test
+  void everyCallOfTheManagerServiceIsRefusedNamingTheLeaderAndAClosedStandbyListensNoMore() {
+    StandbyServer server = StandbyServer.start("127.0.0.1", 0, () -> Optional.of(A));
+    ManagedChannel channel = Wire.channel(server.address());
+    try {
+      var stub = ShardManagerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS);
+      List<org.assertj.core.api.ThrowableAssert.ThrowingCallable> calls = List.of(
+          () -> stub.register(io.atoll.transport.grpc.proto.RegisterRequest.getDefaultInstance()),
+          () -> stub.unregister(io.atoll.transport.grpc.proto.UnregisterRequest.getDefaultInstance()),
+          () -> stub.renewLease(io.atoll.transport.grpc.proto.RenewLeaseRequest.getDefaultInstance()),
+          () -> stub.notifyUnhealthyPod(io.atoll.transport.grpc.proto.NotifyUnhealthyPodRequest.getDefaultInstance()),
+          () -> stub.watch(io.atoll.transport.grpc.proto.WatchRequest.getDefaultInstance()).hasNext(),
+          () -> stub.rebalance(io.atoll.transport.grpc.proto.RebalanceRequest.getDefaultInstance()));
+      for (var c : calls) {
+        StatusRuntimeException e = catchThrowableOfType(StatusRuntimeException.class, c);
+        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+        assertThat(LeaderHint.refusal(e)).contains(new LeaderHint.Refusal(Optional.of(PodAddress.parse(A.holder())), 3));
+      }
+    } finally {
+      Wire.close(channel);
+      server.close();
+    }
+    try (java.net.ServerSocket again = new java.net.ServerSocket()) {
+      again.bind(new java.net.InetSocketAddress("127.0.0.1", server.address().port()));
+      assertThat(again.isBound()).as("the port is free once close returns").isTrue();
+    } catch (java.io.IOException e) {
+      throw new AssertionError("the standby's port is still taken after close: " + e, e);
+    }
+  }
 }

@@ -206,4 +206,18 @@ class StoreLeaseTest {
     vt.advance(Duration.ofNanos(1));
     assertThat(leads(l)).isFalse();
   }
+
+  @Test
+  void itsMethodsRefuseCallersOffTheLoop() {
+    StoreLease l = lease(Duration.ofMillis(900), 1);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> l.acquired(granted, vt.nanoTime(), Duration.ofMillis(900)))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("expected: the manager's loop");
+    org.assertj.core.api.Assertions.assertThatThrownBy(l::renew).isInstanceOf(IllegalStateException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> l.leads(vt.nanoTime()))
+        .isInstanceOf(IllegalStateException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(l::stalled).isInstanceOf(IllegalStateException.class);
+    at(100);
+    assertThat(renewals).as("nothing was sent").isEmpty();
+    assertThat(leads(l)).isTrue();
+  }
 }

@@ -303,4 +303,14 @@ class RoundsTest {
     assertThat(Rounds.pruneTombstones(c, 0).pruned()).as("only the unnamed below the top epoch")
         .containsExactly(p5.id(), p4.id(), p3.id());
   }
+
+  @Test
+  void aNewRolesSpaceMayFillTheLayoutToTheMostShardsAndNotOneMore() {
+    ClusterConfig c = ClusterConfig.empty(4);
+    ClusterConfig full = Rounds.grow(c, List.of("w"), 6, 10);
+    assertThat(full.size()).isEqualTo(10);
+    assertThat(full.spaces().of("w").count()).isEqualTo(6);
+    assertThatThrownBy(() -> Rounds.grow(c, List.of("w"), 7, 10)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("space 'w': 7 more shards would make 11 (expected: at most 10 shards in all");
+  }
 }

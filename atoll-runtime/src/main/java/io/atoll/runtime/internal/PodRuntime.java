@@ -46,6 +46,15 @@ import org.slf4j.LoggerFactory;
  * it, and runs start, the timer's chores and close. No room holds a pointer to it. The one
  * decision taken here is a new incarnation ({@link #rejoin}), because it touches three rooms at
  * once under the view's guard. Made by {@link PodRuntimeProvider}.
+ *
+ * <p><b>Why some 420 lines.</b> It is the pod's wiring diagram: the order the rooms are built and
+ * started in, the order they are closed in (which matters: new sends fail before entities stop,
+ * the manager hears of the stop before in-flight messages drain, the server stops before the
+ * clients), the timer's three chores, and the four small callback classes that are the only
+ * connections between rooms. Moving the callbacks out would need each to get the rooms it
+ * connects handed in after they are built (they are built from one another), and would spread the
+ * one picture of who tells whom over five files; the facade's accessors at the end are one line
+ * each.
  */
 final class PodRuntime implements PodProvider.Pod {
 

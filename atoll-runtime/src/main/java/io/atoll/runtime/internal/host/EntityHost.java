@@ -46,6 +46,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It reads the lease ({@link Lease#valid()}) on every delivery and reports upward through
  * {@link Callback}: a shard became served here, a release finished.
+ *
+ * <p><b>Why some 420 lines.</b> What is left here is one state machine and the one lock that
+ * guards it: the serving state of every shard (view, release, fence, new incarnation, growth) and
+ * the delivery that must meet each of those transitions at the shard's gate. Everything that does
+ * not take this monitor has already left ({@link EntityInstance}, {@link ShardState},
+ * {@link Activations}); splitting the transitions from the delivery would put the two sides of
+ * the gate's invariant (no message after a stop marker, no start in a shard being released) in
+ * two files that must take the same lock in the same order.
  */
 public final class EntityHost {
 
