@@ -177,7 +177,8 @@ public final class Migrator {
         }
         List<String> args = new ArrayList<>(List.of("CLUSTER", "ATOLL-IMPORTING", now.me().address().host(),
             Integer.toString(now.me().address().port()), Long.toHexString(now.me().incarnation()),
-            Long.toString(now.config().epoch()), part == fresh ? "FRESH" : "RESUME"));
+            Long.toString(now.config().epoch()), part == fresh ? "FRESH" : "RESUME",
+            Long.toHexString(target.incarnation())));
         args.addAll(part);
         call(client, args.toArray(new String[0]));
       }

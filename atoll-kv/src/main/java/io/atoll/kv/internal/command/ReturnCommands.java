@@ -77,7 +77,7 @@ final class ReturnCommands {
   }
 
   /**
-   * CLUSTER ATOLL-IMPORTING host port incarnation epoch FRESH|RESUME slot...: a hand-off starts or
+   * CLUSTER ATOLL-IMPORTING host port incarnation epoch FRESH|RESUME target-incarnation slot...: a hand-off starts or
    * resumes, made under the source's config at {@code epoch} (in which it owns the slots). FRESH:
    * the source has no MIGRATING mark naming this node for these slots, so keys here from an earlier
    * hand-off are found by nobody and go first ({@link Imports#begin}); RESUME: the keys already
@@ -91,6 +91,20 @@ final class ReturnCommands {
     if (epoch < 0 || !mode.equals("FRESH") && !mode.equals("RESUME")) {
       throw new CommandError("ERR Invalid hand-off: epoch " + c.str(5) + ", " + c.str(6) + " (expected: an epoch >= 0"
           + " and FRESH or RESUME)");
+    }
+    // The hand-off is for the node the source's config names, not for whatever answers at its
+    // address: a node restarted there (a new incarnation, before the manager declared the old one
+    // dead) would take keys the manager never sees it hold, and the slot would go elsewhere.
+    long me = cluster.view().me().incarnation();
+    long addressed;
+    try {
+      addressed = Long.parseUnsignedLong(c.str(7), 16);
+    } catch (NumberFormatException e) {
+      throw new CommandError("ERR Invalid target incarnation: " + c.str(7) + " (expected: an incarnation in hex)");
+    }
+    if (addressed != me) {
+      throw new CommandError("ERR this hand-off is for incarnation " + c.str(7) + " of this address; this node is"
+          + " incarnation " + Long.toHexString(me) + " (expected: the node the source's config names)");
     }
     for (int s : slots) {
       Slot slot = store.slot(s);
