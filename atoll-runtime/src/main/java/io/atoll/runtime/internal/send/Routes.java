@@ -1,6 +1,7 @@
 package io.atoll.runtime.internal.send;
 
 import io.atoll.core.ShardHasher;
+import io.atoll.core.Space;
 import io.atoll.core.Spaces;
 import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.internal.host.TypeRuntime;
@@ -66,9 +67,35 @@ final class Routes {
     Layout l = layout;
     ShardHasher h = t.hasher != null ? t.hasher : hasher; // the type's own, else the pod's
     if (l.single && t.role.isEmpty()) {
-      return h.shardOf(entityId, l.routes.length - 1);
+      return checked(h, entityId, l.routes.length - 1, t);
     }
-    return l.spaces.shardOf(h, t.role, entityId);
+    Space s = l.spaces.of(t.role);
+    return s == null ? 0 : s.globalShard(checked(h, entityId, s.count(), t));
+  }
+
+  /** {@link #shardOf}, or -1 with {@code p} failed if its type's hasher put it outside the space. */
+  private int shardOrFail(Pending p) {
+    try {
+      return shardOf(p.type, p.entityId);
+    } catch (IllegalArgumentException e) {
+      p.settleExceptionally(new DeliveryException(DeliveryException.Reason.BAD_REQUEST, "send to " + p.type.name
+          + "/" + p.entityId + " failed: " + e.getMessage() + "; nothing was sent"));
+      return -1;
+    }
+  }
+
+  /**
+   * The hasher's shard of {@code entityId} among {@code count}, refused outside {@code 1..count}:
+   * a shard beyond its space would be another space's (and the receiver, with the same hasher,
+   * would agree), so the message would reach an entity of another role's space, or none.
+   */
+  private static int checked(ShardHasher h, String entityId, int count, TypeRuntime t) {
+    int shard = h.shardOf(entityId, count);
+    if (shard < 1 || shard > count) {
+      throw new IllegalArgumentException("the shard hasher " + h.getClass().getName() + " of entity type '"
+          + t.name + "' put entity '" + entityId + "' in shard " + shard + " (expected: 1.." + count + ")");
+    }
+    return shard;
   }
 
   /** The route of {@code shard}, a shard of the current layout or an earlier one. */
@@ -92,10 +119,13 @@ final class Routes {
     }
     synchronized (waiting) {
       if (p.shard < 1) {
-        p.shard = shardOf(p.type, p.entityId); // the layout may have grown since it was read
+        p.shard = shardOrFail(p); // the layout may have grown since it was read
       }
       if (p.shard > 0) {
         return true;
+      }
+      if (p.shard < 0) {
+        return false; // failed: its type's hasher put it outside the space
       }
       if (waiting.size() >= bound) {
         waiting.removeIf(Pending::isDone);
@@ -131,9 +161,11 @@ final class Routes {
       List<Pending> placed = new ArrayList<>();
       for (Iterator<Pending> it = waiting.iterator(); it.hasNext();) {
         Pending p = it.next();
-        int shard = shardOf(p.type, p.entityId);
-        if (shard > 0) {
+        int shard = shardOrFail(p);
+        if (shard != 0) {
           it.remove();
+        }
+        if (shard > 0) {
           p.shard = shard;
           placed.add(p);
         }

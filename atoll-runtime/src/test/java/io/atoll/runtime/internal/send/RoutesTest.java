@@ -34,6 +34,25 @@ class RoutesTest {
   }
 
   @Test
+  void aTypeHasherThatPutsAnIdOutsideItsSpaceIsRefusedNotRoutedToAnotherSpace() {
+    routes.grow(Spaces.parse("default=4,mailer=2"));
+    for (int bad : new int[] {0, 3, -1}) {
+      TypeRuntime t = new TypeRuntime(EntityType.of("mail", String.class).onRole("mailer")
+          .withHasher((id, n) -> bad), null, null, -1);
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> routes.shardOf(t, "m"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("entity type 'mail' put entity 'm' in shard " + bad + " (expected: 1..2)");
+    }
+    TypeRuntime inDefault = new TypeRuntime(EntityType.of("plain", String.class).withHasher((id, n) -> n + 1), null,
+        null, -1);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> routes.shardOf(inDefault, "m"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("(expected: 1..4)");
+    TypeRuntime fine = new TypeRuntime(EntityType.of("mail", String.class).onRole("mailer").withHasher((id, n) -> n),
+        null, null, -1);
+    assertThat(routes.shardOf(fine, "m")).isEqualTo(6);
+  }
+
+  @Test
   void aMessageWithoutASpaceWaitsAndGoesToItsShardInSendOrderOnceTheSpaceIsAppended() {
     List<Pending> sent = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
