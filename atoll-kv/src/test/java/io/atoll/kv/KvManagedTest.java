@@ -144,18 +144,9 @@ class KvManagedTest {
     awaitSpread(1);
     // A node restarted at the target's address before the manager declared the old one dead must
     // not take keys the manager will never see it hold.
-    try (java.net.Socket s = new java.net.Socket("127.0.0.1", a.port())) {
-      s.setSoTimeout(10_000);
-      String[] cmd = {"CLUSTER", "ATOLL-IMPORTING", "127.0.0.1", "1", "1", "0", "FRESH", "abc123", "5"};
-      StringBuilder req = new StringBuilder("*" + cmd.length + "\r\n");
-      for (String part : cmd) {
-        req.append('$').append(part.length()).append("\r\n").append(part).append("\r\n");
-      }
-      s.getOutputStream().write(req.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-      String reply = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(),
-          java.nio.charset.StandardCharsets.UTF_8)).readLine();
-      assertThat(reply).startsWith("-ERR this hand-off is for incarnation abc123 of this address; this node is"
-          + " incarnation ");
+    try (io.atoll.kv.Wire w = new io.atoll.kv.Wire(a.port())) {
+      assertThat(w.call("CLUSTER", "ATOLL-IMPORTING", "127.0.0.1", "1", "1", "0", "FRESH", "abc123", "5"))
+          .startsWith("-ERR this hand-off is for incarnation abc123 of this address; this node is incarnation ");
     }
   }
 
