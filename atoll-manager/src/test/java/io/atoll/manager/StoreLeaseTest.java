@@ -139,13 +139,15 @@ class StoreLeaseTest {
   void anOutageIsLoggedRenewalByRenewalTheStopOfGrantsOnceAndTheRecovery() {
     try (LogLines log = new LogLines()) {
       StoreLease l = lease(Duration.ofMillis(900), 1);
+      loop.runAsLoop(l::renew); // an ordinary renewal: nothing to tell
+      at(50);
       unreachable = true;
       loop.runAsLoop(l::renew);
-      at(1000); // failures at 1, 102, 303, 604, 905
+      at(1000); // failures at 51, 152, 353, 654, 955
       assertThat(leads(l)).isFalse();
       assertThat(leads(l)).isFalse();
       unreachable = false;
-      at(1300); // the retry sent at 1205 succeeds
+      at(1300); // the retry sent at 1255 succeeds
       assertThat(leads(l)).isTrue();
       at(1400);
       loop.runAsLoop(l::stalled); // a pause: grants stop until the renewal it sends succeeds
@@ -158,7 +160,7 @@ class StoreLeaseTest {
           failed.formatted(3, 300), failed.formatted(4, 300), failed.formatted(5, 300),
           "shard manager term 1: the store lease was last renewed 1000 ms ago (sent), the lease is 900 ms; no pod"
               + " lease is granted or renewed until a renewal succeeds",
-          "shard manager term 1: the store lease was last renewed 195 ms ago (sent), the lease is 900 ms, and the"
+          "shard manager term 1: the store lease was last renewed 145 ms ago (sent), the lease is 900 ms, and the"
               + " manager was paused; no pod lease is granted or renewed until a renewal succeeds");
       assertThat(log.of(StoreLease.class, "INFO")).containsExactly(
           "shard manager term 1: the store lease is renewed again; granting pod leases",
