@@ -60,7 +60,7 @@ import org.slf4j.LoggerFactory;
  * and its shards move. A start re-issues every owned shard to its owner at a new epoch
  * ({@link Rounds#reassert}) and counts every pod as renewed at that moment.
  *
- * <p><b>Why some 510 lines.</b> What is left here is one job seen from two sides: the public face
+ * <p><b>Why some 540 lines.</b> What is left here is one job seen from two sides: the public face
  * (the documented {@code start} overloads its callers use, the accessors, {@code rebalance},
  * {@code close}) and the loop's orchestration (the start of a term, the timers, the hops onto the
  * loop that the gRPC face calls, in the inner {@code Calls}, and the stop). Every decision and
