@@ -30,6 +30,38 @@ public record EntityAddress(String type, String id) {
     }
   }
 
+  /**
+   * Checks an entity type's name: 1 to {@link #MAX_TYPE_LENGTH} ASCII letters, digits, {@code '.'},
+   * {@code '_'}, {@code '-'}, {@code ':'} or {@code '$'} (a Java class name fits). Pods check the
+   * names they host ({@code EntityType.of}) and the manager those a pod declares, so a name that
+   * reaches a log line, {@code atoll status} or a report can neither break a line nor hide text.
+   *
+   * @return the name
+   * @throws IllegalArgumentException naming the first character out of form and its place
+   */
+  public static String checkTypeName(String name) {
+    Objects.requireNonNull(name, "name");
+    if (name.isEmpty() || name.length() > MAX_TYPE_LENGTH) {
+      throw new IllegalArgumentException(
+          "entity type: length " + name.length() + " (expected: 1.." + MAX_TYPE_LENGTH + " of " + TYPE_FORM + ")");
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+          || c == '.' || c == '_' || c == '-' || c == ':' || c == '$';
+      if (!ok) {
+        // The character is shown as a code point, never as itself: it may be a line break or a
+        // control sequence.
+        throw new IllegalArgumentException("entity type: character U+" + String.format("%04X", (int) c) + " at "
+            + i + " (expected: 1.." + MAX_TYPE_LENGTH + " of " + TYPE_FORM + ")");
+      }
+    }
+    return name;
+  }
+
+  /** The form of a type name, for error messages. */
+  private static final String TYPE_FORM = "[A-Za-z0-9._:$-]";
+
   @Override
   public String toString() {
     return type + "/" + id;
