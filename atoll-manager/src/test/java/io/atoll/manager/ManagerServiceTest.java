@@ -7,6 +7,7 @@ import com.google.protobuf.ByteString;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.ClusterId;
 import io.atoll.core.Pod;
+import io.atoll.core.TypeDeclaration;
 import io.atoll.core.PodAddress;
 import io.atoll.core.PodId;
 import io.atoll.core.PodVersion;
@@ -96,19 +97,32 @@ class ManagerServiceTest {
     }
 
     /** The entity types of each registration, as the service read them. */
-    final List<java.util.SortedMap<String, String>> types = new java.util.concurrent.CopyOnWriteArrayList<>();
-    java.util.SortedMap<String, String> declared = new java.util.TreeMap<>();
+    final List<java.util.SortedMap<String, TypeDeclaration>> types = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.SortedMap<String, TypeDeclaration> declared = new java.util.TreeMap<>();
+    List<String> withoutSpace = List.of();
+    volatile boolean declareTypes;
 
     @Override
-    public CompletableFuture<ClusterConfig> register(Pod pod, java.util.SortedMap<String, String> entityTypes,
+    public CompletableFuture<ClusterConfig> register(Pod pod, java.util.SortedMap<String, TypeDeclaration> entityTypes,
         String holder, boolean vouched) {
       types.add(entityTypes);
       return register(pod, holder, vouched);
     }
 
     @Override
-    public CompletableFuture<java.util.SortedMap<String, String>> entityTypes() {
+    public CompletableFuture<java.util.SortedMap<String, TypeDeclaration>> entityTypes() {
       return CompletableFuture.completedFuture(declared);
+    }
+
+    @Override
+    public CompletableFuture<List<String>> settingsWithoutSpace() {
+      return CompletableFuture.completedFuture(withoutSpace);
+    }
+
+    @Override
+    public CompletableFuture<Renewal> renew(PodId pod, boolean declaresTypes) {
+      calls.add("renew " + pod + (declaresTypes ? " declares" : ""));
+      return CompletableFuture.completedFuture(new Renewal(renewed, declareTypes));
     }
 
     @Override
@@ -198,14 +212,44 @@ class ManagerServiceTest {
   @Test
   void aPodDeclaresItsEntityTypesAndOneThatDeclaresNoneIsStillAccepted() {
     Pod batch = new Pod(B, io.atoll.core.PodVersion.of("1.0"), List.of("", "batch"));
-    stub.register(RegisterRequest.newBuilder().setPod(Wire.info(batch, new java.util.TreeMap<>(
-        Map.of("Job", "batch", "Report", "batch", "counter", "")))).build());
+    TypeDeclaration job = TypeDeclaration.of("batch", io.atoll.core.ShardHasher.DEFAULT);
+    Map<String, TypeDeclaration> declared = Map.of("Job", job, "Report", TypeDeclaration.roleOnly("batch"),
+        "counter", TypeDeclaration.of("", (id, n) -> 1));
+    stub.register(RegisterRequest.newBuilder().setPod(Wire.info(batch, declared)).build());
     stub.register(register().build()); // an older pod: no types
-    assertThat(fake.types).containsExactly(new java.util.TreeMap<>(Map.of("Job", "batch", "Report", "batch",
-        "counter", "")), new java.util.TreeMap<>());
-    fake.declared = new java.util.TreeMap<>(Map.of("Job", "batch", "Report", "batch"));
-    assertThat(stub.getAssignments(GetAssignmentsRequest.getDefaultInstance()).getEntityTypesList())
-        .extracting(t -> t.getName() + "@" + t.getRole()).containsExactly("Job@batch", "Report@batch");
+    assertThat(fake.types).containsExactly(new java.util.TreeMap<>(declared), new java.util.TreeMap<>());
+    fake.declared = new java.util.TreeMap<>(Map.of("Job", job, "Report", TypeDeclaration.roleOnly("batch")));
+    fake.withoutSpace = List.of("mailer");
+    ConfigBytes answer = stub.getAssignments(GetAssignmentsRequest.getDefaultInstance());
+    assertThat(answer.getEntityTypesList()).extracting(t -> t.getName() + "@" + t.getRole() + " " + t.getHasher())
+        .containsExactly("Job@batch ShardHasher.DEFAULT", "Report@batch ");
+    assertThat(answer.getEntityTypes(0).getHasherFingerprint()).isEqualTo(job.fingerprint());
+    assertThat(answer.getEntityTypesOmitted()).isZero();
+    assertThat(answer.getSettingsWithoutSpaceList()).containsExactly("mailer");
+  }
+
+  @Test
+  void getAssignmentsListsAtMostItsBoundOfTypesAndCountsTheRest() {
+    java.util.SortedMap<String, TypeDeclaration> many = new java.util.TreeMap<>();
+    for (int i = 0; i < Wire.MAX_LISTED_TYPES + 7; i++) {
+      many.put(String.format("t%05d", i) + "x".repeat(249), TypeDeclaration.roleOnly(""));
+    }
+    fake.declared = many;
+    ConfigBytes answer = stub.getAssignments(GetAssignmentsRequest.getDefaultInstance());
+    assertThat(answer.getEntityTypesCount()).isEqualTo(Wire.MAX_LISTED_TYPES);
+    assertThat(answer.getEntityTypesOmitted()).isEqualTo(7);
+    assertThat(answer.getEntityTypes(0).getName()).startsWith("t00000");
+    // The most it can carry is far below what a pod or atoll status reads.
+    assertThat(answer.getSerializedSize()).isLessThan(2 << 20);
+  }
+
+  @Test
+  void aRenewalCarriesWhetherThePodDeclaresItsTypesAndTheAnswerWhetherItMust() {
+    fake.declareTypes = true;
+    RenewLeaseResponse r = stub.renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(A.id()))
+        .setCredential(credential(A.id())).setDeclaresTypes(true).build());
+    assertThat(r.getDeclareTypes()).isTrue();
+    assertThat(fake.calls).containsExactly("renew " + A.id() + " declares");
   }
 
   @Test
@@ -216,9 +260,16 @@ class ManagerServiceTest {
     java.util.function.BiFunction<String, String, io.atoll.transport.grpc.proto.EntityTypeInfo> type =
         (name, role) -> io.atoll.transport.grpc.proto.EntityTypeInfo.newBuilder().setName(name).setRole(role).build();
     refused(() -> stub.register(req.apply(List.of(type.apply("", "batch")))), Status.Code.INVALID_ARGUMENT,
-        "pod entity type name: length 0 (expected: 1..255)");
+        "pod entity type: length 0 (expected: 1..255 of [A-Za-z0-9._:$-])");
     refused(() -> stub.register(req.apply(List.of(type.apply("x".repeat(256), "batch")))),
-        Status.Code.INVALID_ARGUMENT, "pod entity type name: length 256 (expected: 1..255)");
+        Status.Code.INVALID_ARGUMENT, "pod entity type: length 256 (expected: 1..255 of [A-Za-z0-9._:$-])");
+    refused(() -> stub.register(req.apply(List.of(type.apply("Job\n12:00 INFO forged", "batch")))),
+        Status.Code.INVALID_ARGUMENT, "pod entity type: character U+000A at 3 (expected: 1..255 of [A-Za-z0-9._:$-])");
+    refused(() -> stub.register(req.apply(List.of(type.apply("Job", "batch").toBuilder().setHasher("h\u001b[2J")
+        .setHasherFingerprint(1).build()))), Status.Code.INVALID_ARGUMENT,
+        "pod entity type 'Job': hasher name: character U+001B at 1");
+    refused(() -> stub.register(req.apply(List.of(type.apply("Job", "batch").toBuilder().setHasherFingerprint(1)
+        .build()))), Status.Code.INVALID_ARGUMENT, "pod entity type 'Job': hasher fingerprint 1 without a hasher name");
     refused(() -> stub.register(req.apply(List.of(type.apply("Job", "b/tch")))), Status.Code.INVALID_ARGUMENT,
         "pod entity type 'Job': role: 'b/tch' has '/' at 1");
     refused(() -> stub.register(req.apply(List.of(type.apply("Job", "web")))), Status.Code.INVALID_ARGUMENT,

@@ -113,9 +113,14 @@ final class PodRuntime implements PodProvider.Pod {
     }
     router = new Router(ctx, view, host, hosted, TypeCodecs::forType, new RouterEvents());
     gossip = new Gossip(ctx.ticker(), view, router.channels(), random, configs);
-    Map<String, String> types = new java.util.TreeMap<>();
+    // Each hosted type's role and hasher (its own, else the pod's), which the manager holds
+    // against the live pods' declarations of the type.
+    Map<String, io.atoll.core.TypeDeclaration> types = new java.util.TreeMap<>();
+    Map<io.atoll.core.ShardHasher, Long> prints = new java.util.IdentityHashMap<>(); // most types share one
     for (TypeRuntime t : hosted) {
-      types.put(t.name, t.role);
+      io.atoll.core.ShardHasher h = t.hasher(settings.hasher());
+      types.put(t.name, new io.atoll.core.TypeDeclaration(t.role,
+          prints.computeIfAbsent(h, io.atoll.core.HasherFingerprint::of), io.atoll.core.HasherFingerprint.nameOf(h)));
     }
     manager = new ManagerLink(ctx, managerChannel, view, lease, router.channels(), this::rejoin, configs, types);
     PodAddress address;
