@@ -18,8 +18,8 @@ class ConfigCodecLimitsTest {
   private static final int OFFLINE = SlotState.OFFLINE.ordinal();
   private static final int MIGRATING = SlotState.MIGRATING.ordinal();
 
-  /** Writes the encoding by hand. */
-  private static final class Bytes {
+  /** Writes the encoding by hand (also for {@link ConfigCodecSpacesLimitsTest}). */
+  static final class Bytes {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
 
     Bytes b(int... values) {
@@ -70,7 +70,7 @@ class ConfigCodecLimitsTest {
     return new Bytes().b('A', 'C', 1).varint(size).varint(podCount);
   }
 
-  private static void refused(byte[] bytes, String message) {
+  static void refused(byte[] bytes, String message) {
     assertThatThrownBy(() -> ClusterConfig.decode(bytes))
         .isInstanceOf(MalformedConfigException.class)
         .hasMessage(message);

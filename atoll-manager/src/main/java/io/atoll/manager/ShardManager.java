@@ -60,7 +60,7 @@ import org.slf4j.LoggerFactory;
  * and its shards move. A start re-issues every owned shard to its owner at a new epoch
  * ({@link Rounds#reassert}) and counts every pod as renewed at that moment.
  *
- * <p><b>Why some 510 lines.</b> What is left here is one job seen from two sides: the public face
+ * <p><b>Why some 540 lines.</b> What is left here is one job seen from two sides: the public face
  * (the documented {@code start} overloads its callers use, the accessors, {@code rebalance},
  * {@code close}) and the loop's orchestration (the start of a term, the timers, the hops onto the
  * loop that the gRPC face calls, in the inner {@code Calls}, and the stop). Every decision and
@@ -238,14 +238,23 @@ public final class ShardManager implements AutoCloseable {
 
   /** Runs {@code task} on the loop and waits for it, rethrowing what it threw. */
   private void onLoop(Runnable task) {
+    CompletableFuture<Void> f = CompletableFuture.runAsync(task, loop);
     try {
-      CompletableFuture.runAsync(task, loop).get();
+      f.get();
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException re) {
         throw re;
       }
       throw new StoreException("shard manager: cannot start: " + e.getCause(), e.getCause());
     } catch (InterruptedException e) {
+      // The task runs on the loop all the same: wait for it (uninterruptibly), so that the close
+      // after this failure releases what it took, such as the store's lease, rather than closing
+      // the store before the task takes it.
+      try {
+        f.join();
+      } catch (RuntimeException ignored) {
+        // the start fails anyway
+      }
       Thread.currentThread().interrupt();
       throw new StoreException("shard manager: interrupted while starting", e);
     }
@@ -541,6 +550,9 @@ public final class ShardManager implements AutoCloseable {
   public void close() {
     try {
       CompletableFuture.runAsync(this::stopOnLoop, loop).get(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      // The stop is queued on the loop all the same; the caller keeps its interrupt.
+      Thread.currentThread().interrupt();
     } catch (Exception e) {
       // the loop is gone already
     }

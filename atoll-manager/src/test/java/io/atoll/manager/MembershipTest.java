@@ -226,6 +226,17 @@ class MembershipTest {
   }
 
   @Test
+  void loopOnlyMethodsRefuseOtherThreadsBeforeTheyChangeAnything() {
+    assertThatThrownBy(membership::draining).as("even with nobody draining").isInstanceOf(IllegalStateException.class);
+    joinA();
+    loop.callAsLoop(() -> membership.drain(A.id()));
+    assertThatThrownBy(() -> membership.markGone(A.id(), "left")).isInstanceOf(IllegalStateException.class);
+    assertThat(loop.callAsLoop(membership::draining)).as("still draining: the refused call changed nothing")
+        .containsExactly(A.id());
+    assertThat(installed().isActive(A.id())).isTrue();
+  }
+
+  @Test
   void onlyAnActiveMemberDrainsAndAPodThatIsNoLongerOneStopsDraining() {
     joinA();
     failsWith(loop.callAsLoop(() -> membership.drain(B.id())), IllegalStateException.class,

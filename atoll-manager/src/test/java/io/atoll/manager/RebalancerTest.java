@@ -188,6 +188,11 @@ class RebalancerTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> m.rebalancerForTest().request("test"))
         .isInstanceOf(IllegalStateException.class);
     assertThat(sim.installed().isActive(a.id())).as("nothing changed").isTrue();
+    // The refused request left no round half started: the next one on the loop runs and ends.
+    java.util.List<java.util.concurrent.CompletableFuture<ShardManager.RoundResult>> asked = new java.util.ArrayList<>();
+    sim.loop.runAsLoop(() -> asked.add(m.rebalancerForTest().nextRound()));
+    sim.vt.advance(Duration.ofSeconds(1));
+    assertThat(asked.get(0)).isCompleted();
   }
 
   @Test

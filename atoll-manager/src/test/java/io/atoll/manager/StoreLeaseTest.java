@@ -134,6 +134,52 @@ class StoreLeaseTest {
     assertThat(lost).isEmpty();
   }
 
+  /** What an operator reads of a store outage: each failed renewal, the stop of grants once, the recovery. */
+  @Test
+  void anOutageIsLoggedRenewalByRenewalTheStopOfGrantsOnceAndTheRecovery() {
+    try (LogLines log = new LogLines()) {
+      StoreLease l = lease(Duration.ofMillis(900), 1);
+      loop.runAsLoop(l::renew); // an ordinary renewal: nothing to tell
+      at(50);
+      unreachable = true;
+      loop.runAsLoop(l::renew);
+      at(1000); // failures at 51, 152, 353, 654, 955
+      assertThat(leads(l)).isFalse();
+      assertThat(leads(l)).isFalse();
+      unreachable = false;
+      at(1300); // the retry sent at 1255 succeeds
+      assertThat(leads(l)).isTrue();
+      at(1400);
+      loop.runAsLoop(l::stalled); // a pause: grants stop until the renewal it sends succeeds
+      assertThat(leads(l)).isFalse();
+      at(1410);
+      assertThat(leads(l)).isTrue();
+      String failed = "shard manager term 1: renewing the store lease failed (%d in a row; retry in %d ms): "
+          + "io.atoll.core.spi.StoreException: store unreachable (injected)";
+      assertThat(log.of(StoreLease.class, "WARN")).containsExactly(failed.formatted(1, 100), failed.formatted(2, 200),
+          failed.formatted(3, 300), failed.formatted(4, 300), failed.formatted(5, 300),
+          "shard manager term 1: the store lease was last renewed 1000 ms ago (sent), the lease is 900 ms; no pod"
+              + " lease is granted or renewed until a renewal succeeds",
+          "shard manager term 1: the store lease was last renewed 145 ms ago (sent), the lease is 900 ms, and the"
+              + " manager was paused; no pod lease is granted or renewed until a renewal succeeds");
+      assertThat(log.of(StoreLease.class, "INFO")).containsExactly(
+          "shard manager term 1: the store lease is renewed again; granting pod leases",
+          "shard manager term 1: the store lease is renewed again; granting pod leases");
+    }
+  }
+
+  @Test
+  void aLostLeaseIsLoggedWithTheTermThatTookIt() {
+    try (LogLines log = new LogLines()) {
+      StoreLease l = lease(Duration.ofMillis(900), 1);
+      memory.takeOver();
+      loop.runAsLoop(l::renew);
+      at(10);
+      assertThat(log.of(StoreLease.class, "ERROR")).containsExactly(
+          "shard manager term 1 is deposed: its lease was lost (term 2 was granted)");
+    }
+  }
+
   @Test
   void aRenewalThatFindsAnotherTermReportsTheLossWithThatTerm() {
     StoreLease l = lease(Duration.ofMillis(900), 1);

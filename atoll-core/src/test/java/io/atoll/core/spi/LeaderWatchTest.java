@@ -90,6 +90,11 @@ class LeaderWatchTest {
   }
 
   @Test
+  void aStoreWithoutALimitOfItsOwnAcceptsStatesOf64MiB() {
+    assertThat(new LeaderOnly().maxBytes()).isEqualTo(AssignmentStore.MAX_BYTES).isEqualTo(64 << 20);
+  }
+
+  @Test
   void theDefaultPollsAndTellsEachChangeOnceAndAnOutageOnce() {
     LeaderOnly store = new LeaderOnly();
     Told told = new Told();

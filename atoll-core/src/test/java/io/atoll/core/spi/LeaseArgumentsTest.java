@@ -24,6 +24,11 @@ class LeaseArgumentsTest {
         .hasMessageContaining("line break");
     assertThatThrownBy(() -> AssignmentStore.checkLeaseArguments("a\rb", Duration.ofSeconds(1)))
         .hasMessageContaining("line break");
+    // at either end of the name too
+    for (String holder : new String[] {"\nab", "\rab", "ab\n", "ab\r"}) {
+      assertThatThrownBy(() -> AssignmentStore.checkLeaseArguments(holder, Duration.ofSeconds(1)))
+          .hasMessage("lease holder: contains a line break (expected: one line)");
+    }
   }
 
   @Test
