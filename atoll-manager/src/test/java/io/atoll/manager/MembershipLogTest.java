@@ -50,9 +50,9 @@ class MembershipLogTest {
   void aJoinNamesTheVersionRolesTypesAndTheSpaceAppendedForANewRole() {
     Membership m = membership(3);
     try (LogLines log = new LogLines()) {
-      TreeMap<String, String> types = new TreeMap<>();
-      types.put("cart", "worker");
-      types.put("order", "worker");
+      TreeMap<String, io.atoll.core.TypeDeclaration> types = new TreeMap<>();
+      types.put("cart", io.atoll.core.TypeDeclaration.roleOnly("worker"));
+      types.put("order", io.atoll.core.TypeDeclaration.roleOnly("worker"));
       settle(loop.callAsLoop(() -> m.register(WORKER, types, "", false)));
       settle(loop.callAsLoop(() -> m.register(PLAIN)));
       assertThat(log.of(Membership.class, "INFO")).containsExactly(
@@ -90,8 +90,8 @@ class MembershipLogTest {
   @Test
   void aDepartureLeavingASpaceWithoutAPodWarnsWhatWaits() {
     Membership m = membership(3);
-    TreeMap<String, String> types = new TreeMap<>();
-    types.put("cart", "worker");
+    TreeMap<String, io.atoll.core.TypeDeclaration> types = new TreeMap<>();
+    types.put("cart", io.atoll.core.TypeDeclaration.roleOnly("worker"));
     settle(loop.callAsLoop(() -> m.register(WORKER, types, "", false)));
     try (LogLines log = new LogLines()) {
       settle(loop.callAsLoop(() -> m.markGone(WORKER.id(), "left")));
