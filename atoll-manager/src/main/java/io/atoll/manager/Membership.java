@@ -78,12 +78,20 @@ final class Membership {
    */
   void grantAll(long limitNanos) {
     long now = ticker.nanoTime();
-    java.util.List<PodId> inherited = new java.util.ArrayList<>();
     for (Pod p : journal.config().activePods()) {
       leases.grant(p.id(), now, limitNanos);
-      inherited.add(p.id());
     }
-    types.inherit(inherited); // their declarations were not saved: they declare again when they renew
+  }
+
+  /**
+   * Counts every pod of the installed config as not having declared its entity types to this
+   * manager: their declarations were not saved, they declare again when they renew. Run at the
+   * start, right after the store is read and before any call can be answered, so that no pod
+   * registers against a type's inherited pods as if there were none.
+   */
+  void inheritDeclarations() {
+    loop.checkOnLoop();
+    types.inherit(journal.config().activePods().stream().map(Pod::id).toList());
   }
 
   /** A pod registers without TLS; completes once its entry is saved. */

@@ -272,6 +272,8 @@ public final class ShardManager implements AutoCloseable {
     clusterId = c.clusterId();
     shards = c.size();
     pods.clusterId(clusterId);
+    // Before the server starts: a Register handled before startServing must wait for these pods.
+    membership.inheritDeclarations();
     log.info("shard manager of cluster {}, term {}, resumes at epoch {}: {} pods, {} of {} shards assigned",
         clusterId, journal.term(), c.epoch(), c.activePods().size(), c.size() - c.unownedCount(), c.size());
     if (!c.activePods().isEmpty()) {

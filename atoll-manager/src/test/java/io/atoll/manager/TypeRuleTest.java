@@ -51,6 +51,7 @@ class TypeRuleTest {
 
     Manager() {
       loop.callAsLoop(() -> journal.recover(UnaryOperator.identity()));
+      loop.runAsLoop(membership::inheritDeclarations);
       loop.runAsLoop(() -> membership.grantAll(TTL.plusMillis(200).toNanos()));
     }
 
