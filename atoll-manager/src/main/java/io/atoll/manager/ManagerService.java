@@ -200,7 +200,9 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
     f.whenComplete((v, e) -> {
       if (e != null) {
         Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-        Status s = cause instanceof IllegalStateException
+        Status s = cause instanceof PodTypes.Pending
+            ? Status.ABORTED.withDescription(Wire.TYPES_PENDING + cause.getMessage())
+            : cause instanceof IllegalStateException
             ? Status.FAILED_PRECONDITION.withDescription(cause.getMessage())
             : cause instanceof SecurityException ? Status.PERMISSION_DENIED.withDescription(cause.getMessage())
             : Status.UNAVAILABLE.withDescription("shard manager: " + cause.getMessage()).withCause(cause);

@@ -33,7 +33,7 @@ import java.util.function.Predicate;
  * inherits are {@linkplain #inherit undeclared} until they declare again (a renewal's answer asks
  * them to: they send their Register once more) or show they declare nothing (a renewal from a pod
  * that predates this; an Atoll KV node). While an undeclared pod binds, a pod that declares any
- * type is refused for now ({@link Pending}, UNAVAILABLE: it retries): the undeclared pod may host
+ * type is refused for now ({@link Pending}, ABORTED with {@code Wire.TYPES_PENDING}: it retries): the undeclared pod may host
  * that type. A live pod renews every third of a lease, so the wait is about that long; a dead
  * one binds until it is declared dead.
  *
@@ -92,7 +92,7 @@ final class PodTypes {
    * @param live whether a pod is active in the config
    * @throws Refused (FAILED_PRECONDITION) naming the first type whose declaration disagrees with
    *     a binding pod's, the pod, and both declarations
-   * @throws Pending (UNAVAILABLE) if {@code pod} declares a type while an inherited pod that binds
+   * @throws Pending (ABORTED) if {@code pod} declares a type while an inherited pod that binds
    *     has not declared its own yet
    */
   void admit(PodId pod, SortedMap<String, TypeDeclaration> types, Predicate<PodId> live) {

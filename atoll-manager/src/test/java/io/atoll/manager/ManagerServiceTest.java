@@ -322,6 +322,10 @@ class ManagerServiceTest {
     refused(() -> stub.register(register().build()), Status.Code.PERMISSION_DENIED, "pod taken by another holder");
     fake.config = () -> CompletableFuture.failedFuture(new StoreException("disk full"));
     refused(() -> stub.register(register().build()), Status.Code.UNAVAILABLE, "shard manager: disk full");
+    // "not yet" is not "down": a pod that reads UNAVAILABLE moves to a standby
+    fake.config = () -> CompletableFuture.failedFuture(new PodTypes.Pending("2 live pods have not declared"));
+    refused(() -> stub.register(register().build()), Status.Code.ABORTED,
+        Wire.TYPES_PENDING + "2 live pods have not declared");
     // the same, wrapped as a later stage of a future wraps it
     fake.config = () -> CompletableFuture.<ClusterConfig>failedFuture(new IllegalStateException("stopped"))
         .thenApply(c -> c);

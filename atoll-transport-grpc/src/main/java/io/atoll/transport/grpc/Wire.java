@@ -149,6 +149,14 @@ public final class Wire {
   public static final String TYPES_REFUSED = "entity type declaration refused: ";
 
   /**
+   * How a manager's answer "not yet" to a registering pod begins (ABORTED): pods it inherited at
+   * its start have not declared their types to it yet. The manager is up and leads: a pod retries
+   * it with a back-off, and does not count it as the manager being down (UNAVAILABLE would move it
+   * to a standby).
+   */
+  public static final String TYPES_PENDING = "entity type declarations pending: ";
+
+  /**
    * The wire form of a pod with its version and the entity types it hosts ({@code types}: name
    * to declaration).
    */

@@ -255,7 +255,14 @@ public final class ManagerLink {
             throw new IllegalStateException("pod " + me + " could not register with the shard manager at "
                 + describe(managers) + " within " + timeout.toMillis() + " ms: " + Wire.describe(e), e);
           }
-          managers.failed(address, e);
+          if (isTypesPending(e)) {
+            // The manager is up and leads; it waits for the pods it inherited to declare their types
+            // (within a lease renewal): not a reason to try a standby.
+            log.debug("pod {}: the shard manager at {} holds the registration: {}", me, address,
+                e.getStatus().getDescription());
+          } else {
+            managers.failed(address, e);
+          }
         }
         backoff = CONNECT_BACKOFF.nextNanos(backoff);
         LockSupport.parkNanos(backoff); // retry pacing, not synchronization
@@ -263,6 +270,12 @@ public final class ManagerLink {
     } finally {
       registering = false;
     }
+  }
+
+  /** Whether {@code e} is the manager's "not yet" for a declaring pod ({@link Wire#TYPES_PENDING}). */
+  static boolean isTypesPending(StatusRuntimeException e) {
+    return e.getStatus().getCode() == Status.Code.ABORTED
+        && String.valueOf(e.getStatus().getDescription()).startsWith(Wire.TYPES_PENDING);
   }
 
   private synchronized void startRenewals() {
