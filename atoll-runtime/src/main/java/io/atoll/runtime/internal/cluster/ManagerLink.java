@@ -248,7 +248,7 @@ public final class ManagerLink {
           if (e.getStatus().getCode() == Status.Code.FAILED_PRECONDITION && String.valueOf(
               e.getStatus().getDescription()).startsWith(Wire.TYPES_REFUSED)) {
             // Retrying cannot help while the pods that declared the type otherwise live.
-            throw new IllegalStateException("pod " + me + " refused by the shard manager at " + address + ": "
+            throw new TypesRefused("pod " + me + " refused by the shard manager at " + address + ": "
                 + e.getStatus().getDescription(), e);
           }
           if (ticker.nanoTime() - deadline > 0) {
@@ -269,6 +269,18 @@ public final class ManagerLink {
       }
     } finally {
       registering = false;
+    }
+  }
+
+  /**
+   * The manager refused the pod's entity type declarations ({@link Wire#TYPES_REFUSED}): final
+   * while the pods that declared those types otherwise live, so retrying at once cannot help.
+   */
+  public static final class TypesRefused extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    public TypesRefused(String message, Throwable cause) {
+      super(message, cause);
     }
   }
 
