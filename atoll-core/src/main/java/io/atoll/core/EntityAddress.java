@@ -47,9 +47,7 @@ public record EntityAddress(String type, String id) {
     }
     for (int i = 0; i < name.length(); i++) {
       char c = name.charAt(i);
-      boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-          || c == '.' || c == '_' || c == '-' || c == ':' || c == '$';
-      if (!ok) {
+      if (!inTypeForm(c)) {
         // The character is shown as a code point, never as itself: it may be a line break or a
         // control sequence.
         throw new IllegalArgumentException("entity type: character U+" + String.format("%04X", (int) c) + " at "
@@ -57,6 +55,35 @@ public record EntityAddress(String type, String id) {
       }
     }
     return name;
+  }
+
+  /**
+   * {@code name} for a log line or a message: each character outside {@code [A-Za-z0-9._:$-]} as
+   * a backslash, {@code u} and four hex digits (a backslash too, so two names never print alike). A manager accepts a name
+   * out of form from a pod of a version that did not check them (it declares no hasher), and
+   * prints it through this.
+   */
+  public static String printableTypeName(String name) {
+    StringBuilder b = null;
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (inTypeForm(c)) {
+        if (b != null) {
+          b.append(c);
+        }
+      } else {
+        if (b == null) {
+          b = new StringBuilder(name.length() + 16).append(name, 0, i);
+        }
+        b.append(String.format("\\u%04X", (int) c));
+      }
+    }
+    return b == null ? name : b.toString();
+  }
+
+  private static boolean inTypeForm(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+        || c == '.' || c == '_' || c == '-' || c == ':' || c == '$';
   }
 
   /** The form of a type name, for error messages. */

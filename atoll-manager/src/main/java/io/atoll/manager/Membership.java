@@ -148,6 +148,12 @@ final class Membership {
       try {
         grow(now, pod); // refused here, before any lease, if the layout has no room
         types.admit(pod.id(), entityTypes, now::isActive);
+        java.util.List<String> unchecked = types.uncheckedHashers(pod.id(), entityTypes, now::isActive);
+        if (!unchecked.isEmpty()) {
+          log.warn("pod {} declares a hasher for entity types {} that only pods of an older version host (they"
+              + " declare none): nothing checks that the hashers agree (expected: the hasher those pods use; never"
+              + " change a hasher in the rollout that brings hasher declarations)", pod.id(), names(unchecked));
+        }
       } catch (IllegalArgumentException e) {
         return CompletableFuture.failedFuture(new IllegalStateException("pod " + pod.id() + " refused: "
             + e.getMessage()));
@@ -396,7 +402,9 @@ final class Membership {
 
   /** "a, b, c" for up to {@link #LISTED_NAMES} names, then "and N more". */
   static String names(java.util.Collection<String> names) {
-    java.util.List<String> first = names.stream().limit(LISTED_NAMES).toList();
+    // escaped: a pod of an older version may declare a name out of today's form
+    java.util.List<String> first = names.stream().limit(LISTED_NAMES)
+        .map(io.atoll.core.EntityAddress::printableTypeName).toList();
     return String.join(", ", first) + (names.size() > LISTED_NAMES ? " and " + (names.size() - LISTED_NAMES)
         + " more" : "");
   }

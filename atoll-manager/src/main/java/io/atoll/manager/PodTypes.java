@@ -117,6 +117,37 @@ final class PodTypes {
   }
 
   /**
+   * The types {@code pod} declares with a hasher that binding pods host declaring none (pods that
+   * predate fingerprints): a role-only declaration agrees with every hasher, so nothing checked
+   * that this one places ids as theirs do. Empty if there is none. Changes nothing.
+   */
+  List<String> uncheckedHashers(PodId pod, SortedMap<String, TypeDeclaration> types, Predicate<PodId> live) {
+    List<String> unchecked = new ArrayList<>();
+    if (types.isEmpty()) {
+      return unchecked;
+    }
+    Map<PodId, SortedMap<String, TypeDeclaration>> binding = bindingDeclarations(pod, live);
+    for (Map.Entry<String, TypeDeclaration> t : types.entrySet()) {
+      if (!t.getValue().hasHasher()) {
+        continue;
+      }
+      boolean hosted = false;
+      boolean checked = false;
+      for (Map.Entry<PodId, SortedMap<String, TypeDeclaration>> b : binding.entrySet()) {
+        TypeDeclaration d = b.getKey().equals(pod) ? null : b.getValue().get(t.getKey());
+        if (d != null) {
+          hosted = true;
+          checked |= d.hasHasher();
+        }
+      }
+      if (hosted && !checked) {
+        unchecked.add(t.getKey());
+      }
+    }
+    return unchecked;
+  }
+
+  /**
    * The rule itself, pure: the refusal of {@code pod} declaring {@code types} beside the pods of
    * {@code binding} (each with its declarations), or null if every type it declares agrees with
    * every binding pod's declaration of it.
@@ -134,7 +165,8 @@ final class PodTypes {
       if (!against.isEmpty()) {
         List<String> theirs = new ArrayList<>();
         against.forEach((d, pods) -> theirs.add(d + " (pods " + names(pods) + ")"));
-        return Wire.TYPES_REFUSED + "pod " + pod + " declares entity type '" + t.getKey() + "' with " + t.getValue()
+        return Wire.TYPES_REFUSED + "pod " + pod + " declares entity type '"
+            + io.atoll.core.EntityAddress.printableTypeName(t.getKey()) + "' with " + t.getValue()
             + ", but live pods hosting it declare " + String.join("; ", theirs) + ". Two roles or hashers for one"
             + " type could make one entity live on two pods (expected: the live pods' role and hasher; change a"
             + " type's role or hasher only once no live pod hosts it)";

@@ -64,6 +64,18 @@ class MembershipLogTest {
   }
 
   @Test
+  void aTypeNameOutOfFormFromAnOlderPodIsLoggedEscaped() {
+    Membership m = membership(3);
+    try (LogLines log = new LogLines()) {
+      TreeMap<String, io.atoll.core.TypeDeclaration> types = new TreeMap<>();
+      types.put("my job\nINFO fake", io.atoll.core.TypeDeclaration.roleOnly("worker"));
+      settle(loop.callAsLoop(() -> m.register(WORKER, types, "", false)));
+      assertThat(log.of(Membership.class, "INFO")).first().asString()
+          .endsWith("types my\\u0020job\\u000AINFO\\u0020fake); 1 pods");
+    }
+  }
+
+  @Test
   void aRoleWithoutASpaceIsWarnedWhenTheManagerAppendsNone() {
     Membership m = membership(0);
     try (LogLines log = new LogLines()) {

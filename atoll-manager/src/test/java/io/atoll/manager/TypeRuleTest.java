@@ -89,6 +89,23 @@ class TypeRuleTest {
   }
 
   @Test
+  void aHasherJoiningATypeOnlyOlderPodsHostIsAdmittedWithAWarningNamingTheType() {
+    Manager m = new Manager();
+    Pod old = pod(1);
+    m.register(old, new TreeMap<>(Map.of("job", TypeDeclaration.roleOnly("")))).join();
+    try (LogLines log = new LogLines()) {
+      // A role-only declaration agrees with every hasher: admitted, and said so.
+      assertThat(m.register(pod(2), job("", OTHER)).join().isActive(pod(2).id())).isTrue();
+      assertThat(log.of(Membership.class, "WARN")).singleElement().asString()
+          .startsWith("pod " + pod(2).id() + " declares a hasher for entity types job that only pods of an older"
+              + " version host");
+      // Once a pod with a hasher hosts it, the next is checked against that one: no warning.
+      assertThat(m.register(pod(3), job("", OTHER)).join().isActive(pod(3).id())).isTrue();
+      assertThat(log.of(Membership.class, "WARN")).hasSize(1);
+    }
+  }
+
+  @Test
   void aPodThatDeclaresATypeOnAnotherRoleIsRefusedAndOneDeclaringNoTypesIsNot() {
     Manager m = new Manager();
     Pod a = pod(1, "worker");

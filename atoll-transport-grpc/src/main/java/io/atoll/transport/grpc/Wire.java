@@ -138,7 +138,9 @@ public final class Wire {
 
   /**
    * The most entity types a GetAssignments answer carries (the first by name; the rest are only
-   * counted): with names of at most 255 ASCII characters, under 2 MiB beside the config.
+   * counted): with every field at its most (a 255-character name, a 64-byte role, a 255-character
+   * hasher name; or an older pod's 255-character name of 3-byte UTF-8 characters without a hasher),
+   * under 4 MiB beside the config (about 2.4 MiB for the first; {@code ManagerServiceTest}).
    */
   public static final int MAX_LISTED_TYPES = 4096;
 
@@ -187,23 +189,33 @@ public final class Wire {
     java.util.SortedMap<String, io.atoll.core.TypeDeclaration> types = new java.util.TreeMap<>();
     for (EntityTypeInfo t : info.getEntityTypesList()) {
       String name = t.getName();
-      try {
-        io.atoll.core.EntityAddress.checkTypeName(name);
-      } catch (IllegalArgumentException e) {
-        throw invalid("pod " + e.getMessage());
+      if (t.getHasher().isEmpty() && t.getHasherFingerprint() == 0) {
+        // A pod of a version that declared no hasher accepted any name of 1..255 characters: it
+        // still joins (the name printed escaped), or upgrading the manager would lock it out.
+        if (name.isEmpty() || name.length() > io.atoll.core.EntityAddress.MAX_TYPE_LENGTH) {
+          throw invalid("pod entity type: length " + name.length() + " (expected: 1.."
+              + io.atoll.core.EntityAddress.MAX_TYPE_LENGTH + ")");
+        }
+      } else {
+        try {
+          io.atoll.core.EntityAddress.checkTypeName(name);
+        } catch (IllegalArgumentException e) {
+          throw invalid("pod " + e.getMessage());
+        }
       }
+      String shown = io.atoll.core.EntityAddress.printableTypeName(name);
       io.atoll.core.TypeDeclaration d;
       try {
         d = new io.atoll.core.TypeDeclaration(t.getRole(), t.getHasherFingerprint(), t.getHasher());
       } catch (IllegalArgumentException e) {
-        throw invalid("pod entity type '" + name + "': " + e.getMessage());
+        throw invalid("pod entity type '" + shown + "': " + e.getMessage());
       }
       if (!pod.hosts(t.getRole())) {
-        throw invalid("pod entity type '" + name + "': role '" + t.getRole() + "' (expected: one of the pod's"
+        throw invalid("pod entity type '" + shown + "': role '" + t.getRole() + "' (expected: one of the pod's"
             + " roles " + pod.roles() + ")");
       }
       if (types.put(name, d) != null) {
-        throw invalid("pod entity type '" + name + "': declared twice (expected: once)");
+        throw invalid("pod entity type '" + shown + "': declared twice (expected: once)");
       }
     }
     return types;
