@@ -25,7 +25,12 @@ public final class HasherFingerprint {
 
   private HasherFingerprint() {}
 
-  /** The fingerprint of {@code h}. */
+  /**
+   * The fingerprint of {@code h}.
+   *
+   * @throws VirtualMachineError as the hasher threw it (a {@link StackOverflowError}, say); any
+   *     other throwable is recorded as the hasher's answer for that sample
+   */
   public static long of(ShardHasher h) {
     long digest = 0x6a09e667f3bcc908L;
     for (int count : COUNTS) {
@@ -33,8 +38,12 @@ public final class HasherFingerprint {
         long shard;
         try {
           shard = h.shardOf(id, count);
-        } catch (RuntimeException e) {
-          shard = Long.MIN_VALUE; // a hasher that throws for an id is told apart from one that does not
+        } catch (VirtualMachineError e) {
+          throw e; // the JVM's trouble (a stack overflow, out of memory), not the hasher's answer
+        } catch (Throwable e) {
+          // A hasher that throws for an id (an Error or a checked exception thrown sneakily, too)
+          // is told apart from one that does not.
+          shard = Long.MIN_VALUE;
         }
         digest = mix(digest ^ (shard + 0x9e3779b97f4a7c15L * count));
       }

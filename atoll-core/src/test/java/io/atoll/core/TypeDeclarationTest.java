@@ -39,6 +39,26 @@ class TypeDeclarationTest {
   }
 
   @Test
+  void aHasherThatThrowsAnErrorHasAFingerprintAndAStackOverflowPropagates() {
+    ShardHasher asserts = (id, n) -> {
+      if (id.startsWith("1")) {
+        throw new AssertionError("no ids starting with 1");
+      }
+      return ShardHasher.DEFAULT.shardOf(id, n);
+    };
+    assertThat(HasherFingerprint.of(asserts)).isNotEqualTo(HasherFingerprint.of(ShardHasher.DEFAULT))
+        .isEqualTo(HasherFingerprint.of(asserts));
+    ShardHasher recurses = new ShardHasher() {
+      @Override
+      public int shardOf(String id, int n) {
+        return shardOf(id, n);
+      }
+    };
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> HasherFingerprint.of(recurses))
+        .isInstanceOf(StackOverflowError.class);
+  }
+
+  @Test
   void theNameIsPrintableAndStableForALambda() {
     assertThat(HasherFingerprint.nameOf(ShardHasher.DEFAULT)).isEqualTo("ShardHasher.DEFAULT");
     ShardHasher lambda = (id, n) -> 1;

@@ -116,11 +116,12 @@ final class PodRuntime implements PodProvider.Pod {
     // Each hosted type's role and hasher (its own, else the pod's), which the manager holds
     // against the live pods' declarations of the type.
     Map<String, io.atoll.core.TypeDeclaration> types = new java.util.TreeMap<>();
-    Map<io.atoll.core.ShardHasher, Long> prints = new java.util.IdentityHashMap<>(); // most types share one
+    // Most types share one hasher; equal hashers (a record with the same parameters) share one too.
+    Map<io.atoll.core.ShardHasher, Long> prints = new java.util.HashMap<>();
     for (TypeRuntime t : hosted) {
       io.atoll.core.ShardHasher h = t.hasher(settings.hasher());
       types.put(t.name, new io.atoll.core.TypeDeclaration(t.role,
-          prints.computeIfAbsent(h, io.atoll.core.HasherFingerprint::of), io.atoll.core.HasherFingerprint.nameOf(h)));
+          prints.computeIfAbsent(h, x -> fingerprint(t.name, x)), io.atoll.core.HasherFingerprint.nameOf(h)));
     }
     manager = new ManagerLink(ctx, managerChannel, view, lease, router.channels(), this::rejoin, configs, types);
     PodAddress address;
@@ -256,6 +257,21 @@ final class PodRuntime implements PodProvider.Pod {
     settings.observer().fenced();
     Thread.ofVirtual().name("atoll-rejoin").start(
         () -> joinAgain(() -> manager.register(settings.startTimeout()), () -> closing, self()));
+  }
+
+  /**
+   * The fingerprint of type {@code type}'s hasher.
+   *
+   * @throws IllegalArgumentException naming the type if the hasher overflows the stack
+   */
+  static long fingerprint(String type, io.atoll.core.ShardHasher h) {
+    try {
+      return io.atoll.core.HasherFingerprint.of(h);
+    } catch (StackOverflowError e) {
+      throw new IllegalArgumentException("entity type '" + type + "': its hasher "
+          + io.atoll.core.HasherFingerprint.nameOf(h) + " overflowed the stack (expected: a hasher that answers a"
+          + " shard for any id and count)", e);
+    }
   }
 
   /** The pause before the rejoin retries after a failure, doubling from the first to the last. */
