@@ -26,6 +26,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Loop-confined, except {@link #reportUnhealthy}, which posts to the loop; health checks run
  * on {@code blocking}.
+ *
+ * <p><b>Why this class is long (about 430 lines).</b> Register is one decision over the journal,
+ * the leases, the holders of incarnations and the declared types ({@link PodTypes}): whether the
+ * pod may join, and the transition that joins it, must be taken in one loop task, and its log
+ * lines name what all of them said. The rule on types is already apart (PodTypes, pure); what
+ * remains here is the order of the checks and the transitions, which read best together.
  */
 @GuardedBy("loop")
 final class Membership {
@@ -266,12 +272,14 @@ final class Membership {
   }
 
   /**
-   * Renews a pod's lease: true if renewed, false if the pod is unknown, gone or dying.
+   * Renews a pod's lease: true if renewed, false if the pod is unknown, gone or dying. Whether the
+   * pod declares types is left as it was (a renewal without the flag is {@link #renew(PodId, boolean)}
+   * with false).
    *
    * @throws NotLeadingException if this manager may have lost its store lease (nothing granted)
    */
   boolean renew(PodId pod) {
-    return renew(pod, false).granted();
+    return grant(pod); // says nothing about the pod's types: an inherited pod stays undeclared
   }
 
   /**

@@ -143,6 +143,10 @@ class TypeRuleTest {
     Pod c = pod(3);
     MembershipTest.failsWith(second.register(c, job("", OTHER)), PodTypes.Pending.class,
         "this shard manager started after 2 live pods registered");
+    // A renewal that says nothing of types (the one-argument form) leaves a and kv undeclared.
+    assertThat((boolean) loop.callAsLoop(() -> second.membership.renew(a.id()))).isTrue();
+    assertThat((boolean) loop.callAsLoop(() -> second.membership.renew(kv.id()))).isTrue();
+    MembershipTest.failsWith(second.register(c, job("", OTHER)), PodTypes.Pending.class, "2 live pods");
     // Renewals: a says it declares types and is asked to; the KV node says it never does.
     assertThat(loop.callAsLoop(() -> second.membership.renew(a.id(), true)))
         .isEqualTo(new ManagerCalls.Renewal(true, true));
