@@ -60,8 +60,19 @@ import org.slf4j.LoggerFactory;
  * declares its types; when the answer asks for them (a manager that started after this pod
  * registered knows none), the pod sends its Register again, once at a time.
  *
+ * <p>"Not yet" for the types (ABORTED, {@link Wire#TYPES_PENDING}: the manager waits for the pods
+ * it inherited to declare theirs) is retried with the back-off and does not move the pod to a
+ * standby; a refusal ({@link Wire#TYPES_REFUSED}) is a {@link TypesRefused}.
+ *
  * <p>The lease itself lives in {@link Lease}; this class only talks to the manager and tells the
  * lease what it heard. Every wait reads the injected clock.
+ *
+ * <p><b>Why this class is long (about 490 lines).</b> Register, renew and the re-declaration the
+ * renewal's answer asks for share one state: the manager currently talked to, the highest term
+ * seen, the credential of the incarnation, and whether a Register is under way (a re-declaration
+ * must not race a rejoin's Register). Splitting register from renew would hand that state back and
+ * forth through setters; the parts that need none of it already live apart ({@link ConfigWatch},
+ * {@link OutageWatch}, {@link ManagerAddresses}, {@link Lease}).
  */
 public final class ManagerLink {
 
