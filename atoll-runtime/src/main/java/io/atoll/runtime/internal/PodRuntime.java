@@ -256,7 +256,7 @@ final class PodRuntime implements PodProvider.Pod {
     }
     settings.observer().fenced();
     Thread.ofVirtual().name("atoll-rejoin").start(
-        () -> joinAgain(() -> manager.register(settings.startTimeout()), () -> closing, self()));
+        () -> Rejoin.joinAgain(() -> manager.register(settings.startTimeout()), () -> closing, self()));
   }
 
   /**
@@ -272,38 +272,6 @@ final class PodRuntime implements PodProvider.Pod {
           + io.atoll.core.HasherFingerprint.nameOf(h) + " overflowed the stack (expected: a hasher that answers a"
           + " shard for any id and count)", e);
     }
-  }
-
-  /** The pause before the rejoin retries after a failure, doubling from the first to the last. */
-  static final long REJOIN_FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-  static final long REJOIN_LAST_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(5);
-
-  /**
-   * Registers again until it succeeds or {@code closing}, pausing between failures; gives up for
-   * good if the manager refuses the pod's entity type declarations: a pod declared gone while pods
-   * with another hasher took its types would otherwise be refused, and retry, forever.
-   *
-   * @return whether the pod joined
-   */
-  static boolean joinAgain(Runnable register, java.util.function.BooleanSupplier closing, PodId self) {
-    long pause = REJOIN_FIRST_PAUSE_NANOS;
-    while (!closing.getAsBoolean()) {
-      try {
-        register.run();
-        return true;
-      } catch (ManagerLink.TypesRefused e) {
-        log.error("pod {}: cannot join again, and stays out of the cluster hosting no shard until it is stopped: {}"
-            + " (expected: its entity types declared as the live pods declare them; stop this pod)", self,
-            e.getMessage());
-        return false;
-      } catch (RuntimeException e) {
-        log.warn("pod {}: could not join again yet: {}; retrying in {} ms", self, e.getMessage(),
-            TimeUnit.NANOSECONDS.toMillis(pause));
-        java.util.concurrent.locks.LockSupport.parkNanos(pause); // retry pacing, not synchronization
-        pause = Math.min(REJOIN_LAST_PAUSE_NANOS, pause * 2);
-      }
-    }
-    return false;
   }
 
   // ------------------------------------------------------------------------------------------

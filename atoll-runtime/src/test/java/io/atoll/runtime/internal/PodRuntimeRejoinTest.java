@@ -16,7 +16,7 @@ class PodRuntimeRejoinTest {
   @Test
   void aRefusalOfItsEntityTypesEndsTheRejoinAtTheFirstAnswer() {
     AtomicInteger calls = new AtomicInteger();
-    boolean joined = PodRuntime.joinAgain(() -> {
+    boolean joined = Rejoin.joinAgain(() -> {
       calls.incrementAndGet();
       throw new ManagerLink.TypesRefused("pod refused: entity type declaration refused: 'job'", null);
     }, () -> calls.get() >= 5, SELF); // the bound only ends a loop that would otherwise spin forever
@@ -27,7 +27,7 @@ class PodRuntimeRejoinTest {
   @Test
   void otherFailuresAreRetriedUntilItJoins() {
     AtomicInteger calls = new AtomicInteger();
-    boolean joined = PodRuntime.joinAgain(() -> {
+    boolean joined = Rejoin.joinAgain(() -> {
       if (calls.incrementAndGet() < 3) {
         throw new IllegalStateException("the shard manager did not answer");
       }
@@ -38,7 +38,7 @@ class PodRuntimeRejoinTest {
 
   @Test
   void aClosingPodStopsTrying() {
-    assertThat(PodRuntime.joinAgain(() -> {
+    assertThat(Rejoin.joinAgain(() -> {
       throw new AssertionError("no Register once closing");
     }, () -> true, SELF)).isFalse();
   }
