@@ -35,16 +35,41 @@ interface ManagerCalls {
 
   /**
    * As {@link #register(Pod, String, boolean)}, the pod declaring the entity types it hosts (name
-   * to role; empty from pods that predate them). By default the types are not kept.
+   * to role and hasher; empty from pods that predate them). By default the types are not kept.
    */
-  default CompletableFuture<ClusterConfig> register(Pod pod, java.util.SortedMap<String, String> entityTypes,
-      String holder, boolean vouched) {
+  default CompletableFuture<ClusterConfig> register(Pod pod,
+      java.util.SortedMap<String, io.atoll.core.TypeDeclaration> entityTypes, String holder, boolean vouched) {
     return register(pod, holder, vouched);
   }
 
-  /** The entity types the pods of the installed config declared, name to role (none by default). */
-  default CompletableFuture<java.util.SortedMap<String, String>> entityTypes() {
+  /** The entity types the pods of the installed config declared, by name (none by default). */
+  default CompletableFuture<java.util.SortedMap<String, io.atoll.core.TypeDeclaration>> entityTypes() {
     return CompletableFuture.completedFuture(java.util.Collections.emptySortedMap());
+  }
+
+  /**
+   * The roles the manager has allocation settings for ({@code --space-settings}) that have no
+   * shard space yet, sorted (none by default).
+   */
+  default CompletableFuture<java.util.List<String>> settingsWithoutSpace() {
+    return CompletableFuture.completedFuture(java.util.List.of());
+  }
+
+  /**
+   * What a renewal answers.
+   *
+   * @param granted the lease is renewed (false: the pod is unknown, gone or dying)
+   * @param declareTypes the pod must send its Register again: the manager started after it
+   *     registered and does not know its entity types
+   */
+  record Renewal(boolean granted, boolean declareTypes) {}
+
+  /**
+   * Renews a pod's lease; {@code declaresTypes}: the pod declares its types again when asked.
+   * By default as {@link #renew(PodId)}, never asking.
+   */
+  default CompletableFuture<Renewal> renew(PodId pod, boolean declaresTypes) {
+    return renew(pod).thenApply(g -> new Renewal(g, false));
   }
 
   /** A pod leaves for good, having stopped its entities. */

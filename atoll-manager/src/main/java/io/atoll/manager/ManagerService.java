@@ -67,7 +67,7 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
     if (pod == null || !sameCluster(request.getClusterId(), pod.id(), out)) {
       return;
     }
-    java.util.SortedMap<String, String> types = parse(() -> Wire.entityTypes(request.getPod(), pod), out);
+    java.util.SortedMap<String, io.atoll.core.TypeDeclaration> types = parse(() -> Wire.entityTypes(request.getPod(), pod), out);
     if (types == null) {
       return;
     }
@@ -133,10 +133,11 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
         || !actsFor(pod, request.getCredential(), "lease renewal", out)) {
       return;
     }
-    answer(manager.renew(pod), renewed -> RenewLeaseResponse.newBuilder()
-        .setStatus(renewed ? RenewLeaseResponse.Status.RENEWED : RenewLeaseResponse.Status.UNKNOWN_POD)
+    answer(manager.renew(pod, request.getDeclaresTypes()), r -> RenewLeaseResponse.newBuilder()
+        .setStatus(r.granted() ? RenewLeaseResponse.Status.RENEWED : RenewLeaseResponse.Status.UNKNOWN_POD)
         .setLeaseTtlMillis(manager.leaseTtlMillis())
         .setManagerTerm(manager.term())
+        .setDeclareTypes(r.declareTypes())
         .build(), out);
   }
 
@@ -161,13 +162,16 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
 
   @Override
   public void getAssignments(GetAssignmentsRequest request, StreamObserver<ConfigBytes> out) {
-    // The declared types ride along, outside the signed encoding, for atoll status to name them.
+    // The declared types ride along, outside the signed encoding, for atoll status to name them:
+    // the first Wire.MAX_LISTED_TYPES by name, the rest counted, so the answer stays bounded
+    // however many pods declare however many types.
     answer(manager.assignments().thenCombine(manager.entityTypes(), (c, types) -> {
       ConfigBytes.Builder b = security.signer().bytes(c).toBuilder();
-      types.forEach((name, role) -> b.addEntityTypes(
-          io.atoll.transport.grpc.proto.EntityTypeInfo.newBuilder().setName(name).setRole(role)));
-      return b.build();
-    }), Function.identity(), out);
+      types.entrySet().stream().limit(Wire.MAX_LISTED_TYPES).forEach(t -> b.addEntityTypes(
+          Wire.typeInfo(t.getKey(), t.getValue())));
+      return b.setEntityTypesOmitted(Math.max(0, types.size() - Wire.MAX_LISTED_TYPES));
+    }).thenCombine(manager.settingsWithoutSpace(), (b, roles) -> b.addAllSettingsWithoutSpace(roles).build()),
+        Function.identity(), out);
   }
 
   @Override
@@ -196,7 +200,9 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
     f.whenComplete((v, e) -> {
       if (e != null) {
         Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-        Status s = cause instanceof IllegalStateException
+        Status s = cause instanceof PodTypes.Pending
+            ? Status.ABORTED.withDescription(Wire.TYPES_PENDING + cause.getMessage())
+            : cause instanceof IllegalStateException
             ? Status.FAILED_PRECONDITION.withDescription(cause.getMessage())
             : cause instanceof SecurityException ? Status.PERMISSION_DENIED.withDescription(cause.getMessage())
             : Status.UNAVAILABLE.withDescription("shard manager: " + cause.getMessage()).withCause(cause);

@@ -157,6 +157,15 @@ public record ManagerSettings(
     return own == null ? new SpaceAllocation(strategy, limits) : own.resolve(limits, strategy);
   }
 
+  /**
+   * The roles of {@link #spaceSettings} that {@code layout} has no space for, sorted: their
+   * settings wait for a pod of the role to register (its space is appended then), and a role
+   * misspelt in {@code --space-settings} shows here.
+   */
+  public java.util.List<String> settingsWithoutSpace(Spaces layout) {
+    return spaceSettings.keySet().stream().filter(r -> layout.of(r) == null).sorted().toList();
+  }
+
   /** Settings laid out in {@code spaces}, appending spaces of the default size for new roles. */
   public ManagerSettings(int numberOfShards, Duration leaseTtl, Duration leaseMargin, Duration pingTimeout,
       Duration terminationTimeout, Duration rebalanceInterval, Duration rebalanceRetryInterval,

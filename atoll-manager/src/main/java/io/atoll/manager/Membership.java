@@ -6,6 +6,7 @@ import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
 import io.atoll.core.Ticker;
+import io.atoll.core.TypeDeclaration;
 import io.atoll.core.spi.PodHealth;
 import io.atoll.manager.round.Rounds;
 import java.util.Optional;
@@ -25,6 +26,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Loop-confined, except {@link #reportUnhealthy}, which posts to the loop; health checks run
  * on {@code blocking}.
+ *
+ * <p><b>Why this class is long (about 430 lines).</b> Register is one decision over the journal,
+ * the leases, the holders of incarnations and the declared types ({@link PodTypes}): whether the
+ * pod may join, and the transition that joins it, must be taken in one loop task, and its log
+ * lines name what all of them said. The rule on types is already apart (PodTypes, pure); what
+ * remains here is the order of the checks and the transitions, which read best together.
  */
 @GuardedBy("loop")
 final class Membership {
@@ -42,7 +49,7 @@ final class Membership {
   private boolean closed;
   /** Pods that asked to drain: they get no shards and give theirs away, yet stay members. */
   private final Set<PodId> draining = new java.util.HashSet<>();
-  /** The entity types each pod declared when it registered (not saved). */
+  /** The entity types each pod declared when it registered, and the rule on them (not saved). */
   private final PodTypes types = new PodTypes();
   /** The TLS identity that registered each incarnation, as this manager saw it (not saved). */
   private final java.util.Map<PodId, String> holders = new java.util.HashMap<>();
@@ -82,6 +89,17 @@ final class Membership {
     }
   }
 
+  /**
+   * Counts every pod of the installed config as not having declared its entity types to this
+   * manager: their declarations were not saved, they declare again when they renew. Run at the
+   * start, right after the store is read and before any call can be answered, so that no pod
+   * registers against a type's inherited pods as if there were none.
+   */
+  void inheritDeclarations() {
+    loop.checkOnLoop();
+    types.inherit(journal.config().activePods().stream().map(Pod::id).toList());
+  }
+
   /** A pod registers without TLS; completes once its entry is saved. */
   CompletableFuture<ClusterConfig> register(Pod pod) {
     return register(pod, "", false);
@@ -100,11 +118,14 @@ final class Membership {
 
   /**
    * As {@link #register(Pod, String, boolean)}, the pod declaring the entity types it hosts
-   * ({@code entityTypes}, name to role; empty from pods that predate them), kept with the pod to
-   * name the types of a space no live pod hosts.
+   * ({@code entityTypes}, name to role and hasher; empty from pods that predate them), kept with
+   * the pod to name the types of a space no live pod hosts. A pod that is not a member yet is
+   * refused if it declares a type otherwise than the live pods do, or while pods this manager
+   * inherited have not declared theirs yet ({@link PodTypes}); a member's declaration (a repeated
+   * Register, or one sent again after this manager started) is recorded.
    */
-  CompletableFuture<ClusterConfig> register(Pod pod, java.util.SortedMap<String, String> entityTypes, String holder,
-      boolean vouched) {
+  CompletableFuture<ClusterConfig> register(Pod pod, java.util.SortedMap<String, TypeDeclaration> entityTypes,
+      String holder, boolean vouched) {
     loop.checkOnLoop();
     Optional<PodEntry> existing = journal.config().pod(pod.id());
     if (existing.isPresent() && !holder.isEmpty() && !vouched && !holder.equals(holders.get(pod.id()))) {
@@ -128,16 +149,34 @@ final class Membership {
     if (!journal.leads(ticker.nanoTime())) {
       return CompletableFuture.failedFuture(notLeading());
     }
+    ClusterConfig now = journal.config();
     if (existing.isEmpty()) {
       try {
-        grow(journal.config(), pod); // refused here, before any lease, if the layout has no room
+        grow(now, pod); // refused here, before any lease, if the layout has no room
+        types.admit(pod.id(), entityTypes, now::isActive);
+        java.util.List<String> unchecked = types.uncheckedHashers(pod.id(), entityTypes, now::isActive);
+        if (!unchecked.isEmpty()) {
+          log.warn("pod {} declares a hasher for entity types {} that only pods of an older version host (they"
+              + " declare none): nothing checks that the hashers agree (expected: the hasher those pods use; never"
+              + " change a hasher in the rollout that brings hasher declarations)", pod.id(), names(unchecked));
+        }
       } catch (IllegalArgumentException e) {
         return CompletableFuture.failedFuture(new IllegalStateException("pod " + pod.id() + " refused: "
             + e.getMessage()));
+      } catch (PodTypes.Refused e) {
+        log.warn("refused pod {}: {}", pod.id(), e.getMessage());
+        return CompletableFuture.failedFuture(e);
+      } catch (PodTypes.Pending e) {
+        return CompletableFuture.failedFuture(e);
+      }
+      types.joining(pod.id(), entityTypes, p -> now.pod(p).isPresent());
+    } else {
+      for (String conflict : types.redeclare(pod.id(), entityTypes, now::isActive, p -> now.pod(p).isPresent())) {
+        log.error("pod {}, a member, declares its entity types again, and they disagree with other live pods'"
+            + " (a manager that did not check admitted them): {}", pod.id(), conflict);
       }
     }
     leases.grant(pod.id(), ticker.nanoTime()); // its lease starts now, before the save
-    types.put(pod.id(), entityTypes, journal.config());
     if (!holder.isEmpty()) {
       if (holders.size() >= journal.maxActivePods()) {
         holders.keySet().removeIf(p -> !journal.config().isActive(p));
@@ -150,11 +189,18 @@ final class Membership {
     io.atoll.core.Spaces before = journal.config().spaces();
     // The new role's space and the pod's entry are one transition: saved together, so a manager
     // restarted from the store never sees a pod of a role whose space it lost.
-    return journal.transition(c -> c.pod(pod.id()).isPresent() ? c : Rounds.join(grow(c, pod), pod)).thenApply(c -> {
+    return journal.transition(c -> c.pod(pod.id()).isPresent() ? c : Rounds.join(grow(c, pod), pod)).whenComplete(
+        (c, e) -> {
+          if (e == null) {
+            types.joined(pod.id());
+          } else {
+            types.notJoined(pod.id(), journal.config()::isActive);
+          }
+        }).thenApply(c -> {
       leases.grant(pod.id(), ticker.nanoTime());
       log.info("pod {} joined (version {}{}{}); {} pods", pod.id(), pod.version(),
           pod.hasDefaultRoles() ? "" : ", roles " + pod.roles(),
-          entityTypes.isEmpty() ? "" : ", types " + String.join(", ", entityTypes.keySet()), c.activePods().size());
+          entityTypes.isEmpty() ? "" : ", types " + names(entityTypes.keySet()), c.activePods().size());
       for (io.atoll.core.Space s : c.spaces().list()) {
         if (before.of(s.role()) == null) {
           log.info("space {} appended for pod {}'s role: shards {}..{} (spaces now {})", s.displayName(), pod.id(),
@@ -226,11 +272,37 @@ final class Membership {
   }
 
   /**
-   * Renews a pod's lease: true if renewed, false if the pod is unknown, gone or dying.
+   * Renews a pod's lease: true if renewed, false if the pod is unknown, gone or dying. Whether the
+   * pod declares types is left as it was (a renewal without the flag is {@link #renew(PodId, boolean)}
+   * with false).
    *
    * @throws NotLeadingException if this manager may have lost its store lease (nothing granted)
    */
   boolean renew(PodId pod) {
+    return grant(pod); // says nothing about the pod's types: an inherited pod stays undeclared
+  }
+
+  /**
+   * Renews a pod's lease, as {@link #renew(PodId)}; the answer also says whether the pod must
+   * declare its entity types again (it was inherited at this manager's start and has not). A pod
+   * that says it never declares them ({@code declaresTypes} false) is counted as declaring none.
+   *
+   * @throws NotLeadingException if this manager may have lost its store lease (nothing granted)
+   */
+  ManagerCalls.Renewal renew(PodId pod, boolean declaresTypes) {
+    boolean granted = grant(pod);
+    boolean declare = false;
+    if (granted && types.undeclared(pod)) {
+      if (declaresTypes) {
+        declare = true;
+      } else {
+        types.declaresNone(pod);
+      }
+    }
+    return new ManagerCalls.Renewal(granted, declare);
+  }
+
+  private boolean grant(PodId pod) {
     loop.checkOnLoop();
     long now = ticker.nanoTime();
     if (leases.pausedAt(now)) {
@@ -319,7 +391,7 @@ final class Membership {
   java.util.List<String> unhostedReports(ClusterConfig c) {
     java.util.List<String> lines = new java.util.ArrayList<>();
     for (io.atoll.core.Space s : Rounds.unhosted(c)) {
-      lines.add(unhosted(s, types.onRole(c, s.role())));
+      lines.add(unhosted(s, types.onRole(p -> c.pod(p).isPresent(), s.role())));
     }
     return lines;
   }
@@ -330,13 +402,26 @@ final class Membership {
    */
   static String unhosted(io.atoll.core.Space s, java.util.Collection<String> typeNames) {
     return "space " + s.displayName() + ": " + s.count() + " shards, no live pod with role " + s.displayName()
-        + (typeNames.isEmpty() ? "" : " (types: " + String.join(", ", typeNames) + ")");
+        + (typeNames.isEmpty() ? "" : " (types: " + names(typeNames) + ")");
   }
 
-  /** The entity types pods of the installed config declared, name to role. Loop only. */
-  java.util.SortedMap<String, String> entityTypes() {
+  /** How many type names a log line or report lists; the rest are counted. */
+  static final int LISTED_NAMES = 20;
+
+  /** "a, b, c" for up to {@link #LISTED_NAMES} names, then "and N more". */
+  static String names(java.util.Collection<String> names) {
+    // escaped: a pod of an older version may declare a name out of today's form
+    java.util.List<String> first = names.stream().limit(LISTED_NAMES)
+        .map(io.atoll.core.EntityAddress::printableTypeName).toList();
+    return String.join(", ", first) + (names.size() > LISTED_NAMES ? " and " + (names.size() - LISTED_NAMES)
+        + " more" : "");
+  }
+
+  /** The entity types pods of the installed config declared, name to declaration. Loop only. */
+  java.util.SortedMap<String, TypeDeclaration> entityTypes() {
     loop.checkOnLoop();
-    return types.all(journal.config());
+    ClusterConfig c = journal.config();
+    return types.all(p -> c.pod(p).isPresent(), c::isActive);
   }
 
   private NotLeadingException notLeading() {

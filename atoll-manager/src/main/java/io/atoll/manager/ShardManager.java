@@ -272,11 +272,28 @@ public final class ShardManager implements AutoCloseable {
     clusterId = c.clusterId();
     shards = c.size();
     pods.clusterId(clusterId);
+    // Before the server starts: a Register handled before startServing must wait for these pods.
+    membership.inheritDeclarations();
     log.info("shard manager of cluster {}, term {}, resumes at epoch {}: {} pods, {} of {} shards assigned",
         clusterId, journal.term(), c.epoch(), c.activePods().size(), c.size() - c.unownedCount(), c.size());
     if (!c.activePods().isEmpty()) {
       membership.reportUnhosted(c);
     }
+    for (String role : settings.settingsWithoutSpace(c.spaces())) {
+      // Roles appear when their pods register, so this may be early rather than wrong: say so, once.
+      log.warn("{}; they apply once a pod of role {} registers and its space is appended (is the role spelt as"
+          + " the pods name it?)", noSpaceYet(role), role.isEmpty() ? "default" : role);
+    }
+  }
+
+  /** "space-settings for role X: no such space yet", for the log and for atoll status. */
+  public static String noSpaceYet(String role) {
+    return "space-settings for role " + (role.isEmpty() ? "default" : role) + ": no such space yet";
+  }
+
+  /** The roles with space settings and no space in the installed config. Loop only. */
+  java.util.List<String> settingsWithoutSpace() {
+    return settings.settingsWithoutSpace(journal.config().spaces());
   }
 
   /** The cluster this manager serves; {@link ClusterId#NONE} before it has read its store. */
@@ -429,14 +446,24 @@ public final class ShardManager implements AutoCloseable {
     }
 
     @Override
-    public CompletableFuture<ClusterConfig> register(Pod pod, java.util.SortedMap<String, String> entityTypes,
-        String holder, boolean vouched) {
+    public CompletableFuture<ClusterConfig> register(Pod pod,
+        java.util.SortedMap<String, io.atoll.core.TypeDeclaration> entityTypes, String holder, boolean vouched) {
       return supply(() -> membership.register(pod, entityTypes, holder, vouched));
     }
 
     @Override
-    public CompletableFuture<java.util.SortedMap<String, String>> entityTypes() {
+    public CompletableFuture<java.util.SortedMap<String, io.atoll.core.TypeDeclaration>> entityTypes() {
       return supply(() -> CompletableFuture.completedFuture(membership.entityTypes()));
+    }
+
+    @Override
+    public CompletableFuture<java.util.List<String>> settingsWithoutSpace() {
+      return supply(() -> CompletableFuture.completedFuture(ShardManager.this.settingsWithoutSpace()));
+    }
+
+    @Override
+    public CompletableFuture<Renewal> renew(PodId pod, boolean declaresTypes) {
+      return supply(() -> CompletableFuture.completedFuture(membership.renew(pod, declaresTypes)));
     }
 
     @Override

@@ -7,6 +7,7 @@ import com.google.protobuf.ByteString;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.ClusterId;
 import io.atoll.core.Pod;
+import io.atoll.core.TypeDeclaration;
 import io.atoll.core.PodAddress;
 import io.atoll.core.PodId;
 import io.atoll.core.PodVersion;
@@ -96,19 +97,32 @@ class ManagerServiceTest {
     }
 
     /** The entity types of each registration, as the service read them. */
-    final List<java.util.SortedMap<String, String>> types = new java.util.concurrent.CopyOnWriteArrayList<>();
-    java.util.SortedMap<String, String> declared = new java.util.TreeMap<>();
+    final List<java.util.SortedMap<String, TypeDeclaration>> types = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.SortedMap<String, TypeDeclaration> declared = new java.util.TreeMap<>();
+    List<String> withoutSpace = List.of();
+    volatile boolean declareTypes;
 
     @Override
-    public CompletableFuture<ClusterConfig> register(Pod pod, java.util.SortedMap<String, String> entityTypes,
+    public CompletableFuture<ClusterConfig> register(Pod pod, java.util.SortedMap<String, TypeDeclaration> entityTypes,
         String holder, boolean vouched) {
       types.add(entityTypes);
       return register(pod, holder, vouched);
     }
 
     @Override
-    public CompletableFuture<java.util.SortedMap<String, String>> entityTypes() {
+    public CompletableFuture<java.util.SortedMap<String, TypeDeclaration>> entityTypes() {
       return CompletableFuture.completedFuture(declared);
+    }
+
+    @Override
+    public CompletableFuture<List<String>> settingsWithoutSpace() {
+      return CompletableFuture.completedFuture(withoutSpace);
+    }
+
+    @Override
+    public CompletableFuture<Renewal> renew(PodId pod, boolean declaresTypes) {
+      calls.add("renew " + pod + (declaresTypes ? " declares" : ""));
+      return CompletableFuture.completedFuture(new Renewal(renewed, declareTypes));
     }
 
     @Override
@@ -198,14 +212,70 @@ class ManagerServiceTest {
   @Test
   void aPodDeclaresItsEntityTypesAndOneThatDeclaresNoneIsStillAccepted() {
     Pod batch = new Pod(B, io.atoll.core.PodVersion.of("1.0"), List.of("", "batch"));
-    stub.register(RegisterRequest.newBuilder().setPod(Wire.info(batch, new java.util.TreeMap<>(
-        Map.of("Job", "batch", "Report", "batch", "counter", "")))).build());
+    TypeDeclaration job = TypeDeclaration.of("batch", io.atoll.core.ShardHasher.DEFAULT);
+    Map<String, TypeDeclaration> declared = Map.of("Job", job, "Report", TypeDeclaration.roleOnly("batch"),
+        "counter", TypeDeclaration.of("", (id, n) -> 1));
+    stub.register(RegisterRequest.newBuilder().setPod(Wire.info(batch, declared)).build());
     stub.register(register().build()); // an older pod: no types
-    assertThat(fake.types).containsExactly(new java.util.TreeMap<>(Map.of("Job", "batch", "Report", "batch",
-        "counter", "")), new java.util.TreeMap<>());
-    fake.declared = new java.util.TreeMap<>(Map.of("Job", "batch", "Report", "batch"));
-    assertThat(stub.getAssignments(GetAssignmentsRequest.getDefaultInstance()).getEntityTypesList())
-        .extracting(t -> t.getName() + "@" + t.getRole()).containsExactly("Job@batch", "Report@batch");
+    assertThat(fake.types).containsExactly(new java.util.TreeMap<>(declared), new java.util.TreeMap<>());
+    fake.declared = new java.util.TreeMap<>(Map.of("Job", job, "Report", TypeDeclaration.roleOnly("batch")));
+    fake.withoutSpace = List.of("mailer");
+    ConfigBytes answer = stub.getAssignments(GetAssignmentsRequest.getDefaultInstance());
+    assertThat(answer.getEntityTypesList()).extracting(t -> t.getName() + "@" + t.getRole() + " " + t.getHasher())
+        .containsExactly("Job@batch ShardHasher.DEFAULT", "Report@batch ");
+    assertThat(answer.getEntityTypes(0).getHasherFingerprint()).isEqualTo(job.fingerprint());
+    assertThat(answer.getEntityTypesOmitted()).isZero();
+    assertThat(answer.getSettingsWithoutSpaceList()).containsExactly("mailer");
+  }
+
+  @Test
+  void aNameOutOfFormIsAcceptedFromAPodThatDeclaresNoHasherAndRefusedFromOneThatDoes() {
+    // A pod of the previous version checked only the length; upgrading the manager must not lock it out.
+    Map<String, TypeDeclaration> old = Map.of("my job", TypeDeclaration.roleOnly(""));
+    stub.register(RegisterRequest.newBuilder().setPod(Wire.info(A, old)).build());
+    assertThat(fake.types).containsExactly(new java.util.TreeMap<>(old));
+    refused(() -> stub.register(RegisterRequest.newBuilder().setPod(Wire.info(A, Map.of("my job",
+        TypeDeclaration.of("", io.atoll.core.ShardHasher.DEFAULT)))).build()), Status.Code.INVALID_ARGUMENT,
+        "pod entity type: character U+0020 at 2");
+    refused(() -> stub.register(RegisterRequest.newBuilder().setPod(Wire.info(A, Map.of("x".repeat(256),
+        TypeDeclaration.roleOnly("")))).build()), Status.Code.INVALID_ARGUMENT, "length 256 (expected: 1..255)");
+    assertThat(io.atoll.core.EntityAddress.printableTypeName("my job\\n")).isEqualTo("my\\u0020job\\u005Cn");
+    assertThat(io.atoll.core.EntityAddress.printableTypeName("a\nb")).isEqualTo("a\\u000Ab");
+    assertThat(io.atoll.core.EntityAddress.printableTypeName("Job.v2")).isEqualTo("Job.v2");
+  }
+
+  @Test
+  void getAssignmentsListsAtMostItsBoundOfTypesAndCountsTheRest() {
+    java.util.SortedMap<String, TypeDeclaration> many = new java.util.TreeMap<>();
+    // Every field at its most: a 255-character name, a 64-byte role and a 255-character hasher name.
+    String role = "r".repeat(io.atoll.core.Space.MAX_ROLE_BYTES);
+    TypeDeclaration full = new TypeDeclaration(role, -1L, "h".repeat(TypeDeclaration.MAX_HASHER_NAME));
+    for (int i = 0; i < Wire.MAX_LISTED_TYPES + 7; i++) {
+      many.put(String.format("t%05d", i) + "x".repeat(249), full);
+    }
+    fake.declared = many;
+    ConfigBytes answer = stub.getAssignments(GetAssignmentsRequest.getDefaultInstance());
+    assertThat(answer.getEntityTypesCount()).isEqualTo(Wire.MAX_LISTED_TYPES);
+    assertThat(answer.getEntityTypesOmitted()).isEqualTo(7);
+    assertThat(answer.getEntityTypes(0).getName()).startsWith("t00000");
+    // The most it can carry is far below the 32 MiB a pod or atoll status reads.
+    assertThat(answer.getSerializedSize()).isGreaterThan(2 << 20).isLessThan(4 << 20);
+    // A name of an older pod (no hasher) may be 255 characters of three UTF-8 bytes each.
+    many.clear();
+    for (int i = 0; i < Wire.MAX_LISTED_TYPES; i++) {
+      many.put(String.format("t%05d", i) + "\u8a9e".repeat(249), TypeDeclaration.roleOnly(role));
+    }
+    assertThat(stub.getAssignments(GetAssignmentsRequest.getDefaultInstance()).getSerializedSize())
+        .isLessThan(4 << 20);
+  }
+
+  @Test
+  void aRenewalCarriesWhetherThePodDeclaresItsTypesAndTheAnswerWhetherItMust() {
+    fake.declareTypes = true;
+    RenewLeaseResponse r = stub.renewLease(RenewLeaseRequest.newBuilder().setPod(Wire.ref(A.id()))
+        .setCredential(credential(A.id())).setDeclaresTypes(true).build());
+    assertThat(r.getDeclareTypes()).isTrue();
+    assertThat(fake.calls).containsExactly("renew " + A.id() + " declares");
   }
 
   @Test
@@ -216,9 +286,20 @@ class ManagerServiceTest {
     java.util.function.BiFunction<String, String, io.atoll.transport.grpc.proto.EntityTypeInfo> type =
         (name, role) -> io.atoll.transport.grpc.proto.EntityTypeInfo.newBuilder().setName(name).setRole(role).build();
     refused(() -> stub.register(req.apply(List.of(type.apply("", "batch")))), Status.Code.INVALID_ARGUMENT,
-        "pod entity type name: length 0 (expected: 1..255)");
+        "pod entity type: length 0 (expected: 1..255)");
     refused(() -> stub.register(req.apply(List.of(type.apply("x".repeat(256), "batch")))),
-        Status.Code.INVALID_ARGUMENT, "pod entity type name: length 256 (expected: 1..255)");
+        Status.Code.INVALID_ARGUMENT, "pod entity type: length 256 (expected: 1..255)");
+    // The form is checked for pods that declare a hasher (an older pod's names are printed escaped).
+    refused(() -> stub.register(req.apply(List.of(type.apply("x".repeat(256), "batch").toBuilder().setHasher("H")
+        .setHasherFingerprint(1).build()))), Status.Code.INVALID_ARGUMENT,
+        "pod entity type: length 256 (expected: 1..255 of [A-Za-z0-9._:$-])");
+    refused(() -> stub.register(req.apply(List.of(type.apply("Job\n12:00 INFO forged", "batch").toBuilder()
+        .setHasher("H").setHasherFingerprint(1).build()))), Status.Code.INVALID_ARGUMENT, "pod entity type: character U+000A at 3 (expected: 1..255 of [A-Za-z0-9._:$-])");
+    refused(() -> stub.register(req.apply(List.of(type.apply("Job", "batch").toBuilder().setHasher("h\u001b[2J")
+        .setHasherFingerprint(1).build()))), Status.Code.INVALID_ARGUMENT,
+        "pod entity type 'Job': hasher name: character U+001B at 1");
+    refused(() -> stub.register(req.apply(List.of(type.apply("Job", "batch").toBuilder().setHasherFingerprint(1)
+        .build()))), Status.Code.INVALID_ARGUMENT, "pod entity type 'Job': hasher fingerprint 1 without a hasher name");
     refused(() -> stub.register(req.apply(List.of(type.apply("Job", "b/tch")))), Status.Code.INVALID_ARGUMENT,
         "pod entity type 'Job': role: 'b/tch' has '/' at 1");
     refused(() -> stub.register(req.apply(List.of(type.apply("Job", "web")))), Status.Code.INVALID_ARGUMENT,
@@ -271,6 +352,10 @@ class ManagerServiceTest {
     refused(() -> stub.register(register().build()), Status.Code.PERMISSION_DENIED, "pod taken by another holder");
     fake.config = () -> CompletableFuture.failedFuture(new StoreException("disk full"));
     refused(() -> stub.register(register().build()), Status.Code.UNAVAILABLE, "shard manager: disk full");
+    // "not yet" is not "down": a pod that reads UNAVAILABLE moves to a standby
+    fake.config = () -> CompletableFuture.failedFuture(new PodTypes.Pending("2 live pods have not declared"));
+    refused(() -> stub.register(register().build()), Status.Code.ABORTED,
+        Wire.TYPES_PENDING + "2 live pods have not declared");
     // the same, wrapped as a later stage of a future wraps it
     fake.config = () -> CompletableFuture.<ClusterConfig>failedFuture(new IllegalStateException("stopped"))
         .thenApply(c -> c);

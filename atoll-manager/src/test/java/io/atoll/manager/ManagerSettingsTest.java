@@ -105,4 +105,15 @@ class ManagerSettingsTest {
         .isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> d.withAllocation(RebalanceLimits.DEFAULT, null)).isInstanceOf(NullPointerException.class);
   }
+
+  @Test
+  void spaceSettingsOfARoleWithoutASpaceAreNamedSorted() {
+    ManagerSettings s = d.withSpaceSettings(java.util.Map.of("worker", new SpaceSettings(1, null, null), "mailer",
+        new SpaceSettings(2, null, null), "", new SpaceSettings(3, null, null)));
+    assertThat(s.settingsWithoutSpace(io.atoll.core.Spaces.parse("default=10,worker=5"))).containsExactly("mailer");
+    assertThat(s.settingsWithoutSpace(io.atoll.core.Spaces.parse("default=10,worker=5,mailer=2"))).isEmpty();
+    assertThat(s.settingsWithoutSpace(io.atoll.core.Spaces.single(10))).containsExactly("mailer", "worker");
+    assertThat(ShardManager.noSpaceYet("mailer")).isEqualTo("space-settings for role mailer: no such space yet");
+    assertThat(ShardManager.noSpaceYet("")).isEqualTo("space-settings for role default: no such space yet");
+  }
 }

@@ -50,9 +50,9 @@ class MembershipLogTest {
   void aJoinNamesTheVersionRolesTypesAndTheSpaceAppendedForANewRole() {
     Membership m = membership(3);
     try (LogLines log = new LogLines()) {
-      TreeMap<String, String> types = new TreeMap<>();
-      types.put("cart", "worker");
-      types.put("order", "worker");
+      TreeMap<String, io.atoll.core.TypeDeclaration> types = new TreeMap<>();
+      types.put("cart", io.atoll.core.TypeDeclaration.roleOnly("worker"));
+      types.put("order", io.atoll.core.TypeDeclaration.roleOnly("worker"));
       settle(loop.callAsLoop(() -> m.register(WORKER, types, "", false)));
       settle(loop.callAsLoop(() -> m.register(PLAIN)));
       assertThat(log.of(Membership.class, "INFO")).containsExactly(
@@ -60,6 +60,18 @@ class MembershipLogTest {
           "space worker appended for pod " + WORKER.id() + "'s role: shards 5..7 (spaces now default=4,worker=3)",
           "pod " + PLAIN.id() + " joined (version 1.2); 2 pods");
       assertThat(log.of(Membership.class, "WARN")).isEmpty();
+    }
+  }
+
+  @Test
+  void aTypeNameOutOfFormFromAnOlderPodIsLoggedEscaped() {
+    Membership m = membership(3);
+    try (LogLines log = new LogLines()) {
+      TreeMap<String, io.atoll.core.TypeDeclaration> types = new TreeMap<>();
+      types.put("my job\nINFO fake", io.atoll.core.TypeDeclaration.roleOnly("worker"));
+      settle(loop.callAsLoop(() -> m.register(WORKER, types, "", false)));
+      assertThat(log.of(Membership.class, "INFO")).first().asString()
+          .endsWith("types my\\u0020job\\u000AINFO\\u0020fake); 1 pods");
     }
   }
 
@@ -90,8 +102,8 @@ class MembershipLogTest {
   @Test
   void aDepartureLeavingASpaceWithoutAPodWarnsWhatWaits() {
     Membership m = membership(3);
-    TreeMap<String, String> types = new TreeMap<>();
-    types.put("cart", "worker");
+    TreeMap<String, io.atoll.core.TypeDeclaration> types = new TreeMap<>();
+    types.put("cart", io.atoll.core.TypeDeclaration.roleOnly("worker"));
     settle(loop.callAsLoop(() -> m.register(WORKER, types, "", false)));
     try (LogLines log = new LogLines()) {
       settle(loop.callAsLoop(() -> m.markGone(WORKER.id(), "left")));

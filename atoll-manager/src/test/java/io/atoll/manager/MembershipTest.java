@@ -60,12 +60,14 @@ class MembershipTest {
     joinA();
     Pod batch = new Pod(new PodId(new PodAddress("127.0.0.1", 7004), 4), PodVersion.of("1"), List.of("batch"));
     CompletableFuture<ClusterConfig> f = loop.callAsLoop(() -> membership.register(batch,
-        new java.util.TreeMap<>(java.util.Map.of("Report", "batch", "Job", "batch")), "", false));
+        new java.util.TreeMap<>(java.util.Map.of("Report", io.atoll.core.TypeDeclaration.roleOnly("batch"), "Job",
+            io.atoll.core.TypeDeclaration.roleOnly("batch"))), "", false));
     vt.advance(Duration.ofMillis(10));
     ClusterConfig joined = f.join();
     assertThat(loop.callAsLoop(() -> membership.unhostedReports(joined))).isEmpty();
-    assertThat(loop.callAsLoop(membership::entityTypes)).containsExactly(java.util.Map.entry("Job", "batch"),
-        java.util.Map.entry("Report", "batch"));
+    assertThat(loop.callAsLoop(membership::entityTypes)).containsExactly(
+        java.util.Map.entry("Job", io.atoll.core.TypeDeclaration.roleOnly("batch")),
+        java.util.Map.entry("Report", io.atoll.core.TypeDeclaration.roleOnly("batch")));
     CompletableFuture<ClusterConfig> gone = loop.callAsLoop(() -> membership.markGone(batch.id(), "left"));
     vt.advance(Duration.ofMillis(10));
     ClusterConfig after = gone.join();

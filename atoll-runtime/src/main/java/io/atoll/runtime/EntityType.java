@@ -62,12 +62,14 @@ public final class EntityType<M> {
    * A type with a name and a message class, the default codec, no termination message and the
    * default idle time.
    *
-   * @throws IllegalArgumentException if the name is empty or longer than 255 characters
+   * @throws IllegalArgumentException if the name is not 1..255 of {@code [A-Za-z0-9._:$-]} (a
+   *     Java class name fits): it appears in the manager's log and in {@code atoll status}, which
+   *     print it as it is
    */
   public static <M> EntityType<M> of(String name, Class<M> messageClass) {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(messageClass, "messageClass");
-    new EntityAddress(name, "x"); // validates the name's length
+    EntityAddress.checkTypeName(name);
     return new EntityType<>(name, messageClass, null, DEFAULT_IDLE_TIME, Set.of(), null);
   }
 
@@ -123,7 +125,9 @@ public final class EntityType<M> {
    * ({@code Sharding.Builder.hasher}, {@link ShardHasher#DEFAULT} unless set). Types of one role
    * may hash differently; they still share the space's shards. Every pod that sends to or hosts
    * the type must give it the same hasher (of the same class): the receiving pod checks each
-   * message's shard with its own and refuses a mismatch as {@code BAD_REQUEST}.
+   * message's shard with its own and refuses a mismatch as {@code BAD_REQUEST}, and the shard
+   * manager refuses to admit a pod whose hasher for the type places ids otherwise than the live
+   * pods hosting it (its start fails naming both): a new hasher starts once the old pods are gone.
    */
   public EntityType<M> withHasher(ShardHasher h) {
     return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, codec, role,

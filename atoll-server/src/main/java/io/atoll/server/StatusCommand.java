@@ -67,17 +67,55 @@ final class StatusCommand implements Callable<Integer> {
     return ManagerCall.run("status", manager, timeout, tls,
         stub -> {
           io.atoll.transport.grpc.proto.ConfigBytes bytes = stub.getAssignments(GetAssignmentsRequest.getDefaultInstance());
-          return render(Wire.config(bytes), typesByRole(bytes));
+          return render(Wire.config(bytes), typesByRole(bytes)) + notes(bytes);
         });
   }
 
-  /** The entity types the manager sent with the config (its pods declared them), by role, names sorted. */
+  /**
+   * The entity types the manager sent with the config (its pods declared them), by role, names
+   * sorted, each printable ({@link #printable}).
+   */
   static Map<String, java.util.SortedSet<String>> typesByRole(io.atoll.transport.grpc.proto.ConfigBytes bytes) {
     Map<String, java.util.SortedSet<String>> out = new java.util.HashMap<>();
     for (io.atoll.transport.grpc.proto.EntityTypeInfo t : bytes.getEntityTypesList()) {
-      out.computeIfAbsent(t.getRole(), r -> new java.util.TreeSet<>()).add(t.getName());
+      out.computeIfAbsent(t.getRole(), r -> new java.util.TreeSet<>()).add(printable(t.getName()));
     }
     return out;
+  }
+
+  /**
+   * The lines after the table: the roles with space settings and no space yet ("space-settings
+   * for role X: no such space yet"), and how many declared types the manager left out.
+   */
+  static String notes(io.atoll.transport.grpc.proto.ConfigBytes bytes) {
+    StringBuilder out = new StringBuilder();
+    for (String role : bytes.getSettingsWithoutSpaceList()) {
+      out.append(io.atoll.manager.ShardManager.noSpaceYet(printable(role))).append(" (its settings apply once a pod"
+          + " of the role registers)").append(System.lineSeparator());
+    }
+    if (bytes.getEntityTypesOmitted() > 0) {
+      out.append("entity types: ").append(bytes.getEntityTypesOmitted()).append(" more declared than the ")
+          .append(bytes.getEntityTypesCount()).append(" the manager lists").append(System.lineSeparator());
+    }
+    return out.toString();
+  }
+
+  /**
+   * {@code s} as it is if every character is printable ASCII, else with each other character
+   * as a backslash, 'u' and four hex digits: names come from the manager, which checks them, but one of an older
+   * version did not, and a line break or a terminal control sequence must not reach the screen.
+   */
+  static String printable(String s) {
+    StringBuilder b = new StringBuilder(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c >= 0x20 && c < 0x7f && c != '\\') {
+        b.append(c);
+      } else {
+        b.append(String.format("\\u%04x", (int) c));
+      }
+    }
+    return b.toString();
   }
 
   static String render(ClusterConfig c) {
@@ -175,10 +213,17 @@ final class StatusCommand implements Callable<Integer> {
         java.util.SortedSet<String> types = typesByRole.getOrDefault(s.role(), java.util.Collections.emptySortedSet());
         out.append("space ").append(s.displayName()).append(": ").append(s.count())
             .append(" shards, no live pod with role ").append(s.displayName())
-            .append(types.isEmpty() ? "" : " (types: " + String.join(", ", types) + ")").append(System.lineSeparator());
+            .append(types.isEmpty() ? "" : " (types: " + names(types) + ")")
+            .append(System.lineSeparator());
       }
     }
     return out.toString();
+  }
+
+  /** Up to 20 names, then how many more: a space's line stays a line. */
+  private static String names(java.util.Collection<String> names) {
+    return String.join(", ", names.stream().limit(20).toList())
+        + (names.size() > 20 ? " and " + (names.size() - 20) + " more" : "");
   }
 
   private static int width(Space s) {

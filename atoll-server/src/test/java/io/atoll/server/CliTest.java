@@ -333,10 +333,38 @@ class CliTest {
         .contains("space worker: 2 shards, no live pod with role worker (types: Job, Report)" + System.lineSeparator())
         .doesNotContain("counter");
 
+    // Names an older manager did not check are shown escaped; a long list stays one line.
+    io.atoll.transport.grpc.proto.ConfigBytes.Builder odd = io.atoll.transport.grpc.Wire.bytes(grown).toBuilder()
+        .addEntityTypes(io.atoll.transport.grpc.proto.EntityTypeInfo.newBuilder().setName("Job\n\u001b[2J")
+            .setRole("worker"));
+    for (int i = 0; i < 25; i++) {
+      odd.addEntityTypes(io.atoll.transport.grpc.proto.EntityTypeInfo.newBuilder().setName("t" + (10 + i))
+          .setRole("worker"));
+    }
+    String oddText = StatusCommand.render(grown, StatusCommand.typesByRole(odd.build()));
+    assertThat(oddText).contains("(types: Job\\u000a\\u001b[2J, t10, ").contains(" and 6 more)")
+        .doesNotContain("\u001b");
+    assertThat(oddText.lines().filter(l -> l.startsWith("space worker:")).count()).isEqualTo(1);
+
     assertThat(StatusCommand.render(io.atoll.core.ClusterConfig.empty(io.atoll.core.Spaces.parse("worker=6"))))
         .contains("spaces: worker=6 (shards 1..6)").contains("ROLES");
     String single = StatusCommand.render(io.atoll.core.ClusterConfig.empty(6));
     assertThat(single).doesNotContain("spaces:").doesNotContain("ROLES")
         .contains(String.format("%-44s %-10s %7s%n", "POD", "VERSION", "SHARDS"));
+  }
+
+  @Test
+  void statusNamesSpaceSettingsWithoutASpaceAndTheTypesTheManagerLeftOut() {
+    io.atoll.transport.grpc.proto.ConfigBytes bytes = io.atoll.transport.grpc.Wire.bytes(
+        io.atoll.core.ClusterConfig.empty(6)).toBuilder().addSettingsWithoutSpace("mailer")
+        .addSettingsWithoutSpace("wrok\ner").setEntityTypesOmitted(12).build();
+    assertThat(StatusCommand.notes(bytes)).isEqualTo(
+        "space-settings for role mailer: no such space yet (its settings apply once a pod of the role registers)"
+            + System.lineSeparator()
+            + "space-settings for role wrok\\u000aer: no such space yet (its settings apply once a pod of the role"
+            + " registers)" + System.lineSeparator()
+            + "entity types: 12 more declared than the 0 the manager lists" + System.lineSeparator());
+    assertThat(StatusCommand.notes(io.atoll.transport.grpc.Wire.bytes(io.atoll.core.ClusterConfig.empty(6))))
+        .isEmpty();
   }
 }

@@ -113,9 +113,15 @@ final class PodRuntime implements PodProvider.Pod {
     }
     router = new Router(ctx, view, host, hosted, TypeCodecs::forType, new RouterEvents());
     gossip = new Gossip(ctx.ticker(), view, router.channels(), random, configs);
-    Map<String, String> types = new java.util.TreeMap<>();
+    // Each hosted type's role and hasher (its own, else the pod's), which the manager holds
+    // against the live pods' declarations of the type.
+    Map<String, io.atoll.core.TypeDeclaration> types = new java.util.TreeMap<>();
+    // Most types share one hasher; equal hashers (a record with the same parameters) share one too.
+    Map<io.atoll.core.ShardHasher, Long> prints = new java.util.HashMap<>();
     for (TypeRuntime t : hosted) {
-      types.put(t.name, t.role);
+      io.atoll.core.ShardHasher h = t.hasher(settings.hasher());
+      types.put(t.name, new io.atoll.core.TypeDeclaration(t.role,
+          prints.computeIfAbsent(h, x -> fingerprint(t.name, x)), io.atoll.core.HasherFingerprint.nameOf(h)));
     }
     manager = new ManagerLink(ctx, managerChannel, view, lease, router.channels(), this::rejoin, configs, types);
     PodAddress address;
@@ -249,16 +255,23 @@ final class PodRuntime implements PodProvider.Pod {
       view.newIncarnationLocked(new PodId(view.self().address(), random.nextLong()));
     }
     settings.observer().fenced();
-    Thread.ofVirtual().name("atoll-rejoin").start(() -> {
-      while (!closing) {
-        try {
-          manager.register(settings.startTimeout());
-          return;
-        } catch (RuntimeException e) {
-          log.warn("pod {}: could not join again yet: {}; retrying", self(), e.getMessage());
-        }
-      }
-    });
+    Thread.ofVirtual().name("atoll-rejoin").start(
+        () -> Rejoin.joinAgain(() -> manager.register(settings.startTimeout()), () -> closing, self()));
+  }
+
+  /**
+   * The fingerprint of type {@code type}'s hasher.
+   *
+   * @throws IllegalArgumentException naming the type if the hasher overflows the stack
+   */
+  static long fingerprint(String type, io.atoll.core.ShardHasher h) {
+    try {
+      return io.atoll.core.HasherFingerprint.of(h);
+    } catch (StackOverflowError e) {
+      throw new IllegalArgumentException("entity type '" + type + "': its hasher "
+          + io.atoll.core.HasherFingerprint.nameOf(h) + " overflowed the stack (expected: a hasher that answers a"
+          + " shard for any id and count)", e);
+    }
   }
 
   // ------------------------------------------------------------------------------------------

@@ -137,51 +137,88 @@ public final class Wire {
   public static final int MAX_ENTITY_TYPES = 1024;
 
   /**
-   * The wire form of a pod with its version and the entity types it hosts ({@code types}: name
-   * to role, {@code ""} for the default role).
+   * The most entity types a GetAssignments answer carries (the first by name; the rest are only
+   * counted): with every field at its most (a 255-character name, a 64-byte role, a 255-character
+   * hasher name; or an older pod's 255-character name of 3-byte UTF-8 characters without a hasher),
+   * under 4 MiB beside the config (about 2.4 MiB for the first; {@code ManagerServiceTest}).
    */
-  public static PodInfo info(Pod pod, java.util.Map<String, String> types) {
+  public static final int MAX_LISTED_TYPES = 4096;
+
+  /**
+   * How a manager's refusal of a pod whose declaration of a type disagrees with the live pods'
+   * begins (FAILED_PRECONDITION): a pod fails its start at once on it rather than retrying.
+   */
+  public static final String TYPES_REFUSED = "entity type declaration refused: ";
+
+  /**
+   * How a manager's answer "not yet" to a registering pod begins (ABORTED): pods it inherited at
+   * its start have not declared their types to it yet. The manager is up and leads: a pod retries
+   * it with a back-off, and does not count it as the manager being down (UNAVAILABLE would move it
+   * to a standby).
+   */
+  public static final String TYPES_PENDING = "entity type declarations pending: ";
+
+  /**
+   * The wire form of a pod with its version and the entity types it hosts ({@code types}: name
+   * to declaration).
+   */
+  public static PodInfo info(Pod pod, java.util.Map<String, io.atoll.core.TypeDeclaration> types) {
     PodInfo.Builder b = info(pod).toBuilder();
-    types.forEach((name, role) -> b.addEntityTypes(EntityTypeInfo.newBuilder().setName(name).setRole(role)));
+    types.forEach((name, d) -> b.addEntityTypes(typeInfo(name, d)));
     return b.build();
   }
 
+  /** The wire form of one declared type. */
+  public static EntityTypeInfo typeInfo(String name, io.atoll.core.TypeDeclaration d) {
+    return EntityTypeInfo.newBuilder().setName(name).setRole(d.role()).setHasher(d.hasher())
+        .setHasherFingerprint(d.fingerprint()).build();
+  }
+
   /**
-   * The entity types a registering pod declares, name to role in name order; empty for a pod
-   * that declares none (one that predates them, or an Atoll KV node).
+   * The entity types a registering pod declares, name to declaration in name order; empty for a
+   * pod that declares none (one that predates them, or an Atoll KV node). A type without a hasher
+   * comes from a pod that predates fingerprints ({@link io.atoll.core.TypeDeclaration#roleOnly}).
    *
-   * @throws StatusRuntimeException INVALID_ARGUMENT naming what is wrong: too many, a name or role
-   *     out of form, a name twice, or a role the pod does not host
+   * @throws StatusRuntimeException INVALID_ARGUMENT naming what is wrong: too many, a name, role or
+   *     hasher name out of form, a name twice, or a role the pod does not host
    */
-  public static java.util.SortedMap<String, String> entityTypes(PodInfo info, Pod pod) {
+  public static java.util.SortedMap<String, io.atoll.core.TypeDeclaration> entityTypes(PodInfo info, Pod pod) {
     if (info.getEntityTypesCount() > MAX_ENTITY_TYPES) {
       throw invalid("pod entity types: " + info.getEntityTypesCount() + " (expected: 0.." + MAX_ENTITY_TYPES + ")");
     }
-    java.util.SortedMap<String, String> types = new java.util.TreeMap<>();
+    java.util.SortedMap<String, io.atoll.core.TypeDeclaration> types = new java.util.TreeMap<>();
     for (EntityTypeInfo t : info.getEntityTypesList()) {
       String name = t.getName();
-      if (name.isEmpty() || name.length() > io.atoll.core.EntityAddress.MAX_TYPE_LENGTH) {
-        throw invalid("pod entity type name: length " + name.length() + " (expected: 1.."
-            + io.atoll.core.EntityAddress.MAX_TYPE_LENGTH + ")");
+      if (t.getHasher().isEmpty() && t.getHasherFingerprint() == 0) {
+        // A pod of a version that declared no hasher accepted any name of 1..255 characters: it
+        // still joins (the name printed escaped), or upgrading the manager would lock it out.
+        if (name.isEmpty() || name.length() > io.atoll.core.EntityAddress.MAX_TYPE_LENGTH) {
+          throw invalid("pod entity type: length " + name.length() + " (expected: 1.."
+              + io.atoll.core.EntityAddress.MAX_TYPE_LENGTH + ")");
+        }
+      } else {
+        try {
+          io.atoll.core.EntityAddress.checkTypeName(name);
+        } catch (IllegalArgumentException e) {
+          throw invalid("pod " + e.getMessage());
+        }
       }
+      String shown = io.atoll.core.EntityAddress.printableTypeName(name);
+      io.atoll.core.TypeDeclaration d;
       try {
-        io.atoll.core.Space.checkRole(t.getRole());
+        d = new io.atoll.core.TypeDeclaration(t.getRole(), t.getHasherFingerprint(), t.getHasher());
       } catch (IllegalArgumentException e) {
-        throw invalid("pod entity type '" + clip(name) + "': " + e.getMessage());
+        throw invalid("pod entity type '" + shown + "': " + e.getMessage());
       }
       if (!pod.hosts(t.getRole())) {
-        throw invalid("pod entity type '" + clip(name) + "': role '" + t.getRole() + "' (expected: one of the pod's"
+        throw invalid("pod entity type '" + shown + "': role '" + t.getRole() + "' (expected: one of the pod's"
             + " roles " + pod.roles() + ")");
       }
-      if (types.put(name, t.getRole()) != null) {
-        throw invalid("pod entity type '" + clip(name) + "': declared twice (expected: once)");
+      if (types.put(name, d) != null) {
+        throw invalid("pod entity type '" + shown + "': declared twice (expected: once)");
       }
     }
     return types;
-  }
-
-  private static String clip(String s) {
-    return s.length() <= 64 ? s : s.substring(0, 64) + "...";
   }
 
   /** A pod from the wire. @throws StatusRuntimeException INVALID_ARGUMENT if malformed */

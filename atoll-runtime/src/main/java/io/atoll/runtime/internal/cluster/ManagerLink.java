@@ -55,8 +55,24 @@ import org.slf4j.LoggerFactory;
  * from a manager term lower than the highest seen are ignored. While no manager answers, the pod
  * serves the shards it holds until its lease runs out (or rides the outage out, above).
  *
+ * <p><b>Entity types.</b> Every Register declares the hosted types (role and hasher); a refusal
+ * because a live pod declares one otherwise ends the start at once. Every renewal says the pod
+ * declares its types; when the answer asks for them (a manager that started after this pod
+ * registered knows none), the pod sends its Register again, once at a time.
+ *
+ * <p>"Not yet" for the types (ABORTED, {@link Wire#TYPES_PENDING}: the manager waits for the pods
+ * it inherited to declare theirs) is retried with the back-off and does not move the pod to a
+ * standby; a refusal ({@link Wire#TYPES_REFUSED}) is a {@link TypesRefused}.
+ *
  * <p>The lease itself lives in {@link Lease}; this class only talks to the manager and tells the
  * lease what it heard. Every wait reads the injected clock.
+ *
+ * <p><b>Why this class is long (about 490 lines).</b> Register, renew and the re-declaration the
+ * renewal's answer asks for share one state: the manager currently talked to, the highest term
+ * seen, the credential of the incarnation, and whether a Register is under way (a re-declaration
+ * must not race a rejoin's Register). Splitting register from renew would hand that state back and
+ * forth through setters; the parts that need none of it already live apart ({@link ConfigWatch},
+ * {@link OutageWatch}, {@link ManagerAddresses}, {@link Lease}).
  */
 public final class ManagerLink {
 
@@ -93,8 +109,10 @@ public final class ManagerLink {
   private final SignedConfigs configs;
   /** The current incarnation's credential, from its Register; null before. */
   private volatile Credential credential;
-  /** The hosted entity types, name to role, declared in every Register. */
-  private final java.util.SortedMap<String, String> entityTypes;
+  /** The hosted entity types, name to role and hasher, declared in every Register. */
+  private final java.util.SortedMap<String, io.atoll.core.TypeDeclaration> entityTypes;
+  /** A Register that declares the types again (asked by a renewal's answer) is under way. */
+  private final AtomicBoolean redeclaring = new AtomicBoolean();
 
   private record Credential(PodId pod, ByteString token) {}
 
@@ -108,20 +126,20 @@ public final class ManagerLink {
   }
 
   /**
-   * A link that declares {@code entityTypes} (the hosted types' names to their roles) when it
-   * registers, so the manager can name the types of a space no live pod hosts.
+   * A link that declares {@code entityTypes} (the hosted types' names to their roles and hashers)
+   * when it registers: the manager refuses the pod if it declares a type otherwise than the live
+   * pods hosting it, and names the types of a space no live pod hosts.
+   *
+   * @throws IllegalArgumentException if there are more than {@link Wire#MAX_ENTITY_TYPES}: a type
+   *     left out of the declaration would escape the manager's check
    */
   public ManagerLink(PodContext ctx, ManagerAddresses managers, View view, Lease lease, PeerChannels peers,
-      Callback callback, SignedConfigs configs, java.util.Map<String, String> entityTypes) {
-    java.util.SortedMap<String, String> declared = new java.util.TreeMap<>(entityTypes);
-    if (declared.size() > Wire.MAX_ENTITY_TYPES) {
-      // The declaration only names types in the manager's reports; a registration never fails for it.
-      log.warn("pod hosts {} entity types; it declares the first {} by name to the shard manager (the most a"
-          + " registration carries)", declared.size(), Wire.MAX_ENTITY_TYPES);
-      declared = new java.util.TreeMap<>(declared.headMap(
-          declared.keySet().stream().skip(Wire.MAX_ENTITY_TYPES).findFirst().orElseThrow()));
+      Callback callback, SignedConfigs configs, java.util.Map<String, io.atoll.core.TypeDeclaration> entityTypes) {
+    if (entityTypes.size() > Wire.MAX_ENTITY_TYPES) {
+      throw new IllegalArgumentException("pod hosts " + entityTypes.size() + " entity types (expected: at most "
+          + Wire.MAX_ENTITY_TYPES + ", the most a registration declares to the shard manager)");
     }
-    this.entityTypes = java.util.Collections.unmodifiableSortedMap(declared);
+    this.entityTypes = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(entityTypes));
     this.configs = configs;
     this.ticker = ctx.ticker();
     this.settings = ctx.settings();
@@ -238,11 +256,24 @@ public final class ManagerLink {
           startRenewals();
           return;
         } catch (StatusRuntimeException e) {
+          if (e.getStatus().getCode() == Status.Code.FAILED_PRECONDITION && String.valueOf(
+              e.getStatus().getDescription()).startsWith(Wire.TYPES_REFUSED)) {
+            // Retrying cannot help while the pods that declared the type otherwise live.
+            throw new TypesRefused("pod " + me + " refused by the shard manager at " + address + ": "
+                + e.getStatus().getDescription(), e);
+          }
           if (ticker.nanoTime() - deadline > 0) {
             throw new IllegalStateException("pod " + me + " could not register with the shard manager at "
                 + describe(managers) + " within " + timeout.toMillis() + " ms: " + Wire.describe(e), e);
           }
-          managers.failed(address, e);
+          if (isTypesPending(e)) {
+            // The manager is up and leads; it waits for the pods it inherited to declare their types
+            // (within a lease renewal): not a reason to try a standby.
+            log.debug("pod {}: the shard manager at {} holds the registration: {}", me, address,
+                e.getStatus().getDescription());
+          } else {
+            managers.failed(address, e);
+          }
         }
         backoff = CONNECT_BACKOFF.nextNanos(backoff);
         LockSupport.parkNanos(backoff); // retry pacing, not synchronization
@@ -250,6 +281,24 @@ public final class ManagerLink {
     } finally {
       registering = false;
     }
+  }
+
+  /**
+   * The manager refused the pod's entity type declarations ({@link Wire#TYPES_REFUSED}): final
+   * while the pods that declared those types otherwise live, so retrying at once cannot help.
+   */
+  public static final class TypesRefused extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    public TypesRefused(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** Whether {@code e} is the manager's "not yet" for a declaring pod ({@link Wire#TYPES_PENDING}). */
+  static boolean isTypesPending(StatusRuntimeException e) {
+    return e.getStatus().getCode() == Status.Code.ABORTED
+        && String.valueOf(e.getStatus().getDescription()).startsWith(Wire.TYPES_PENDING);
   }
 
   private synchronized void startRenewals() {
@@ -274,7 +323,7 @@ public final class ManagerLink {
           .withDeadlineAfter(deadline, TimeUnit.MILLISECONDS)
           .renewLease(
           RenewLeaseRequest.newBuilder().setPod(Wire.ref(me)).setClusterId(view.clusterId().toString())
-              .setCredential(credentialOf(me)).build(),
+              .setCredential(credentialOf(me)).setDeclaresTypes(true).build(),
           new StreamObserver<>() {
             @Override
             public void onNext(RenewLeaseResponse r) {
@@ -291,6 +340,9 @@ public final class ManagerLink {
                 managers.answered(at);
                 outage.renewed(me);
                 lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
+                if (r.getDeclareTypes()) {
+                  declareAgain(me, at);
+                }
               } else if (me.equals(view.self())) {
                 callback.unknownToManager("the shard manager does not know it (declared dead?)");
               }
@@ -317,6 +369,45 @@ public final class ManagerLink {
           });
     } catch (RuntimeException e) {
       renewing.set(false);
+    }
+  }
+
+  /**
+   * Sends this incarnation's Register once more, to the manager at {@code at}, which started
+   * after the pod registered and does not know its entity types (they are not saved); until every
+   * pod it inherited has, it admits no pod that declares types. One at a time; a failure is left
+   * to the next renewal, whose answer asks again.
+   */
+  private void declareAgain(PodId me, PodAddress at) {
+    if (closed || !redeclaring.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      ShardManagerServiceGrpc.newStub(Wire.reconnecting(managers.channel())).withDeadlineAfter(5, TimeUnit.SECONDS)
+          .register(RegisterRequest.newBuilder().setPod(Wire.info(settings.pod(me), entityTypes))
+              .setClusterId(view.clusterId().toString()).setCredential(credentialOf(me)).build(),
+          new StreamObserver<>() {
+            @Override
+            public void onNext(RegisterResponse r) {
+              seeTerm(r.getManagerTerm());
+              log.info("pod {} declared its {} entity types again to the shard manager at {} (term {})", me,
+                  entityTypes.size(), at, r.getManagerTerm());
+            }
+
+            @Override
+            public void onError(Throwable t) {
+              redeclaring.set(false);
+              log.warn("pod {}: could not declare its entity types again to the shard manager at {} ({}); the next"
+                  + " renewal asks again", me, at, Status.fromThrowable(t));
+            }
+
+            @Override
+            public void onCompleted() {
+              redeclaring.set(false);
+            }
+          });
+    } catch (RuntimeException e) {
+      redeclaring.set(false);
     }
   }
 

@@ -1,0 +1,26 @@
+package io.atoll.runtime.internal.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.atoll.transport.grpc.Wire;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import org.junit.jupiter.api.Test;
+
+/** How a pod reads the manager's answers to its Register. */
+class ManagerLinkAnswersTest {
+
+  static StatusRuntimeException answer(Status s, String description) {
+    return s.withDescription(description).asRuntimeException();
+  }
+
+  @Test
+  void pendingDeclarationsAreANotYetFromALiveManagerNotAManagerDown() {
+    StatusRuntimeException pending = answer(Status.ABORTED, Wire.TYPES_PENDING + "2 live pods have not declared");
+    assertThat(ManagerLink.isTypesPending(pending)).isTrue();
+    assertThat(ManagerAddresses.unanswered(pending)).as("the leader is not marked down").isFalse();
+    assertThat(ManagerLink.isTypesPending(answer(Status.ABORTED, "something else"))).isFalse();
+    assertThat(ManagerLink.isTypesPending(answer(Status.UNAVAILABLE, Wire.TYPES_PENDING + "x"))).isFalse();
+    assertThat(ManagerLink.isTypesPending(Status.ABORTED.asRuntimeException())).as("no description").isFalse();
+  }
+}
