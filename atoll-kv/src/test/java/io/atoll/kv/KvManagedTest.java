@@ -145,8 +145,40 @@ class KvManagedTest {
     // A node restarted at the target's address before the manager declared the old one dead must
     // not take keys the manager will never see it hold.
     try (io.atoll.kv.Wire w = new io.atoll.kv.Wire(a.port())) {
+      assertThat(w.call("CLUSTER", "ATOLL-NODE", proof(w))).isEqualTo("+OK\r\n");
       assertThat(w.call("CLUSTER", "ATOLL-IMPORTING", "127.0.0.1", "1", "1", "0", "FRESH", "abc123", "5"))
           .startsWith("-ERR this hand-off is for incarnation abc123 of this address; this node is incarnation ");
+    }
+  }
+
+  /** What another node of this cluster proves itself with to the node at the other end of {@code w}. */
+  private String proof(io.atoll.kv.Wire w) throws IOException {
+    String myid = w.call("CLUSTER", "MYID").split("\r\n")[1];
+    io.atoll.kv.internal.cluster.NodeKey key = new io.atoll.kv.internal.cluster.NodeKey();
+    key.set(signer.kvNodeKey(manager.clusterId().toString()).toByteArray());
+    return key.proofFor(myid);
+  }
+
+
+  @Test
+  void theHandOffsInternalCommandsAreRefusedToAClientThatIsNotANode() throws Exception {
+    KvServer a = node();
+    awaitSpread(1);
+    try (io.atoll.kv.Wire w = new io.atoll.kv.Wire(a.port())) {
+      assertThat(w.call("SET", "k", "v")).isEqualTo("+OK\r\n"); // a client that may run every command
+      String slot = w.call("CLUSTER", "KEYSLOT", "k").trim().substring(1);
+      for (String[] cmd : List.of(
+          new String[] {"CLUSTER", "ATOLL-IMPORTING", "127.0.0.1", "1", "1", "0", "FRESH", "1", slot},
+          new String[] {"CLUSTER", "ATOLL-RETURN", "127.0.0.1", "1", "1", "7", slot},
+          new String[] {"CLUSTER", "ATOLL-RETURN-BATCH", "7", slot, "0"},
+          new String[] {"RESTORE-ASKING", "k", "0", "x", "REPLACE"})) {
+        assertThat(w.call(cmd)).as(String.join(" ", cmd))
+            .startsWith("-NOPERM " + cmd[0] + (cmd[0].equals("CLUSTER") ? " " + cmd[1] : "")
+                + " is sent only by the other nodes of this cluster, in the shard manager's hand-offs (expected:");
+      }
+      assertThat(w.call("CLUSTER", "ATOLL-NODE", "00")).startsWith("-NOPERM wrong node proof for node ");
+      assertThat(w.call("GET", "k")).as("nothing changed").isEqualTo("$1\r\nv\r\n");
+      assertThat(w.call("CLUSTER", "COUNTKEYSINSLOT", slot)).isEqualTo(":1\r\n");
     }
   }
 
