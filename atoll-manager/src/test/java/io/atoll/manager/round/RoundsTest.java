@@ -189,9 +189,14 @@ class RoundsTest {
     ClusterConfig xGone = Rounds.leave(newTerm, x.id());
     ClusterConfig onT = Rounds.apply(xGone, new Outcome(List.of(move(1, null, t)), Map.of(), Set.of()), 9).config();
     assertThat(onT.claim(0)).isEqualTo(Claim.stable(t.id(), x.id(), 9));
-    // A hand-off from a live owner records it too; the config survives its encoding.
-    ClusterConfig handedOff = Rounds.apply(onT, new Outcome(List.of(move(1, t, x)), Map.of(), Set.of()), 10).config();
-    assertThat(ClusterConfig.decode(handedOff.encode()).claim(0)).isEqualTo(Claim.stable(x.id(), t.id(), 10));
+    // A hand-off to a target that left meanwhile goes back to T, still recording X before it.
+    ClusterConfig back = Rounds.apply(onT, new Outcome(List.of(move(1, t, x)), Map.of(), Set.of()), 10).config();
+    assertThat(back.claim(0)).isEqualTo(Claim.stable(t.id(), x.id(), 10));
+    // A hand-off from a live owner records it; the config survives its encoding.
+    Pod u = kv(4);
+    ClusterConfig withU = Rounds.join(back, u);
+    ClusterConfig handedOff = Rounds.apply(withU, new Outcome(List.of(move(1, t, u)), Map.of(), Set.of()), 12).config();
+    assertThat(ClusterConfig.decode(handedOff.encode()).claim(0)).isEqualTo(Claim.stable(u.id(), t.id(), 12));
     // Entity pods: plain claims, so their configs keep their encoding.
     ClusterConfig entities = config(List.of(B), List.of(A), A);
     assertThat(Rounds.apply(entities, new Outcome(List.of(move(1, null, B)), Map.of(), Set.of()), 5).config()
