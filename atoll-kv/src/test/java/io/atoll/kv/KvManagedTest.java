@@ -163,22 +163,52 @@ class KvManagedTest {
   @Test
   void theHandOffsInternalCommandsAreRefusedToAClientThatIsNotANode() throws Exception {
     KvServer a = node();
-    awaitSpread(1);
+    KvServer b = node();
+    awaitSpread(2);
+    io.atoll.core.ClusterConfig current = manager.config();
+    io.atoll.core.PodId target = null;
+    io.atoll.core.PodId source = null;
+    for (io.atoll.core.PodEntry e : current.pods()) { // the manager knows the nodes by their control ports
+      if (e.pod().id().address().port() == a.port() + KvServer.CONTROL_PORT_OFFSET) {
+        target = e.pod().id();
+      } else if (e.pod().id().address().port() == b.port() + KvServer.CONTROL_PORT_OFFSET) {
+        source = e.pod().id();
+      }
+    }
+    assertThat(target).isNotNull();
+    assertThat(source).isNotNull();
     try (io.atoll.kv.Wire w = new io.atoll.kv.Wire(a.port())) {
-      assertThat(w.call("SET", "k", "v")).isEqualTo("+OK\r\n"); // a client that may run every command
-      String slot = w.call("CLUSTER", "KEYSLOT", "k").trim().substring(1);
-      for (String[] cmd : List.of(
-          new String[] {"CLUSTER", "ATOLL-IMPORTING", "127.0.0.1", "1", "1", "0", "FRESH", "1", slot},
-          new String[] {"CLUSTER", "ATOLL-RETURN", "127.0.0.1", "1", "1", "7", slot},
+      String key = null;
+      for (int i = 0; key == null && i < 1000; i++) {
+        if (w.call("SET", "k" + i, "v").equals("+OK\r\n")) { // a client that may run every command
+          key = "k" + i;
+        }
+      }
+      assertThat(key).as("a key this node owns").isNotNull();
+      String slot = w.call("CLUSTER", "KEYSLOT", key).trim().substring(1);
+      // Requests that the handlers would carry out (this node's incarnation, a real source, the
+      // current epoch): only the gate stands between them and a wiped or drained slot.
+      List<String[]> cmds = List.of(
+          new String[] {"CLUSTER", "ATOLL-IMPORTING", source.address().host(), Integer.toString(b.port()),
+              Long.toHexString(source.incarnation()), Long.toString(current.epoch()), "FRESH",
+              Long.toHexString(target.incarnation()), slot},
+          new String[] {"CLUSTER", "ATOLL-RETURN", source.address().host(), Integer.toString(b.port()),
+              Long.toHexString(source.incarnation()), "7", slot},
           new String[] {"CLUSTER", "ATOLL-RETURN-BATCH", "7", slot, "0"},
-          new String[] {"RESTORE-ASKING", "k", "0", "x", "REPLACE"})) {
-        assertThat(w.call(cmd)).as(String.join(" ", cmd))
+          new String[] {"RESTORE-ASKING", key, "0", "x", "REPLACE"});
+      List<String> replies = new ArrayList<>();
+      for (String[] cmd : cmds) {
+        replies.add(w.call(cmd));
+      }
+      assertThat(w.call("GET", key)).as("the key is still there").isEqualTo("$1\r\nv\r\n");
+      assertThat(w.call("CLUSTER", "COUNTKEYSINSLOT", slot)).isEqualTo(":1\r\n");
+      for (int i = 0; i < cmds.size(); i++) {
+        String[] cmd = cmds.get(i);
+        assertThat(replies.get(i)).as(String.join(" ", cmd))
             .startsWith("-NOPERM " + cmd[0] + (cmd[0].equals("CLUSTER") ? " " + cmd[1] : "")
                 + " is sent only by the other nodes of this cluster, in the shard manager's hand-offs (expected:");
       }
       assertThat(w.call("CLUSTER", "ATOLL-NODE", "00")).startsWith("-NOPERM wrong node proof for node ");
-      assertThat(w.call("GET", "k")).as("nothing changed").isEqualTo("$1\r\nv\r\n");
-      assertThat(w.call("CLUSTER", "COUNTKEYSINSLOT", slot)).isEqualTo(":1\r\n");
     }
   }
 
