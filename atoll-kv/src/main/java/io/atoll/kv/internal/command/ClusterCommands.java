@@ -143,7 +143,7 @@ final class ClusterCommands {
     });
     // Managed mode's own, between the source and the target of a hand-off (ReturnCommands):
     // IMPORTING marks; a return pulls the keys that reached the target back to the source.
-    sub(subs, "atoll-node", 3, this::node);
+    sub(subs, "atoll-node", -2, this::node);
     sub(subs, "atoll-importing", -9, c -> returns.importing(c, slotArgs(c, 8)));
     sub(subs, "atoll-return", -7, c -> returns.begin(c, slotArgs(c, 6)));
     sub(subs, "atoll-return-batch", 5, c -> returns.batch(c, slot(c, 3)));
@@ -162,8 +162,10 @@ final class ClusterCommands {
       "delslotsrange", "setslot", "bumpepoch", "set-config-epoch", "forget", "reset");
 
   /**
-   * CLUSTER ATOLL-NODE proof: the connection is another node's of this cluster, which may send the
-   * hand-offs' internal commands (see {@link NodeKey}).
+   * CLUSTER ATOLL-NODE [proof]: without an argument, a fresh nonce for this connection; with one,
+   * the proof for that nonce, which then makes the connection another node's of this cluster, which
+   * may send the hand-offs' internal commands (see {@link NodeKey}). A nonce serves one proof, right
+   * or wrong, so a proof seen on the wire cannot be replayed.
    */
   private void node(Call c) {
     if (cluster.managedBy() == null) {
@@ -174,9 +176,26 @@ final class ClusterCommands {
       throw new CommandError("NOPERM this node has no node key yet (expected: a node registered with a shard"
           + " manager that gives one)");
     }
-    if (!nodeKey.verifies(cluster.view().myNodeId(), c.arg(2))) {
+    if (c.args.length == 2) {
+      String nonce = NodeKey.nonce();
+      c.session.nodeNonce = nonce;
+      c.reply.bulk(nonce);
+      return;
+    }
+    if (c.args.length != 3) {
+      throw new CommandError("ERR wrong number of arguments for 'cluster|atoll-node' command (expected: no"
+          + " argument for a nonce, or the proof)");
+    }
+    String nonce = c.session.nodeNonce;
+    c.session.nodeNonce = null; // one use, whatever the outcome
+    if (nonce == null) {
+      throw new CommandError("NOPERM no node challenge pending on this connection (expected: CLUSTER ATOLL-NODE"
+          + " without an argument first, then the proof for the nonce it answered, once)");
+    }
+    if (!nodeKey.verifies(cluster.view().myNodeId(), nonce, c.arg(2))) {
       throw new CommandError("NOPERM wrong node proof for node " + cluster.view().myNodeId() + " (expected: the"
-          + " HMAC of this node's id under the key the shard manager gives the nodes of this cluster)");
+          + " HMAC of this node's id and the nonce it answered, under the key the shard manager gives the nodes of"
+          + " this cluster)");
     }
     c.session.node = true;
     c.reply.ok();

@@ -246,14 +246,21 @@ final class HandOffs {
           throw new IOException("AUTH refused by " + node + ": " + err + " (expected: the same password on every node)");
         }
       }
-      String proof = nodeKey.proofFor(Nodes.nodeId(node));
-      if (proof == null) {
+      if (!nodeKey.known()) {
         throw new IOException("no node key to prove this node to " + node + " (expected: one from the shard"
             + " manager's Register answer; a manager that predates it cannot drive hand-offs)");
       }
-      client.send(List.of("CLUSTER".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
-          "ATOLL-NODE".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
-          proof.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+      // Challenge and response: the target's nonce makes a proof seen on the wire useless later.
+      client.send(List.of(ascii("CLUSTER"), ascii("ATOLL-NODE")));
+      client.flush();
+      String nonce;
+      try {
+        nonce = new String(client.readBulk(4 * NodeKey.NONCE_BYTES), java.nio.charset.StandardCharsets.US_ASCII);
+      } catch (IllegalStateException e) {
+        throw new IOException("CLUSTER ATOLL-NODE refused by " + node + ": " + e.getMessage()
+            + " (expected: every node registered with a manager of this cluster, of this version)");
+      }
+      client.send(List.of(ascii("CLUSTER"), ascii("ATOLL-NODE"), ascii(nodeKey.proofFor(Nodes.nodeId(node), nonce))));
       client.flush();
       String err = client.read();
       if (err != null) {
@@ -262,6 +269,10 @@ final class HandOffs {
       }
     }
     return client;
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   }
 
   /**
