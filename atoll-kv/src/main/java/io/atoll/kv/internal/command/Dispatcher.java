@@ -104,7 +104,8 @@ public final class Dispatcher {
       throw new CommandError(Auth.NOAUTH); // after the name and arity checks, as Redis orders them
     }
     if (!c.session.node && NODES_ONLY.contains(spec.name()) && cluster.managedBy() != null) {
-      // A client with the password must not wipe, fill or drain a slot behind the manager's back.
+      // A client with the password must not wipe or drain a slot behind the manager's back (ASKING writes
+      // stay open, as in Redis cluster: see NodeKey).
       throw new CommandError("NOPERM " + spec.name().replace('|', ' ').toUpperCase(Locale.ROOT) + " is sent"
           + " only by the other nodes of this cluster, in the shard manager's hand-offs (expected: a connection that"
           + " proved it is a node with CLUSTER ATOLL-NODE)");
