@@ -172,14 +172,37 @@ final class ConfigCodec {
     return ClusterConfig.slotState(st).hasPeer() || previousOwners && st == STABLE;
   }
 
-  /** Whether {@code config} needs format 5: a STABLE claim that records its previous owner. */
+  /** A peer chunk with no peer at all, to compare whole chunks against. */
+  private static final int[] NO_PEERS = noPeers();
+
+  private static int[] noPeers() {
+    int[] a = new int[ClusterConfig.CHUNK];
+    Arrays.fill(a, -1);
+    return a;
+  }
+
+  /**
+   * Whether {@code config} needs format 5: a STABLE claim that records its previous owner. Every
+   * encode asks, entity configs too, so it skips a chunk shared with the one before it and finds a
+   * chunk's first peer with one vectorised compare against a chunk of none; only a chunk with
+   * peers (a migration, or a KV claim's previous owner) is looked at position by position.
+   */
   private static boolean hasPreviousOwners(ClusterConfig config) {
     byte[][] states = config.stateChunks();
     int[][] peers = config.peerChunks();
+    int[] lastPeers = null;
+    byte[] lastStates = null;
     for (int c = 0; c < states.length; c++) {
-      byte[] st = states[c];
       int[] pe = peers[c];
-      for (int k = 0; k < st.length; k++) {
+      byte[] st = states[c];
+      if (pe == lastPeers && st == lastStates) {
+        continue; // the chunk before, shared: already looked at
+      }
+      lastPeers = pe;
+      lastStates = st;
+      // Chunks are at most CHUNK long; mismatch is -1 when the chunk has no peer at all.
+      int k = pe.length <= NO_PEERS.length ? Arrays.mismatch(pe, 0, pe.length, NO_PEERS, 0, pe.length) : 0;
+      for (; k >= 0 && k < pe.length; k++) {
         if (pe[k] >= 0 && st[k] == STABLE) {
           return true;
         }
