@@ -16,7 +16,8 @@ import java.util.TreeMap;
  *
  * <p>Positions are numbered {@code 0..size-1}: shard {@code s} lives at position {@code s - 1},
  * hash slot {@code s} at position {@code s}. Each position holds a {@link Claim}: owner, state,
- * migration peer and the epoch at which the claim was made.
+ * peer (the migration peer, or a STABLE claim's {@linkplain Claim#previousOwner previous owner})
+ * and the epoch at which the claim was made.
  *
  * <p><b>Merging</b> follows Garnet's rule, made total so that it forms a join semilattice: a pod's
  * entry is replaced only by one with a strictly greater epoch, and a position's claim only by a

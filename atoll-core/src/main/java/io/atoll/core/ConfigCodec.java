@@ -10,18 +10,19 @@ import java.util.List;
  * The compact binary form of a {@link ClusterConfig}, for gossip and for stores.
  *
  * <pre>
- * magic 'A' 'C', format 1 (no cluster id), 2 (followed by the 16-byte cluster id), 3 or 4
+ * magic 'A' 'C', format 1 (no cluster id), 2 (followed by the 16-byte cluster id), 3, 4 or 5
  *   (followed by the 16-byte cluster id, all zero for none)
  * varint size
- * [formats 3, 4: varint spaceCount, per space in position order: role (varint length + UTF-8),
+ * [formats 3-5: varint spaceCount, per space in position order: role (varint length + UTF-8),
  *   varint count; the counts add up to size]
  * varint podCount
  * per pod (sorted by id): host (varint length + UTF-8), varint port, 8-byte incarnation,
  *   version (varint length + UTF-8), status byte, varlong epoch,
- *   [formats 3, 4: varint roleCount, roles (varint length + UTF-8) sorted and unique]
- *   [format 4: varint tlsPort, 0 for none]
+ *   [formats 3-5: varint roleCount, roles (varint length + UTF-8) sorted and unique]
+ *   [formats 4, 5: varint tlsPort, 0 for none]
  * runs until size positions are covered: varint runLength, varint owner+1, state byte,
- *   [varint peer+1 when MIGRATING or IMPORTING], varlong epoch
+ *   [varint peer+1 when MIGRATING or IMPORTING; in format 5 also when STABLE, 0 for none],
+ *   varlong epoch
  * </pre>
  *
  * <p>Consecutive positions with the same claim form one run, so a cluster whose slots sit in a
@@ -36,6 +37,12 @@ import java.util.List;
  * <p>Format 4 is format 3 with each pod's TLS client port (an Atoll KV node's). It is written only
  * for a config in which some pod has one, so configs without TLS ports keep their earlier format
  * byte for byte, and a format 4 in which no pod has a TLS port is refused.
+ *
+ * <p>Format 5 is format 4 with the previous owner of STABLE claims ({@link Claim#previousOwner},
+ * which the shard manager records for Atoll KV's slots). It is written only for a config that has
+ * one, so every other config keeps its earlier format byte for byte (entity clusters never see
+ * it), and a format 5 without one is refused. Readers that predate it refuse it with the format
+ * error, so a KV cluster is upgraded whole (manager and nodes) before its manager writes one.
  */
 final class ConfigCodec {
 
@@ -45,6 +52,7 @@ final class ConfigCodec {
   private static final byte FORMAT_WITH_CLUSTER = 2;
   private static final byte FORMAT_WITH_SPACES = 3;
   private static final byte FORMAT_WITH_TLS_PORTS = 4;
+  private static final byte FORMAT_WITH_PREVIOUS_OWNERS = 5;
   private static final int MAX_HOST = PodAddress.MAX_HOST_BYTES;
   private static final int MAX_VERSION = PodVersion.MAX_BYTES;
   /** Positions the encoder compares one by one before it searches a run's end vectorised. */
@@ -60,10 +68,12 @@ final class ConfigCodec {
     Out out = new Out(64 + config.rawPods().length * 48);
     ClusterId id = config.clusterId();
     PodEntry[] pods = config.rawPods();
-    boolean tlsPorts = hasTlsPorts(config);
+    boolean previous = hasPreviousOwners(config);
+    boolean tlsPorts = previous || hasTlsPorts(config);
     boolean spaced = tlsPorts || needsSpaces(config);
     if (spaced) {
-      out.b(MAGIC_0).b(MAGIC_1).b(tlsPorts ? FORMAT_WITH_TLS_PORTS : FORMAT_WITH_SPACES);
+      out.b(MAGIC_0).b(MAGIC_1).b(previous ? FORMAT_WITH_PREVIOUS_OWNERS
+          : tlsPorts ? FORMAT_WITH_TLS_PORTS : FORMAT_WITH_SPACES);
       out.fixed64(id.high());
       out.fixed64(id.low());
     } else if (id.isNone()) { // the first format, byte for byte: readers that predate cluster ids read it
@@ -143,7 +153,7 @@ final class ConfigCodec {
       int end = i == co.length ? size : (c << ClusterConfig.CHUNK_SHIFT) + i;
       out.ensure(MAX_RUN_BYTES);
       out.putVarlong(end - start).putVarlong(o + 1).put(st);
-      if (ClusterConfig.slotState(st).hasPeer()) {
+      if (writesPeer(previous, st)) {
         out.putVarlong(pe + 1);
       }
       out.putVarlong(ep);
@@ -153,6 +163,52 @@ final class ConfigCodec {
       start = end;
     }
     return out.toArray();
+  }
+
+  private static final byte STABLE = (byte) SlotState.STABLE.ordinal();
+
+  /** Whether a run in state {@code st} carries a peer: in MIGRATING and IMPORTING, and in format 5 STABLE. */
+  private static boolean writesPeer(boolean previousOwners, byte st) {
+    return ClusterConfig.slotState(st).hasPeer() || previousOwners && st == STABLE;
+  }
+
+  /** A peer chunk with no peer at all, to compare whole chunks against. */
+  private static final int[] NO_PEERS = noPeers();
+
+  private static int[] noPeers() {
+    int[] a = new int[ClusterConfig.CHUNK];
+    Arrays.fill(a, -1);
+    return a;
+  }
+
+  /**
+   * Whether {@code config} needs format 5: a STABLE claim that records its previous owner. Every
+   * encode asks, entity configs too, so it skips a chunk shared with the one before it and finds a
+   * chunk's first peer with one vectorised compare against a chunk of none; only a chunk with
+   * peers (a migration, or a KV claim's previous owner) is looked at position by position.
+   */
+  private static boolean hasPreviousOwners(ClusterConfig config) {
+    byte[][] states = config.stateChunks();
+    int[][] peers = config.peerChunks();
+    int[] lastPeers = null;
+    byte[] lastStates = null;
+    for (int c = 0; c < states.length; c++) {
+      int[] pe = peers[c];
+      byte[] st = states[c];
+      if (pe == lastPeers && st == lastStates) {
+        continue; // the chunk before, shared: already looked at
+      }
+      lastPeers = pe;
+      lastStates = st;
+      // Chunks are at most CHUNK long; mismatch is -1 when the chunk has no peer at all.
+      int k = pe.length <= NO_PEERS.length ? Arrays.mismatch(pe, 0, pe.length, NO_PEERS, 0, pe.length) : 0;
+      for (; k >= 0 && k < pe.length; k++) {
+        if (pe[k] >= 0 && st[k] == STABLE) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** Whether {@code config} needs format 4: a pod with a TLS client port. */
@@ -228,13 +284,16 @@ final class ConfigCodec {
       if (clusterId.isNone()) {
         throw new MalformedConfigException("config: cluster id 0 in format 2 (expected: format 1 for no cluster id)");
       }
-    } else if (format == FORMAT_WITH_SPACES || format == FORMAT_WITH_TLS_PORTS) {
+    } else if (format == FORMAT_WITH_SPACES || format == FORMAT_WITH_TLS_PORTS
+        || format == FORMAT_WITH_PREVIOUS_OWNERS) {
       clusterId = new ClusterId(in.fixed64(), in.fixed64());
     } else if (format != FORMAT) {
       throw new MalformedConfigException("config format: " + format + " (expected: " + FORMAT + ", "
-          + FORMAT_WITH_CLUSTER + ", " + FORMAT_WITH_SPACES + " or " + FORMAT_WITH_TLS_PORTS + ")");
+          + FORMAT_WITH_CLUSTER + ", " + FORMAT_WITH_SPACES + ", " + FORMAT_WITH_TLS_PORTS + " or "
+          + FORMAT_WITH_PREVIOUS_OWNERS + ")");
     }
-    boolean tlsPorts = format == FORMAT_WITH_TLS_PORTS;
+    boolean previous = format == FORMAT_WITH_PREVIOUS_OWNERS;
+    boolean tlsPorts = format == FORMAT_WITH_TLS_PORTS || previous;
     boolean spaced = format == FORMAT_WITH_SPACES || tlsPorts;
     int size = in.varint();
     if (size < 1 || size > ClusterConfig.MAX_SIZE) {
@@ -303,10 +362,12 @@ final class ConfigCodec {
             + " (expected: OFFLINE exactly when there is no owner)");
       }
       int pe = -1;
-      if (st.hasPeer()) {
+      if (writesPeer(previous, (byte) stOrdinal)) {
         pe = in.varint() - 1;
-        if (pe < 0 || pe >= podCount) {
-          throw new MalformedConfigException("run at position " + k + ": peer " + pe + " (expected: 0.." + (podCount - 1) + ")");
+        int lowest = st.hasPeer() ? 0 : -1; // a STABLE claim may record no previous owner
+        if (pe < lowest || pe >= podCount) {
+          throw new MalformedConfigException("run at position " + k + ": peer " + pe + " (expected: " + lowest
+              + ".." + (podCount - 1) + ")");
         }
       }
       long ep = in.varlong();
@@ -363,6 +424,14 @@ final class ConfigCodec {
       throw new MalformedConfigException("config: " + in.remaining() + " trailing bytes (expected: none)");
     }
     ClusterConfig config = new ClusterConfig(pods, size, owner, peer, state, epoch, maxEpoch, clusterId, spaces);
+    if (previous) {
+      if (!hasPreviousOwners(config)) {
+        throw new MalformedConfigException("config: format 5 without a previous owner (expected: format "
+            + (hasTlsPorts(config) ? FORMAT_WITH_TLS_PORTS : needsSpaces(config) ? FORMAT_WITH_SPACES
+                : clusterId.isNone() ? FORMAT : FORMAT_WITH_CLUSTER) + ")");
+      }
+      return config;
+    }
     if (tlsPorts && !hasTlsPorts(config)) {
       throw new MalformedConfigException("config: format 4 without TLS ports (expected: format "
           + (needsSpaces(config) ? FORMAT_WITH_SPACES : clusterId.isNone() ? FORMAT : FORMAT_WITH_CLUSTER) + ")");

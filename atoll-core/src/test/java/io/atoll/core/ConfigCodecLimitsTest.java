@@ -85,10 +85,10 @@ class ConfigCodecLimitsTest {
       bad[i] = 'X';
       refused(bad, "config: bad magic (expected: bytes 'A' 'C')");
     }
-    for (int format : new int[] {0, 5}) {
+    for (int format : new int[] {0, 6}) {
       byte[] bad = good.clone();
       bad[2] = (byte) format;
-      refused(bad, "config format: " + format + " (expected: 1, 2, 3 or 4)");
+      refused(bad, "config format: " + format + " (expected: 1, 2, 3, 4 or 5)");
     }
     refused(new byte[0], "config: truncated at byte 0 (expected: more bytes)");
   }

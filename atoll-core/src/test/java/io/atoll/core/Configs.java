@@ -39,6 +39,12 @@ final class Configs {
 
   /** As {@link #configs(Spaces, List)}, each pod with one of {@code tlsPorts} (0: none). */
   static Arbitrary<ClusterConfig> configs(Spaces spaces, List<List<String>> roles, List<Integer> tlsPorts) {
+    return configs(spaces, roles, tlsPorts, false);
+  }
+
+  /** As above; with {@code previousOwners}, STABLE claims may record a previous owner (format 5). */
+  static Arbitrary<ClusterConfig> configs(Spaces spaces, List<List<String>> roles, List<Integer> tlsPorts,
+      boolean previousOwners) {
     int size = spaces.size();
     Arbitrary<PodEntry> entry = Combinators.combine(
         Arbitraries.of(POOL),
@@ -56,6 +62,8 @@ final class Configs {
           : Arbitraries.oneOf(
               Arbitraries.longs().between(0, 5).map(Claim::offline),
               Combinators.combine(Arbitraries.of(ids), Arbitraries.longs().between(0, 5)).as(Claim::stable),
+              Combinators.combine(Arbitraries.of(ids), Arbitraries.of(ids), Arbitraries.longs().between(0, 5))
+                  .as((o, p, e) -> Claim.stable(o, previousOwners ? p : null, e)),
               Combinators.combine(Arbitraries.of(ids), Arbitraries.of(ids), Arbitraries.of(SlotState.MIGRATING, SlotState.IMPORTING),
                   Arbitraries.longs().between(0, 5)).as((o, p, s, e) -> new Claim(o, s, p, e)));
       return Combinators.combine(claim.list().ofSize(size), Arbitraries.of(ClusterId.NONE, CLUSTER)).as((claims, id) -> {

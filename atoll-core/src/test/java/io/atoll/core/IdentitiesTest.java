@@ -61,6 +61,9 @@ class IdentitiesTest {
     assertThatThrownBy(() -> new Claim(p, SlotState.OFFLINE, null, 1))
         .hasMessageContaining("OFFLINE exactly when there is no owner");
     assertThatThrownBy(() -> new Claim(p, SlotState.MIGRATING, null, 1))
-        .hasMessageContaining("a peer exactly in MIGRATING and IMPORTING");
+        .hasMessageContaining("a peer in MIGRATING and IMPORTING");
+    assertThatThrownBy(() -> new Claim(null, SlotState.OFFLINE, p, 1)).hasMessageContaining("none without an owner");
+    assertThat(Claim.stable(p, p, 1).previousOwner()).isEqualTo(p);
+    assertThat(new Claim(p, SlotState.MIGRATING, p, 1).previousOwner()).isNull();
   }
 }

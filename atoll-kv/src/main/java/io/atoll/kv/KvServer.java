@@ -8,6 +8,7 @@ import io.atoll.kv.internal.cluster.ClusterState;
 import io.atoll.kv.internal.cluster.ClusterView;
 import io.atoll.kv.internal.cluster.ConfigFile;
 import io.atoll.kv.internal.cluster.Migrator;
+import io.atoll.kv.internal.cluster.NodeKey;
 import io.atoll.kv.internal.cluster.Nodes;
 import io.atoll.kv.internal.command.Auth;
 import io.atoll.kv.internal.command.Clients;
@@ -75,12 +76,15 @@ public final class KvServer implements AutoCloseable {
   private final int busPort;
   /** The TLS port's files (reloaded when they change), or null without a TLS port. */
   private final TlsFiles tlsFiles;
+  /** The key the manager gives this node to prove itself to other nodes (managed mode). */
+  private final NodeKey nodeKey;
   /** Managed mode only (else null): the node's side of the shard manager. */
   private volatile ManagedNode managed;
 
   private KvServer(EventLoopGroup boss, EventLoopGroup workers, EventLoopGroup busGroup, ExecutorService migrations,
       ScheduledExecutorService expiry, ClusterBus bus, ClusterState cluster, Channel server, Channel tlsServer,
-      int port, int tlsPort, int busPort, SlotStore store, Migrator migrator, TlsFiles tlsFiles) {
+      int port, int tlsPort, int busPort, SlotStore store, Migrator migrator, TlsFiles tlsFiles, NodeKey nodeKey) {
+    this.nodeKey = nodeKey;
     this.tlsFiles = tlsFiles;
     this.tlsServer = tlsServer;
     this.tlsPort = tlsPort;
@@ -176,7 +180,7 @@ public final class KvServer implements AutoCloseable {
       server.managed = ManagedNode.start(managers, java.util.Objects.requireNonNull(security, "security"),
           server.cluster.view().config().pod(server.cluster.view().me()).orElseThrow().pod(), server.store,
           server.cluster, server.migrator, System::currentTimeMillis, registerTimeout, onDeclaredDead,
-          s.requirePass(), server.tlsFiles, keepServingWhileManagerDown);
+          s.requirePass(), server.tlsFiles, keepServingWhileManagerDown, server.nodeKey);
     } catch (RuntimeException e) {
       server.close();
       throw e;
@@ -227,10 +231,11 @@ public final class KvServer implements AutoCloseable {
       ServerInfo info = new ServerInfo(port, s.bind(), s.maxMemory(), s.maxBulkLength(), s.queryBufferLimit(),
           s.outputBufferLimit(), s.nodeTimeoutMillis(), clock.getAsLong());
       Migrator migrator = new Migrator(store, cluster, clock);
+      NodeKey nodeKey = new NodeKey();
       CommandTable table = Commands.table(store, cluster, bus != null ? bus : Health.MANAGED,
           bus != null ? bus::meet : (host, p) -> { },
           () -> Nodes.pod(s.bind(), port, random.nextLong(), busPort, tlsPort), migrator, migrations,
-          stats, clients, info, auth);
+          stats, clients, info, auth, nodeKey);
       Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, clock, s.maxMemory(), observer);
       RespLimits limits = new RespLimits(s.maxBulkLength(), s.maxArrayLength(), s.maxInlineLength(),
           s.queryBufferLimit());
@@ -263,7 +268,7 @@ public final class KvServer implements AutoCloseable {
           manager != null ? "control port for the shard manager" : "cluster bus", busPort, Transport.name(),
           auth.required() ? ", password required" : "");
       return new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, tlsServer, port, tlsPort,
-          busPort, store, migrator, tlsFiles);
+          busPort, store, migrator, tlsFiles, nodeKey);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       shutdown(boss, workers, busGroup, migrations, expiry);

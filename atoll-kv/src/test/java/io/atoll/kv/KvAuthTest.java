@@ -54,6 +54,9 @@ class KvAuthTest {
       assertThat(w.call("PING")).isEqualTo("-NOAUTH Authentication required.\r\n");
       assertThat(w.call("GET", "k")).isEqualTo("-NOAUTH Authentication required.\r\n");
       assertThat(w.call("CLUSTER", "SLOTS")).isEqualTo("-NOAUTH Authentication required.\r\n");
+      // The hand-offs' node proof too: a node proves itself after AUTH, as every client.
+      assertThat(w.call("CLUSTER", "ATOLL-NODE")).isEqualTo("-NOAUTH Authentication required.\r\n");
+      assertThat(w.call("CLUSTER", "ATOLL-NODE", "00")).isEqualTo("-NOAUTH Authentication required.\r\n");
       assertThat(w.call("COMMAND")).isEqualTo("-NOAUTH Authentication required.\r\n");
       // Unknown commands and wrong arities are named first, as Redis orders its checks.
       assertThat(w.call("NOSUCH")).startsWith("-ERR unknown command 'NOSUCH'");

@@ -145,8 +145,129 @@ class KvManagedTest {
     // A node restarted at the target's address before the manager declared the old one dead must
     // not take keys the manager will never see it hold.
     try (io.atoll.kv.Wire w = new io.atoll.kv.Wire(a.port())) {
+      assertThat(w.call("CLUSTER", "ATOLL-NODE", proof(w))).isEqualTo("+OK\r\n");
       assertThat(w.call("CLUSTER", "ATOLL-IMPORTING", "127.0.0.1", "1", "1", "0", "FRESH", "abc123", "5"))
           .startsWith("-ERR this hand-off is for incarnation abc123 of this address; this node is incarnation ");
+    }
+  }
+
+  /**
+   * What another node of this cluster proves itself with to the node at the other end of {@code w}
+   * (asking it for a nonce first).
+   */
+  private String proof(io.atoll.kv.Wire w) throws IOException {
+    return nodeKey().proofFor(myid(w), nonce(w));
+  }
+
+  private io.atoll.kv.internal.cluster.NodeKey nodeKey() {
+    io.atoll.kv.internal.cluster.NodeKey key = new io.atoll.kv.internal.cluster.NodeKey();
+    key.set(signer.kvNodeKey(manager.clusterId().toString()).toByteArray());
+    return key;
+  }
+
+  private static String myid(io.atoll.kv.Wire w) throws IOException {
+    return w.call("CLUSTER", "MYID").split("\r\n")[1];
+  }
+
+  /** The challenge the node at the other end of {@code w} answers CLUSTER ATOLL-NODE with. */
+  private static String nonce(io.atoll.kv.Wire w) throws IOException {
+    String reply = w.call("CLUSTER", "ATOLL-NODE");
+    assertThat(reply).startsWith("$32\r\n");
+    return reply.split("\r\n")[1];
+  }
+
+  @Test
+  void aNodeProofServesOneNonceOnOneConnectionForOneNode() throws Exception {
+    KvServer a = node();
+    KvServer b = node();
+    awaitSpread(2);
+    String refused = "-NOPERM CLUSTER ATOLL-RETURN-BATCH is sent only by the other nodes of this cluster";
+    try (io.atoll.kv.Wire w = new io.atoll.kv.Wire(a.port()); io.atoll.kv.Wire other = new io.atoll.kv.Wire(a.port());
+        io.atoll.kv.Wire atB = new io.atoll.kv.Wire(b.port())) {
+      String idA = myid(w);
+      assertThat(w.call("CLUSTER", "ATOLL-NODE", nodeKey().proofFor(idA, "00")))
+          .as("a proof without a challenge asked first")
+          .startsWith("-NOPERM no node challenge pending on this connection (expected: CLUSTER ATOLL-NODE without an"
+              + " argument first");
+      String n1 = nonce(w);
+      String n2 = nonce(w);
+      assertThat(n2).as("every challenge is fresh").isNotEqualTo(n1);
+      assertThat(w.call("CLUSTER", "ATOLL-NODE", nodeKey().proofFor(idA, n1)))
+          .as("a proof for a nonce the next challenge replaced").startsWith("-NOPERM wrong node proof for node " + idA);
+      String seen = nodeKey().proofFor(idA, nonce(w));
+      assertThat(w.call("CLUSTER", "ATOLL-NODE", seen)).isEqualTo("+OK\r\n");
+      // Someone who saw that exchange replays the proof: on the same connection, and on another
+      // after asking for its own challenge.
+      assertThat(w.call("CLUSTER", "ATOLL-NODE", seen)).as("the same nonce twice")
+          .startsWith("-NOPERM no node challenge pending on this connection");
+      nonce(other);
+      assertThat(other.call("CLUSTER", "ATOLL-NODE", seen)).as("a replayed proof")
+          .startsWith("-NOPERM wrong node proof for node " + idA);
+      assertThat(other.call("CLUSTER", "ATOLL-RETURN-BATCH", "7", "0", "0")).startsWith(refused);
+      // A wrong proof uses the nonce up: the right one after it is refused.
+      String n3 = nonce(other);
+      assertThat(other.call("CLUSTER", "ATOLL-NODE", "00")).startsWith("-NOPERM wrong node proof for node " + idA);
+      assertThat(other.call("CLUSTER", "ATOLL-NODE", nodeKey().proofFor(idA, n3)))
+          .startsWith("-NOPERM no node challenge pending on this connection");
+      // A proof for node a is no proof to node b, even for b's own nonce.
+      assertThat(atB.call("CLUSTER", "ATOLL-NODE", nodeKey().proofFor(idA, nonce(atB))))
+          .startsWith("-NOPERM wrong node proof for node " + myid(atB));
+      assertThat(atB.call("CLUSTER", "ATOLL-RETURN-BATCH", "7", "0", "0")).startsWith(refused);
+      assertThat(atB.call("CLUSTER", "ATOLL-NODE", nodeKey().proofFor(myid(atB), nonce(atB)))).isEqualTo("+OK\r\n");
+    }
+  }
+
+  @Test
+  void theHandOffsInternalCommandsAreRefusedToAClientThatIsNotANode() throws Exception {
+    KvServer a = node();
+    KvServer b = node();
+    awaitSpread(2);
+    io.atoll.core.ClusterConfig current = manager.config();
+    io.atoll.core.PodId target = null;
+    io.atoll.core.PodId source = null;
+    for (io.atoll.core.PodEntry e : current.pods()) { // the manager knows the nodes by their control ports
+      if (e.pod().id().address().port() == a.port() + KvServer.CONTROL_PORT_OFFSET) {
+        target = e.pod().id();
+      } else if (e.pod().id().address().port() == b.port() + KvServer.CONTROL_PORT_OFFSET) {
+        source = e.pod().id();
+      }
+    }
+    assertThat(target).isNotNull();
+    assertThat(source).isNotNull();
+    try (io.atoll.kv.Wire w = new io.atoll.kv.Wire(a.port())) {
+      String key = null;
+      for (int i = 0; key == null && i < 1000; i++) {
+        if (w.call("SET", "k" + i, "v").equals("+OK\r\n")) { // a client that may run every command
+          key = "k" + i;
+        }
+      }
+      assertThat(key).as("a key this node owns").isNotNull();
+      String slot = w.call("CLUSTER", "KEYSLOT", key).trim().substring(1);
+      // Requests that the handlers would carry out (this node's incarnation, a real source, the
+      // current epoch): only the gate stands between them and a wiped or drained slot.
+      List<String[]> cmds = List.of(
+          new String[] {"CLUSTER", "ATOLL-IMPORTING", source.address().host(), Integer.toString(b.port()),
+              Long.toHexString(source.incarnation()), Long.toString(current.epoch()), "FRESH",
+              Long.toHexString(target.incarnation()), slot},
+          new String[] {"CLUSTER", "ATOLL-RETURN", source.address().host(), Integer.toString(b.port()),
+              Long.toHexString(source.incarnation()), "7", slot},
+          new String[] {"CLUSTER", "ATOLL-RETURN-BATCH", "7", slot, "0"},
+          new String[] {"RESTORE-ASKING", key, "0", "x", "REPLACE"});
+      List<String> replies = new ArrayList<>();
+      for (String[] cmd : cmds) {
+        replies.add(w.call(cmd));
+      }
+      assertThat(w.call("GET", key)).as("the key is still there").isEqualTo("$1\r\nv\r\n");
+      assertThat(w.call("CLUSTER", "COUNTKEYSINSLOT", slot)).isEqualTo(":1\r\n");
+      for (int i = 0; i < cmds.size(); i++) {
+        String[] cmd = cmds.get(i);
+        assertThat(replies.get(i)).as(String.join(" ", cmd))
+            .startsWith("-NOPERM " + cmd[0] + (cmd[0].equals("CLUSTER") ? " " + cmd[1] : "")
+                + " is sent only by the other nodes of this cluster, in the shard manager's hand-offs (expected:");
+      }
+      assertThat(w.call("CLUSTER", "ATOLL-NODE", "00")).startsWith("-NOPERM no node challenge pending on this connection");
+      nonce(w);
+      assertThat(w.call("CLUSTER", "ATOLL-NODE", "00")).startsWith("-NOPERM wrong node proof for node ");
     }
   }
 

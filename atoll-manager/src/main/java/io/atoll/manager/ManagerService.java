@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.atoll.core.ClusterId;
 import io.atoll.core.Pod;
 import io.atoll.core.PodId;
+import io.atoll.core.PodVersion;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.proto.GetAssignmentsRequest;
@@ -81,6 +82,8 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
             + " from " + (holder.isEmpty() ? "a caller without TLS" : holder) + ": " + cause.getMessage());
       }
     }), c -> RegisterResponse.newBuilder()
+        .setKvNodeKey(pod.version().equals(PodVersion.KV)
+            ? security.signer().kvNodeKey(manager.clusterId().toString()) : ByteString.EMPTY)
         .setConfig(security.signer().bytes(c))
         .setLeaseTtlMillis(manager.leaseTtlMillis())
         .setNumberOfShards(c.size()) // the layout may have grown: the config's, not the settings'

@@ -6,6 +6,7 @@ import io.atoll.core.Pod;
 import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
+import io.atoll.core.PodVersion;
 import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.Move;
 import io.atoll.core.allocation.RebalanceLimits;
@@ -166,24 +167,42 @@ public final class Rounds {
         continue;
       }
       if (config.isActive(m.to())) {
-        b.claim(pos, Claim.stable(m.to(), e));
+        b.claim(pos, placed(config, pos, m.to(), e));
         moved++;
         any = true;
       } else if (m.from() != null) {
         // The old owner released it but the target is gone: hand it back at the new epoch, or
         // the old owner would wait for a claim that never comes.
-        b.claim(pos, Claim.stable(m.from(), e));
+        b.claim(pos, placed(config, pos, m.from(), e));
         any = true;
       }
     }
     for (Map.Entry<Integer, PodId> r : outcome.regrants().entrySet()) {
       int pos = r.getKey() - 1;
       if (r.getValue().equals(config.owner(pos))) {
-        b.claim(pos, Claim.stable(r.getValue(), e));
+        b.claim(pos, placed(config, pos, r.getValue(), e));
         any = true;
       }
     }
     return new Applied(any ? b.build() : config, moved);
+  }
+
+  /**
+   * The STABLE claim that gives position {@code pos} of {@code config} to {@code to} at {@code e}.
+   * For an Atoll KV node it records the previous owner ({@link Claim#previousOwner}): the current
+   * owner when the position changes hands, else (a regrant, a hand-back, a new term) the one the
+   * current claim records, so that it always names the owner before this owner's tenure. A KV node
+   * holding keys of a hand-off needs it to tell a slot that came straight from that hand-off's
+   * source from one a third node held in between (see docs/architecture.md, <i>Keys left on a
+   * target</i>). Entity pods get plain claims, so their configs keep their encoding.
+   */
+  static Claim placed(ClusterConfig config, int pos, PodId to, long e) {
+    boolean kv = config.pod(to).map(p -> p.pod().version().equals(PodVersion.KV)).orElse(false);
+    if (!kv) {
+      return Claim.stable(to, e);
+    }
+    Claim current = config.claim(pos);
+    return Claim.stable(to, to.equals(current.owner()) ? current.previousOwner() : current.owner(), e);
   }
 
   /**
@@ -243,7 +262,7 @@ public final class Rounds {
     for (int pos = 0; pos < config.size(); pos++) {
       PodId owner = config.activeOwner(pos);
       if (owner != null) {
-        b.claim(pos, Claim.stable(owner, e));
+        b.claim(pos, placed(config, pos, owner, e));
         any = true;
       }
     }

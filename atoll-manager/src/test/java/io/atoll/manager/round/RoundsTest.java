@@ -168,6 +168,41 @@ class RoundsTest {
     assertThat(a.config().claim(0)).isEqualTo(Claim.stable(B.id(), 5));
   }
 
+  static Pod kv(int i) {
+    return new Pod(new PodId(new PodAddress("127.0.0.1", 7100 + i), 1), PodVersion.KV);
+  }
+
+  @Test
+  void aKvSlotsClaimRecordsTheOwnerBeforeItsTenureAndEntityShardsDoNot() {
+    Pod s = kv(1);
+    Pod x = kv(2);
+    Pod t = kv(3);
+    // S dies and the manager places its slot on X (an allocation); later X dies and it goes to T.
+    ClusterConfig c = config(List.of(x, t), List.of(s), s);
+    ClusterConfig onX = Rounds.apply(c, new Outcome(List.of(move(1, null, x)), Map.of(), Set.of()), 5).config();
+    assertThat(onX.claim(0)).isEqualTo(Claim.stable(x.id(), s.id(), 5));
+    // A regrant and a new term re-issue X's claim: the owner before X stays recorded.
+    ClusterConfig regranted = Rounds.apply(onX, new Outcome(List.of(), Map.of(1, x.id()), Set.of(x.id())), 6).config();
+    assertThat(regranted.claim(0)).isEqualTo(Claim.stable(x.id(), s.id(), 6));
+    ClusterConfig newTerm = Rounds.reassert(regranted);
+    assertThat(newTerm.claim(0).previousOwner()).isEqualTo(s.id());
+    ClusterConfig xGone = Rounds.leave(newTerm, x.id());
+    ClusterConfig onT = Rounds.apply(xGone, new Outcome(List.of(move(1, null, t)), Map.of(), Set.of()), 9).config();
+    assertThat(onT.claim(0)).isEqualTo(Claim.stable(t.id(), x.id(), 9));
+    // A hand-off to a target that left meanwhile goes back to T, still recording X before it.
+    ClusterConfig back = Rounds.apply(onT, new Outcome(List.of(move(1, t, x)), Map.of(), Set.of()), 10).config();
+    assertThat(back.claim(0)).isEqualTo(Claim.stable(t.id(), x.id(), 10));
+    // A hand-off from a live owner records it; the config survives its encoding.
+    Pod u = kv(4);
+    ClusterConfig withU = Rounds.join(back, u);
+    ClusterConfig handedOff = Rounds.apply(withU, new Outcome(List.of(move(1, t, u)), Map.of(), Set.of()), 12).config();
+    assertThat(ClusterConfig.decode(handedOff.encode()).claim(0)).isEqualTo(Claim.stable(u.id(), t.id(), 12));
+    // Entity pods: plain claims, so their configs keep their encoding.
+    ClusterConfig entities = config(List.of(B), List.of(A), A);
+    assertThat(Rounds.apply(entities, new Outcome(List.of(move(1, null, B)), Map.of(), Set.of()), 5).config()
+        .claim(0).previousOwner()).isNull();
+  }
+
   @Test
   void aReleasedShardWhoseTargetLeftGoesBackToItsOldOwnerAtTheNewEpoch() {
     ClusterConfig c = config(List.of(A), List.of(B), A, A);

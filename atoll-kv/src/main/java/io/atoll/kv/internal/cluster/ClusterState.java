@@ -107,15 +107,8 @@ public final class ClusterState {
 
   /**
    * Managed mode: takes the manager's config (already in this node's terms, see
-   * {@code ManagedConfigs}) unless an equal or newer one is installed. Migration marks follow it:
-   * a slot no longer owned here loses its MIGRATING mark (the move is made); an IMPORTING mark
-   * goes when the slot is owned here (the move is made) or by a third node (the source lost it).
-   * A mark on a slot the manager gave back to its source stays, so that keys already moved are
-   * still found (-ASK) until the move is resumed, unless its peer is no longer an active member
-   * (left, or declared dead): the keys that reached it are gone with it, and the mark would keep
-   * sending clients to a dead node and the slot from being handed to anyone else. The mark was
-   * made for a hand-off the manager planned on a config listing the peer, and this node follows
-   * the same manager's configs in order, so a peer missing from a newer config has left.
+   * {@code ManagedConfigs}) unless an equal or newer one is installed; the migration marks follow
+   * it ({@link ManagedMarks#adopt}).
    */
   public synchronized boolean adopt(ClusterConfig config) {
     ClusterView v = view;
@@ -125,38 +118,8 @@ public final class ClusterState {
     if (config.pod(v.me()).isEmpty()) {
       return false; // not registered yet in that config
     }
-    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
-    Map<Integer, PodId> imp = new HashMap<>(v.importing());
-    mig.entrySet().removeIf(e -> {
-      PodId owner = config.owner(e.getKey());
-      if (e.getValue().equals(v.importing().get(e.getKey()))) {
-        return !returnHolds(config, v.me(), owner, e.getValue());
-      }
-      return !v.me().equals(owner) || !active(config, e.getValue());
-    });
-    imp.entrySet().removeIf(e -> {
-      PodId owner = config.owner(e.getKey());
-      if (e.getValue().equals(v.migrating().get(e.getKey()))) {
-        return !returnHolds(config, v.me(), owner, e.getValue());
-      }
-      return v.me().equals(owner) || !e.getValue().equals(owner) || !active(config, e.getValue());
-    });
-    publish(new ClusterView(config, v.me(), mig, imp, v.failed()));
+    publish(ManagedMarks.adopt(v, config));
     return true;
-  }
-
-  /**
-   * Whether a return (both marks of a slot naming the same peer, see {@link #markReturning}) still
-   * stands under a config: the slot is still the puller's (this node's, or the peer's if this node
-   * returns the keys) and the peer is an active member. A peer that left or was declared dead took
-   * the keys still on it with it; the puller then serves the slot alone.
-   */
-  private static boolean returnHolds(ClusterConfig config, PodId me, PodId owner, PodId peer) {
-    return (me.equals(owner) || peer.equals(owner)) && active(config, peer);
-  }
-
-  private static boolean active(ClusterConfig config, PodId pod) {
-    return config.pod(pod).map(p -> p.status() == PodStatus.ACTIVE).orElse(false);
   }
 
   /**
@@ -164,80 +127,32 @@ public final class ClusterState {
    * (the move goes forward again).
    */
   public synchronized void markMigrating(int[] slots, PodId target) {
-    ClusterView v = view;
-    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
-    Map<Integer, PodId> imp = new HashMap<>(v.importing());
-    for (int s : slots) {
-      mig.put(s, target);
-      imp.remove(s);
-    }
-    publish(new ClusterView(v.config(), v.me(), mig, imp, v.failed()));
+    publish(ManagedMarks.migrating(view, slots, target));
   }
 
   /**
-   * Managed mode: a <em>return</em> of {@code slots} between this node and {@code peer}, the reverse
-   * of a hand-off that stopped part way: the keys that reached the target go back to the source,
-   * which owns the slot. Both nodes then hold both marks of the slot, naming each other: on the
-   * source (the puller) the MIGRATING mark sends clients for a key it lacks to the target with
-   * -ASK, and the IMPORTING mark lets it serve an ASKING request for a key it lacks (the target
-   * sent it back, so the key is nowhere else); on the target the marks make it answer ASKING
-   * requests for a key it lacks with -ASK back to the source. Keys move only from the target to
-   * the source, so each is found on exactly one side. Only slots marked one way with {@code peer}
-   * are paired: on this node as the source, MIGRATING to the peer of a slot it owns; as the target,
-   * IMPORTING from the peer of a slot the peer owns.
+   * Managed mode: pairs the marks of {@code slots} with {@code peer} for a <em>return</em>, the
+   * reverse of a hand-off that stopped part way ({@link ManagedMarks#returning}).
    *
    * @return the slots now returning
    */
   public synchronized int[] markReturning(int[] slots, PodId peer) {
-    ClusterView v = view;
-    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
-    Map<Integer, PodId> imp = new HashMap<>(v.importing());
-    int[] paired = new int[slots.length];
-    int n = 0;
-    for (int s : slots) {
-      PodId owner = v.config().owner(s);
-      if (v.me().equals(owner) && peer.equals(mig.get(s))) {
-        imp.put(s, peer);
-      } else if (peer.equals(owner) && peer.equals(imp.get(s))) {
-        mig.put(s, peer);
-      } else if (!(peer.equals(mig.get(s)) && peer.equals(imp.get(s)))) {
-        continue;
-      }
-      paired[n++] = s;
-    }
-    publish(new ClusterView(v.config(), v.me(), mig, imp, v.failed()));
-    return java.util.Arrays.copyOf(paired, n);
+    ManagedMarks.Returning r = ManagedMarks.returning(view, slots, peer);
+    publish(r.view());
+    return r.slots();
   }
 
   /** Managed mode: ends the return of {@code slot} with {@code peer}: no key of it is left on the target. */
   public synchronized void endReturn(int slot, PodId peer) {
-    ClusterView v = view;
-    if (!peer.equals(v.migrating().get(slot)) || !peer.equals(v.importing().get(slot))) {
-      return;
-    }
-    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
-    Map<Integer, PodId> imp = new HashMap<>(v.importing());
-    mig.remove(slot);
-    imp.remove(slot);
-    publish(new ClusterView(v.config(), v.me(), mig, imp, v.failed()));
+    publish(ManagedMarks.endReturn(view, slot, peer));
   }
 
   /**
-   * Managed mode: marks {@code slots} as arriving from {@code source} (named by its address and
-   * incarnation, not looked up: the manager may start a hand-off to a node that has not seen the
-   * source's entry yet). A slot already this node's needs no mark.
+   * Managed mode: marks {@code slots} as arriving from {@code source} (named, not looked up: the
+   * manager may start a hand-off to a node that has not seen the source's entry yet).
    */
   public synchronized void markImporting(int[] slots, PodId source) {
-    ClusterView v = view;
-    Map<Integer, PodId> imp = new HashMap<>(v.importing());
-    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
-    for (int s : slots) {
-      if (!v.me().equals(v.config().owner(s))) {
-        imp.put(s, source);
-        mig.remove(s); // a return of it under way ends: the source moves it here again
-      }
-    }
-    publish(new ClusterView(v.config(), v.me(), mig, imp, v.failed()));
+    publish(ManagedMarks.importing(view, slots, source));
   }
 
   // ---- gossip
@@ -264,7 +179,7 @@ public final class ClusterState {
     long now = clock.getAsLong();
     forgotten.values().removeIf(until -> until < now);
     if (!forgotten.isEmpty()) {
-      merged = without(merged, forgotten.keySet());
+      merged = ConfigEdits.without(merged, forgotten.keySet());
     }
     publish(with(merged));
   }
@@ -288,7 +203,7 @@ public final class ClusterState {
       return;
     }
     if (v.nodeId(other).compareTo(v.myNodeId()) > 0) {
-      publish(with(restamp(v.config(), v.me(), v.config().epoch() + 1)));
+      publish(with(ConfigEdits.restamp(v.config(), v.me(), v.config().epoch() + 1)));
     }
   }
 
@@ -297,7 +212,7 @@ public final class ClusterState {
   /** ADDSLOTS: claims unassigned slots for this node. */
   public synchronized void addSlots(int[] slots) {
     ClusterView v = view;
-    checkUnique(slots);
+    ConfigEdits.checkUnique(slots);
     for (int s : slots) {
       if (v.config().owner(s) != null) {
         throw new Refused("ERR Slot " + s + " is already busy");
@@ -314,7 +229,7 @@ public final class ClusterState {
   /** DELSLOTS: unassigns slots (at a newer epoch, so the change spreads). */
   public synchronized void delSlots(int[] slots) {
     ClusterView v = view;
-    checkUnique(slots);
+    ConfigEdits.checkUnique(slots);
     for (int s : slots) {
       if (v.config().owner(s) == null) {
         throw new Refused("ERR Slot " + s + " is already unassigned");
@@ -329,16 +244,6 @@ public final class ClusterState {
       imp.remove(s);
     }
     publish(new ClusterView(b.build(), v.me(), mig, imp, v.failed()));
-  }
-
-  private static void checkUnique(int[] slots) {
-    boolean[] seen = new boolean[KeySlots.SLOT_COUNT];
-    for (int s : slots) {
-      if (seen[s]) {
-        throw new Refused("ERR Slot " + s + " specified multiple times");
-      }
-      seen[s] = true;
-    }
   }
 
   /** SETSLOT slot MIGRATING|IMPORTING node. */
@@ -402,28 +307,15 @@ public final class ClusterState {
     ClusterConfig config = v.config();
     if (target.id().equals(v.me()) && imp.remove(slot) != null) {
       long max = config.epoch();
-      if (v.myEpoch() == 0 || v.myEpoch() != max || epochShared(config, v.me(), v.myEpoch())) {
-        config = restamp(config, v.me(), max + 1);
+      if (v.myEpoch() == 0 || v.myEpoch() != max || ConfigEdits.epochShared(config, v.me(), v.myEpoch())) {
+        config = ConfigEdits.restamp(config, v.me(), max + 1);
       }
     }
-    long epoch = Math.max(target.id().equals(v.me()) ? myEpoch(config, v.me()) : 0, config.epoch(slot) + 1);
+    long epoch = Math.max(target.id().equals(v.me()) ? ConfigEdits.myEpoch(config, v.me()) : 0, config.epoch(slot) + 1);
     if (!target.id().equals(config.owner(slot))) {
       config = config.toBuilder().claim(slot, Claim.stable(target.id(), epoch)).build();
     }
     publish(new ClusterView(config, v.me(), mig, imp, v.failed()));
-  }
-
-  private static boolean epochShared(ClusterConfig c, PodId me, long epoch) {
-    for (PodEntry e : c.pods()) {
-      if (!e.id().equals(me) && e.status() == PodStatus.ACTIVE && e.epoch() == epoch) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static long myEpoch(ClusterConfig c, PodId me) {
-    return c.pod(me).map(PodEntry::epoch).orElse(0L);
   }
 
   /** BUMPEPOCH: returns "BUMPED n" or "STILL n" as Redis does. */
@@ -431,7 +323,7 @@ public final class ClusterState {
     ClusterView v = view;
     long max = v.config().epoch();
     if (v.myEpoch() == 0 || v.myEpoch() != max) {
-      ClusterConfig c = restamp(v.config(), v.me(), max + 1);
+      ClusterConfig c = ConfigEdits.restamp(v.config(), v.me(), max + 1);
       publish(with(c));
       return "BUMPED " + (max + 1);
     }
@@ -450,7 +342,7 @@ public final class ClusterState {
     if (v.myEpoch() != 0) {
       throw new Refused("ERR Node config epoch is already non-zero");
     }
-    publish(with(restamp(v.config(), v.me(), epoch)));
+    publish(with(ConfigEdits.restamp(v.config(), v.me(), epoch)));
   }
 
   /** FORGET: drops a node from this node's view for a minute (it is kept out of merges). */
@@ -470,7 +362,7 @@ public final class ClusterState {
     imp.values().removeIf(e.id()::equals);
     Set<PodId> failed = new HashSet<>(v.failed());
     failed.remove(e.id());
-    publish(new ClusterView(without(v.config(), Set.of(e.id())), v.me(), mig, imp, failed));
+    publish(new ClusterView(ConfigEdits.without(v.config(), Set.of(e.id())), v.me(), mig, imp, failed));
   }
 
   /** RESET: forgets every other node and every slot; HARD also takes a new identity. */
@@ -481,42 +373,5 @@ public final class ClusterState {
     config = config.toBuilder().pod(new PodEntry(newMe, PodStatus.ACTIVE, epoch)).build();
     forgotten.clear();
     publish(new ClusterView(config, newMe.id(), Map.of(), Map.of(), Set.of()));
-  }
-
-  /** The config without these pods: their slots unassigned, their entries gone. */
-  private static ClusterConfig without(ClusterConfig c, Set<PodId> gone) {
-    boolean any = false;
-    for (PodId id : gone) {
-      any |= c.pod(id).isPresent();
-    }
-    if (!any) {
-      return c;
-    }
-    ClusterConfig.Builder b = c.toBuilder();
-    for (int s = 0; s < c.size(); s++) {
-      PodId o = c.owner(s);
-      Claim cl = c.claim(s);
-      if (o != null && gone.contains(o)) {
-        b.claim(s, Claim.offline(c.epoch(s)));
-      } else if (cl.peer() != null && gone.contains(cl.peer())) {
-        b.claim(s, Claim.stable(o, cl.epoch()));
-      }
-    }
-    for (PodId id : gone) {
-      b.removePod(id);
-    }
-    return b.build();
-  }
-
-  /** {@code c} with this node's entry at {@code epoch} and its own claims raised to it. */
-  static ClusterConfig restamp(ClusterConfig c, PodId me, long epoch) {
-    PodEntry mine = c.pod(me).orElseThrow();
-    ClusterConfig.Builder b = c.toBuilder().pod(new PodEntry(mine.pod(), mine.status(), epoch));
-    for (int s = 0; s < c.size(); s++) {
-      if (me.equals(c.owner(s)) && c.epoch(s) < epoch) {
-        b.claim(s, new Claim(me, c.state(s), c.claim(s).peer(), epoch));
-      }
-    }
-    return b.build();
   }
 }

@@ -42,13 +42,17 @@ import io.atoll.kv.internal.store.SlotStore;
  * <p>A hand-off planned on a config older than the record's, or than a claim of the slot this node
  * has seen, is refused: its source acted on a stale picture (a request that arrived late), and its
  * keys must not mix with newer ones. A claim of the slot for this node newer than {@code f} ends
- * the record: the keys are this node's own (the hand-off succeeded, or the source died and the
- * manager gave the slot here); a batch still lent to a return then never becomes live again (the
- * source may have stored it).
+ * the record. The keys are this node's own (the hand-off succeeded, or the source died and the
+ * manager gave the slot here) when the claim's {@linkplain io.atoll.core.Claim#previousOwner
+ * previous owner}, which the manager records on every KV claim, is the source: a batch still lent
+ * to a return then never becomes live again (the source may have stored it). When it names a third
+ * node, that node held the slot after the source (and died, or it would have handed the slot here
+ * with {@code ATOLL-IMPORTING}), so the keys are cleared as in rule 1, even if this node adopted no
+ * config of that node's time. A claim that records none (written by a manager that predates the
+ * record) keeps them, as before.
  *
- * <p>Not covered (see docs/architecture.md): a slot that reaches this node by the manager's direct
- * placement after a third node held it and died, when this node saw no config of that third
- * node's time; and a RESTORE-ASKING that arrives after its source gave up on it.
+ * <p>Not covered (see docs/architecture.md): a RESTORE-ASKING that arrives after its source gave up
+ * on it.
  */
 public final class Imports {
   private Imports() {}
@@ -107,7 +111,14 @@ public final class Imports {
         }
         PodId owner = v.config().owner(s);
         if (v.me().equals(owner)) {
-          if (slot.lentBatch() != 0) {
+          PodId previous = v.config().claim(s).previousOwner();
+          if (previous != null && !previous.equals(from) && !previous.equals(owner)) {
+            // The manager says the slot came here from a third node, which owned it after the
+            // source: as in rule 1, nobody finds these keys since, and a client may have deleted
+            // one there. This node cannot learn it from configs it skipped.
+            slot.clear();
+            cleared++;
+          } else if (slot.lentBatch() != 0) {
             slot.settle(slot.lentBatch()); // dropped, never live again
           }
           slot.returnToken(0);

@@ -106,6 +106,31 @@ public final class RespClient implements AutoCloseable {
   }
 
   /**
+   * Reads one reply that must be a bulk string of at most {@code maxBulk} bytes.
+   *
+   * @throws IllegalStateException if the reply is an error, with its text
+   * @throws IOException if the reply is of another type, or too long
+   */
+  public byte[] readBulk(int maxBulk) throws IOException {
+    String line = line();
+    if (line.startsWith("-")) {
+      throw new IllegalStateException(line.substring(1));
+    }
+    if (!line.startsWith("$")) {
+      throw new IOException("unexpected reply: " + line + " (expected: a bulk string)");
+    }
+    int len = length(line);
+    if (len < 0 || len > maxBulk) {
+      throw new IOException("bulk of " + len + " bytes (expected: 0.." + maxBulk + ")");
+    }
+    byte[] b = in.readNBytes(len);
+    if (in.read() != '\r' || in.read() != '\n') {
+      throw new IOException("malformed bulk string");
+    }
+    return b;
+  }
+
+  /**
    * Reads one reply that must be an array of bulk strings, each at most {@code maxBulk} bytes and
    * at most {@code maxItems} of them.
    *

@@ -9,6 +9,7 @@ import io.atoll.kv.internal.cluster.ClusterText;
 import io.atoll.kv.internal.cluster.ClusterView;
 import io.atoll.kv.internal.cluster.Health;
 import io.atoll.kv.internal.cluster.Migrator;
+import io.atoll.kv.internal.cluster.NodeKey;
 import io.atoll.kv.internal.store.Slot;
 import io.atoll.kv.internal.store.SlotStore;
 import java.nio.charset.StandardCharsets;
@@ -40,9 +41,11 @@ final class ClusterCommands {
   private final Migrator migrator;
   private final Executor migrations;
   private final ReturnCommands returns;
+  private final NodeKey nodeKey;
 
   ClusterCommands(ClusterState cluster, Health health, Meet meet, SlotStore store, Supplier<Pod> newIdentity,
-      Migrator migrator, Executor migrations) {
+      Migrator migrator, Executor migrations, NodeKey nodeKey) {
+    this.nodeKey = nodeKey;
     this.cluster = cluster;
     this.health = health;
     this.meet = meet;
@@ -140,6 +143,7 @@ final class ClusterCommands {
     });
     // Managed mode's own, between the source and the target of a hand-off (ReturnCommands):
     // IMPORTING marks; a return pulls the keys that reached the target back to the source.
+    sub(subs, "atoll-node", -2, this::node);
     sub(subs, "atoll-importing", -9, c -> returns.importing(c, slotArgs(c, 8)));
     sub(subs, "atoll-return", -7, c -> returns.begin(c, slotArgs(c, 6)));
     sub(subs, "atoll-return-batch", 5, c -> returns.batch(c, slot(c, 3)));
@@ -156,6 +160,46 @@ final class ClusterCommands {
   /** Operator slot and membership commands: refused in managed mode, where the manager decides. */
   private static final Set<String> OPERATOR = Set.of("meet", "addslots", "addslotsrange", "delslots",
       "delslotsrange", "setslot", "bumpepoch", "set-config-epoch", "forget", "reset");
+
+  /**
+   * CLUSTER ATOLL-NODE [proof]: without an argument, a fresh nonce for this connection; with one,
+   * the proof for that nonce, which then makes the connection another node's of this cluster, which
+   * may send the hand-offs' internal commands (see {@link NodeKey}). A nonce serves one proof, right
+   * or wrong, so a proof seen on the wire cannot be replayed.
+   */
+  private void node(Call c) {
+    if (cluster.managedBy() == null) {
+      throw new CommandError("ERR CLUSTER ATOLL-NODE is used by the shard manager's hand-offs only"
+          + " (expected: a node started with --manager)");
+    }
+    if (!nodeKey.known()) {
+      throw new CommandError("NOPERM this node has no node key yet (expected: a node registered with a shard"
+          + " manager that gives one)");
+    }
+    if (c.args.length == 2) {
+      String nonce = NodeKey.nonce();
+      c.session.nodeNonce = nonce;
+      c.reply.bulk(nonce);
+      return;
+    }
+    if (c.args.length != 3) {
+      throw new CommandError("ERR wrong number of arguments for 'cluster|atoll-node' command (expected: no"
+          + " argument for a nonce, or the proof)");
+    }
+    String nonce = c.session.nodeNonce;
+    c.session.nodeNonce = null; // one use, whatever the outcome
+    if (nonce == null) {
+      throw new CommandError("NOPERM no node challenge pending on this connection (expected: CLUSTER ATOLL-NODE"
+          + " without an argument first, then the proof for the nonce it answered, once)");
+    }
+    if (!nodeKey.verifies(cluster.view().myNodeId(), nonce, c.arg(2))) {
+      throw new CommandError("NOPERM wrong node proof for node " + cluster.view().myNodeId() + " (expected: the"
+          + " HMAC of this node's id and the nonce it answered, under the key the shard manager gives the nodes of"
+          + " this cluster)");
+    }
+    c.session.node = true;
+    c.reply.ok();
+  }
 
   private void sub(Map<String, CommandSpec> subs, String name, int arity, Handler h) {
     subs.put(name, CommandTable.Builder.sub("cluster", name, arity, "", c -> {

@@ -4,6 +4,7 @@ import io.atoll.core.Pod;
 import io.atoll.kv.internal.cluster.ClusterState;
 import io.atoll.kv.internal.cluster.Health;
 import io.atoll.kv.internal.cluster.Migrator;
+import io.atoll.kv.internal.cluster.NodeKey;
 import io.atoll.kv.internal.store.SlotStore;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
@@ -16,19 +17,23 @@ public final class Commands {
   public static CommandTable table(SlotStore store, ClusterState cluster, Health health,
       ClusterCommandsMeet meet, Supplier<Pod> newIdentity, Migrator migrator, Executor migrations, Stats stats,
       Clients clients, ServerInfo info) {
-    return table(store, cluster, health, meet, newIdentity, migrator, migrations, stats, clients, info, Auth.NONE);
+    return table(store, cluster, health, meet, newIdentity, migrator, migrations, stats, clients, info, Auth.NONE,
+        new NodeKey());
   }
 
-  /** Every command, wired to these parts, with {@code auth}'s password for AUTH and HELLO. */
+  /**
+   * Every command, wired to these parts, with {@code auth}'s password for AUTH and HELLO and, in
+   * managed mode, {@code nodeKey} for the proof a hand-off connection gives (CLUSTER ATOLL-NODE).
+   */
   public static CommandTable table(SlotStore store, ClusterState cluster, Health health,
       ClusterCommandsMeet meet, Supplier<Pod> newIdentity, Migrator migrator, Executor migrations, Stats stats,
-      Clients clients, ServerInfo info, Auth auth) {
+      Clients clients, ServerInfo info, Auth auth, NodeKey nodeKey) {
     CommandTable.Builder b = new CommandTable.Builder();
     new Strings(info.maxBulk(), stats).register(b);
     new Keys().register(b);
     new Hashes().register(b);
     new Server(store, stats, clients, info, b::build, auth).register(b);
-    new ClusterCommands(cluster, health, meet::meet, store, newIdentity, migrator, migrations).register(b);
+    new ClusterCommands(cluster, health, meet::meet, store, newIdentity, migrator, migrations, nodeKey).register(b);
     return b.build();
   }
 

@@ -22,6 +22,13 @@ public final class Dispatcher {
   private final LongSupplier clock;
   private final long maxMemory;
   private final KvObserver observer;
+  /**
+   * Managed mode: the hand-offs' internal commands, refused to a connection that did not prove it
+   * is a node (see {@code NodeKey}). Without a manager RESTORE-ASKING stays open, as Redis has it,
+   * for MIGRATE between nodes that have no node key.
+   */
+  private static final java.util.Set<String> NODES_ONLY = java.util.Set.of("restore-asking",
+      "cluster|atoll-importing", "cluster|atoll-return", "cluster|atoll-return-batch");
 
   /** A dispatcher over these parts; {@code maxMemory} 0 means no limit. */
   public Dispatcher(CommandTable table, SlotStore store, ClusterState cluster, Stats stats, LongSupplier clock,
@@ -95,6 +102,13 @@ public final class Dispatcher {
     }
     if (!c.session.authenticated && !spec.has("no_auth")) {
       throw new CommandError(Auth.NOAUTH); // after the name and arity checks, as Redis orders them
+    }
+    if (!c.session.node && NODES_ONLY.contains(spec.name()) && cluster.managedBy() != null) {
+      // A client with the password must not wipe or drain a slot behind the manager's back (ASKING writes
+      // stay open, as in Redis cluster: see NodeKey).
+      throw new CommandError("NOPERM " + spec.name().replace('|', ' ').toUpperCase(Locale.ROOT) + " is sent"
+          + " only by the other nodes of this cluster, in the shard manager's hand-offs (expected: a connection that"
+          + " proved it is a node with CLUSTER ATOLL-NODE)");
     }
     c.session.touched(spec.name(), c.now);
     c.session.asking = asking;

@@ -21,6 +21,10 @@ public final class Session {
   boolean readonly;
   boolean closeAfterReply;
   boolean authenticated;
+  /** It proved to be another node of this cluster (CLUSTER ATOLL-NODE): it may send hand-off commands. */
+  boolean node;
+  /** The nonce CLUSTER ATOLL-NODE answered on this connection, until a proof uses it. */
+  String nodeNonce;
   int authFailures;
 
   /** A session for a connection from {@code addr} to {@code laddr}. */

@@ -4,6 +4,7 @@ import io.atoll.core.PodId;
 import io.atoll.kv.internal.cluster.ClusterState;
 import io.atoll.kv.internal.cluster.ClusterView;
 import io.atoll.kv.internal.cluster.Migrator;
+import io.atoll.kv.internal.cluster.NodeKey;
 import io.atoll.kv.internal.cluster.Nodes;
 import io.atoll.kv.internal.cluster.RespClient;
 import io.atoll.kv.internal.store.Slot;
@@ -59,12 +60,15 @@ final class HandOffs {
   /** Mutual TLS to the targets' TLS ports with this node's certificate, or null: the plaintext ports. */
   private final SSLSocketFactory tls;
   private final ConfigWait configWait;
+  /** Proves to each target that a hand-off connection is a node's (CLUSTER ATOLL-NODE). */
+  private final NodeKey nodeKey;
   private final LongAdder keysMoved = new LongAdder();
   private final LongAdder slotsMoved = new LongAdder();
   private final LongAdder keysReturned = new LongAdder();
 
   HandOffs(SlotStore store, ClusterState cluster, Migrator migrator, ExecutorService workers, LongSupplier clock,
-      LongSupplier nanoClock, String password, SSLSocketFactory tls, ConfigWait configWait) {
+      LongSupplier nanoClock, String password, SSLSocketFactory tls, NodeKey nodeKey, ConfigWait configWait) {
+    this.nodeKey = nodeKey;
     this.configWait = configWait;
     this.tls = tls;
     this.auth = password == null ? List.of() : List.of("AUTH".getBytes(java.nio.charset.StandardCharsets.UTF_8),
@@ -242,8 +246,33 @@ final class HandOffs {
           throw new IOException("AUTH refused by " + node + ": " + err + " (expected: the same password on every node)");
         }
       }
+      if (!nodeKey.known()) {
+        throw new IOException("no node key to prove this node to " + node + " (expected: one from the shard"
+            + " manager's Register answer; a manager that predates it cannot drive hand-offs)");
+      }
+      // Challenge and response: the target's nonce makes a proof seen on the wire useless later.
+      client.send(List.of(ascii("CLUSTER"), ascii("ATOLL-NODE")));
+      client.flush();
+      String nonce;
+      try {
+        nonce = new String(client.readBulk(4 * NodeKey.NONCE_BYTES), java.nio.charset.StandardCharsets.US_ASCII);
+      } catch (IllegalStateException e) {
+        throw new IOException("CLUSTER ATOLL-NODE refused by " + node + ": " + e.getMessage()
+            + " (expected: every node registered with a manager of this cluster, of this version)");
+      }
+      client.send(List.of(ascii("CLUSTER"), ascii("ATOLL-NODE"), ascii(nodeKey.proofFor(Nodes.nodeId(node), nonce))));
+      client.flush();
+      String err = client.read();
+      if (err != null) {
+        throw new IOException("CLUSTER ATOLL-NODE refused by " + node + ": " + err
+            + " (expected: every node registered with a manager of this cluster)");
+      }
     }
     return client;
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   }
 
   /**

@@ -10,6 +10,7 @@ import io.atoll.kv.internal.cluster.ClusterState;
 import io.atoll.kv.internal.cluster.ClusterView;
 import io.atoll.kv.internal.cluster.Imports;
 import io.atoll.kv.internal.cluster.Migrator;
+import io.atoll.kv.internal.cluster.NodeKey;
 import io.atoll.kv.internal.cluster.Nodes;
 import io.atoll.kv.internal.store.SlotStore;
 import io.atoll.runtime.internal.cluster.ManagerAddresses;
@@ -80,7 +81,7 @@ public final class ManagedNode implements AutoCloseable {
    */
   public static ManagedNode start(List<PodAddress> managers, WireSecurity security, Pod me, SlotStore store,
       ClusterState cluster, Migrator migrator, LongSupplier clock, Duration registerTimeout, Runnable onDeclaredDead,
-      String password, TlsFiles tls, boolean keepServingWhileManagerDown) {
+      String password, TlsFiles tls, boolean keepServingWhileManagerDown, NodeKey nodeKey) {
     if (tls != null && (tls.identity() == null || tls.identity().role() != Role.POD)) {
       throw new IllegalArgumentException("TLS port: certificate " + tls.certificate().getSubjectX500Principal()
           + " holds " + (tls.identity() == null ? "no Atoll identity" : tls.identity()) + " (expected: a pod"
@@ -99,7 +100,7 @@ public final class ManagedNode implements AutoCloseable {
     });
     Object configs = new Object();
     HandOffs handOffs = new HandOffs(store, cluster, migrator, workers, clock, nanos, password,
-        tls == null ? null : tls.clientContext(Role.POD).getSocketFactory(), (epoch, wait) -> {
+        tls == null ? null : tls.clientContext(Role.POD).getSocketFactory(), nodeKey, (epoch, wait) -> {
           long end = nanos.getAsLong() + wait;
           synchronized (configs) {
             while (cluster.view().config().epoch() < epoch) {
@@ -130,7 +131,7 @@ public final class ManagedNode implements AutoCloseable {
     ControlProbes probes = new ControlProbes(security);
     ManagerOutage outage = new ManagerOutage(me.id().toString(), nanos, managers, keepServingWhileManagerDown, lease,
         () -> peers(cluster), probes);
-    ManagerClient client = new ManagerClient(addresses, trust, managed, lease, outage, nanos, onConfig, () -> {
+    ManagerClient client = new ManagerClient(addresses, trust, managed, lease, outage, nanos, onConfig, nodeKey, () -> {
       LOG.error("kv node {} was declared dead by the shard manager; its slots were given to other nodes and it"
           + " serves nothing; restart it (it joins as a new node, without keys)", me.id());
       ManagedNode n = self.get();

@@ -5,6 +5,7 @@ import io.atoll.core.ClusterConfig;
 import io.atoll.core.ClusterId;
 import io.atoll.core.Pod;
 import io.atoll.core.PodAddress;
+import io.atoll.kv.internal.cluster.NodeKey;
 import io.atoll.runtime.internal.cluster.ManagerAddresses;
 import io.atoll.runtime.internal.util.BackoffPolicy;
 import io.atoll.transport.grpc.LeaderHint;
@@ -86,13 +87,16 @@ final class ManagerClient implements AutoCloseable {
   /** The credential Register gave this incarnation; empty before. */
   private volatile ByteString credential = ByteString.EMPTY;
   private volatile ClientCallStreamObserver<WatchRequest> watchCall;
+  /** Takes the key Register gives, by which this node proves itself to the others. */
+  private final NodeKey nodeKey;
 
   /**
    * @param managers the managers to talk to (closed by {@link #close})
    * @param trust checks the manager's signature on every config; learns its key from Register
    */
   ManagerClient(ManagerAddresses managers, ManagerTrust trust, Pod me, NodeLease lease, ManagerOutage outage,
-      LongSupplier nanoClock, Consumer<ClusterConfig> onConfig, Runnable onDeclaredDead) {
+      LongSupplier nanoClock, Consumer<ClusterConfig> onConfig, NodeKey nodeKey, Runnable onDeclaredDead) {
+    this.nodeKey = nodeKey;
     this.outage = outage;
     this.managers = managers;
     this.trust = trust;
@@ -161,6 +165,7 @@ final class ManagerClient implements AutoCloseable {
               + r.getManagerTerm() + ", older than term " + term + " seen (a deposed manager)").asRuntimeException();
         }
         credential = r.getCredential();
+        nodeKey.set(r.getKvNodeKey().toByteArray());
         clusterId = config.clusterId();
         term = r.getManagerTerm();
         ttlNanos = TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis());

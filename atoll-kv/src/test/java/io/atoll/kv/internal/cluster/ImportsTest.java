@@ -42,13 +42,18 @@ class ImportsTest {
    * SLOT owned by {@code owner} at {@code claim}; slot 0, this node's, carries the config's epoch.
    */
   private ClusterConfig config(long epoch, Pod owner, long claim, Pod... gone) {
+    return config(epoch, owner, null, claim, gone);
+  }
+
+  /** As above, the claim recording {@code previous} as the slot's owner before {@code owner} (null: none). */
+  private ClusterConfig config(long epoch, Pod owner, Pod previous, long claim, Pod... gone) {
     ClusterConfig.Builder b = ClusterConfig.empty(KeySlots.SLOT_COUNT).toBuilder();
     for (Pod p : new Pod[] {me, source, third, former}) {
       boolean dead = Set.of(gone).contains(p);
       b.pod(new PodEntry(p, dead ? PodStatus.GONE : PodStatus.ACTIVE, dead ? epoch : 1));
     }
     b.claim(0, Claim.stable(me.id(), epoch));
-    b.claim(SLOT, Claim.stable(owner.id(), claim));
+    b.claim(SLOT, Claim.stable(owner.id(), previous == null ? null : previous.id(), claim));
     return b.build();
   }
 
@@ -113,6 +118,31 @@ class ImportsTest {
     assertThat(handOff(third, 9, true)).isNull();
     assertThat(get("k")).isNull();
     assertThat(cluster.view().importing()).containsEntry(SLOT, third.id());
+  }
+
+  @Test
+  void keysLeftByASourceThatDiedGoWhenAThirdNodeHeldTheSlotAndDiedBeforeItWasPlacedHereUnseen() {
+    adopt(config(5, source, 5));
+    assertThat(handOff(source, 5, true)).isNull();
+    restore("k", "old");
+    // Unseen here (the watch skipped every config of that time): the source died, the manager gave
+    // the slot to the third node (whose clients deleted k, which it never had), the third node
+    // died, and the manager placed the slot here directly, recording the third node before it.
+    assertThat(adopt(config(9, me, third, 9, source, third))).isEqualTo(1);
+    assertThat(get("k")).as("deleted at the third node: it must not come back").isNull();
+    synchronized (slot) {
+      assertThat(slot.importedFrom()).isNull();
+    }
+  }
+
+  @Test
+  void keysOfASourceThatDiedStayWhenTheManagerPlacedTheSlotHereStraightFromIt() {
+    adopt(config(5, source, 5));
+    assertThat(handOff(source, 5, true)).isNull();
+    restore("k", "moved");
+    // The source died part way (or released the slot): the slot comes here straight from it.
+    assertThat(adopt(config(9, me, source, 9, source))).isZero();
+    assertThat(get("k")).as("clients were sent here for k: the only copy").isEqualTo("moved");
   }
 
   @Test

@@ -33,6 +33,7 @@ class HandOffsTest {
   private final ExecutorService workers = Executors.newFixedThreadPool(HandOffs.PARALLEL);
   private final HandOffs handOffs = new HandOffs(store, cluster, new Migrator(store, cluster,
       System::currentTimeMillis), workers, System::currentTimeMillis, System::nanoTime, null, null,
+      new io.atoll.kv.internal.cluster.NodeKey(),
       (epoch, nanos) -> cluster.view().config().epoch() >= epoch);
 
   HandOffsTest() {

@@ -228,6 +228,23 @@ public final class ConfigSigner {
     }
   }
 
+  /**
+   * The key the Atoll KV nodes of cluster {@code clusterId} prove themselves to each other with
+   * (see {@code RegisterResponse.kv_node_key}): a MAC, under the credential key, of a context no
+   * credential starts with, so that only a holder of this manager's key computes it, and it tells
+   * nothing of any credential.
+   */
+  public ByteString kvNodeKey(String clusterId) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(credentialKey);
+      mac.update(("atoll-kv-node-key-v1\0" + clusterId).getBytes(StandardCharsets.UTF_8));
+      return ByteString.copyFrom(mac.doFinal());
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HMAC-SHA256 failed: " + e, e);
+    }
+  }
+
   /** Whether {@code presented} is the credential of {@code pod} held by {@code holder} (constant time). */
   public boolean checkCredential(String clusterId, PodId pod, String holder, ByteString presented) {
     return MessageDigest.isEqual(credential(clusterId, pod, holder).toByteArray(), presented.toByteArray());
