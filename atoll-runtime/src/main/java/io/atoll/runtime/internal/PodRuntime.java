@@ -79,6 +79,7 @@ final class PodRuntime implements PodProvider.Pod {
   private Server server;
   private volatile boolean closing;
   private volatile boolean closed;
+  private final Rejoin rejoins = new Rejoin();
 
   /**
    * Creates a pod that hosts {@code hostedTypes} (none for a client). The settings' observer is
@@ -116,8 +117,10 @@ final class PodRuntime implements PodProvider.Pod {
     // Each hosted type's role and hasher (its own, else the pod's), which the manager holds
     // against the live pods' declarations of the type.
     Map<String, io.atoll.core.TypeDeclaration> types = new java.util.TreeMap<>();
-    // Most types share one hasher; equal hashers (a record with the same parameters) share one too.
-    Map<io.atoll.core.ShardHasher, Long> prints = new java.util.HashMap<>();
+    // Most types share one hasher object. Keyed by identity, not equals: a hasher whose equals
+    // ignored its parameters would hand one type another type's fingerprint, and a pod with another
+    // hasher for that type would then be admitted. The cache only saves start-up work.
+    Map<io.atoll.core.ShardHasher, Long> prints = new java.util.IdentityHashMap<>();
     for (TypeRuntime t : hosted) {
       io.atoll.core.ShardHasher h = t.hasher(settings.hasher());
       types.put(t.name, new io.atoll.core.TypeDeclaration(t.role,
@@ -241,11 +244,12 @@ final class PodRuntime implements PodProvider.Pod {
 
   /** The manager no longer knows this pod: fence, and join again as a new incarnation. */
   private void rejoin(String why) {
-    if (closing || host == null) {
-      return;
+    if (closing || host == null || !rejoins.begin()) {
+      return; // one rejoin at a time; none after a refusal for good
     }
     synchronized (view.guard()) {
       if (closing) {
+        rejoins.cancel();
         return;
       }
       log.warn("pod {}: {}; stopping every shard and joining again as a new incarnation", self(), why);
@@ -256,7 +260,8 @@ final class PodRuntime implements PodProvider.Pod {
     }
     settings.observer().fenced();
     Thread.ofVirtual().name("atoll-rejoin").start(
-        () -> Rejoin.joinAgain(() -> manager.register(settings.startTimeout()), () -> closing, self()));
+        () -> rejoins.run(() -> manager.register(settings.startTimeout()), () -> closing, self(),
+            manager::stopRenewing));
   }
 
   /**

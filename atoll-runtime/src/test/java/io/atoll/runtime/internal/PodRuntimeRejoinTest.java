@@ -42,4 +42,48 @@ class PodRuntimeRejoinTest {
       throw new AssertionError("no Register once closing");
     }, () -> true, SELF)).isFalse();
   }
+
+  @Test
+  void oneRejoinRunsAtATimeAndTheNextMayBeginWhenItJoined() {
+    Rejoin gate = new Rejoin();
+    assertThat(gate.begin()).isTrue();
+    assertThat(gate.begin()).as("a renewal's 'unknown pod' while the rejoin waits starts no second one").isFalse();
+    AtomicInteger refused = new AtomicInteger();
+    assertThat(gate.run(() -> { }, () -> false, SELF, refused::incrementAndGet)).isTrue();
+    assertThat(refused).hasValue(0);
+    assertThat(gate.begin()).as("declared gone again later: a new rejoin").isTrue();
+  }
+
+  @Test
+  void aRefusalOfItsEntityTypesShutsTheGateForGoodAndStopsTheRenewals() {
+    Rejoin gate = new Rejoin();
+    assertThat(gate.begin()).isTrue();
+    AtomicInteger refused = new AtomicInteger();
+    AtomicInteger registers = new AtomicInteger();
+    assertThat(gate.run(() -> {
+      registers.incrementAndGet();
+      throw new ManagerLink.TypesRefused("pod refused: entity type declaration refused: 'job'", null);
+    }, () -> false, SELF, refused::incrementAndGet)).isFalse();
+    assertThat(refused).as("the renewals stopped once").hasValue(1);
+    assertThat(gate.outForGood()).isTrue();
+    for (int i = 0; i < 3; i++) {
+      assertThat(gate.begin()).as("no rejoin after a refusal for good, however often it is asked").isFalse();
+    }
+    assertThat(registers).hasValue(1);
+  }
+
+  @Test
+  void aRejoinEndedByClosingIsNoRefusalAndACancelledBeginOpensTheGate() {
+    Rejoin gate = new Rejoin();
+    assertThat(gate.begin()).isTrue();
+    AtomicInteger refused = new AtomicInteger();
+    assertThat(gate.run(() -> {
+      throw new AssertionError("no Register once closing");
+    }, () -> true, SELF, refused::incrementAndGet)).isFalse();
+    assertThat(refused).hasValue(0);
+    assertThat(gate.outForGood()).isFalse();
+    assertThat(gate.begin()).isTrue();
+    gate.cancel();
+    assertThat(gate.begin()).isTrue();
+  }
 }

@@ -301,6 +301,16 @@ public final class ManagerLink {
         && String.valueOf(e.getStatus().getDescription()).startsWith(Wire.TYPES_PENDING);
   }
 
+  /**
+   * Stops renewing the lease, for a pod the manager refused for good on a rejoin: its incarnation is
+   * unknown to the manager, and each renewal would only be answered "unknown pod" again.
+   */
+  public synchronized void stopRenewing() {
+    if (renewals != null) {
+      renewals.cancel(false);
+    }
+  }
+
   private synchronized void startRenewals() {
     if (renewals != null || closed) {
       return;
