@@ -7,8 +7,15 @@ import io.atoll.core.ShardHasher;
 import io.atoll.runtime.EntityType;
 import io.atoll.runtime.Sharding;
 import io.atoll.testkit.LocalCluster;
+import io.atoll.core.Pod;
+import io.atoll.core.PodId;
+import io.atoll.core.PodStatus;
+import io.atoll.runtime.ShardingObserver;
+import io.atoll.testkit.net.TcpRelay;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -69,6 +76,40 @@ class TypeDeclarationClusterTest {
           .hasMessageContaining("declares entity type 'job' with role 'worker', hasher ShardHasher.DEFAULT")
           .hasMessageContaining("but live pods hosting it declare the default role, hasher ShardHasher.DEFAULT")
           .hasMessageContaining("(pods " + old.podId() + ")");
+    }
+  }
+
+  @Test
+  void aPodDeclaredGoneWhilePodsWithAnotherHasherTookItsTypeIsRefusedOnceAndStaysOut() {
+    try (LocalCluster c = LocalCluster.builder().settings(LocalCluster.fastSettings(20)).start();
+        TcpRelay relay = TcpRelay.to(c.managerAddress().port())) {
+      AtomicInteger fences = new AtomicInteger();
+      // The old pod reaches the manager only through the relay.
+      Sharding old = c.addPod(b -> b.manager(relay.address()).register(OLD, ctx -> new Counter())
+          .observer(new ShardingObserver() {
+            @Override
+            public void fenced() {
+              fences.incrementAndGet();
+            }
+          }));
+      c.awaitSettled(Duration.ofSeconds(20));
+      PodId oldId = old.podId();
+      relay.mode(TcpRelay.Mode.REFUSE); // a partition: its lease lapses and the manager declares it gone
+      Awaitility.await().atMost(Duration.ofSeconds(15)).until(() ->
+          c.manager().config().pod(oldId).map(e -> e.status() == PodStatus.GONE).orElse(false));
+      Sharding fresh = c.addPod(b -> b.register(NEW, ctx -> new Counter()));
+      c.awaitSettled(Duration.ofSeconds(20));
+      int before = fences.get();
+      relay.mode(TcpRelay.Mode.PASS); // healed: its renewal is answered "unknown pod", and it rejoins
+      Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> fences.get() > before);
+      // Refused for its hasher, it stays out: it neither fences nor registers again, renewal after
+      // renewal (a lease is 1.5 s; before the fix each renewal, every 0.5 s, began another rejoin).
+      int after = fences.get();
+      Awaitility.await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6))
+          .until(() -> fences.get() == after);
+      assertThat(after).as("one rejoin after the partition healed").isEqualTo(before + 1);
+      assertThat(c.manager().config().activePods()).as("only the new hasher's pod is a member")
+          .extracting(Pod::id).containsExactly(fresh.podId());
     }
   }
 
