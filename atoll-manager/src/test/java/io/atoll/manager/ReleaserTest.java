@@ -144,14 +144,7 @@ class ReleaserTest {
   void aSecondCallWaitsUntilTheFirstHasReleasedEverything() throws Exception {
     CountDownLatch threadsHeld = new CountDownLatch(1);
     CountDownLatch inOnClose = new CountDownLatch(1);
-    Releaser r = new Releaser(new RecordingPods(events), () -> {
-      inOnClose.countDown();
-      try {
-        threadsHeld.await(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, store, stopped);
+    Releaser r = heldWhileClosingThreads(inOnClose, threadsHeld);
     Thread first = Thread.ofPlatform().start(r::release);
     assertThat(inOnClose.await(10, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<Integer> second = new CompletableFuture<>();
@@ -171,14 +164,7 @@ class ReleaserTest {
   void aWaiterThatIsInterruptedReturnsAndKeepsItsInterrupt() throws Exception {
     CountDownLatch threadsHeld = new CountDownLatch(1);
     CountDownLatch inOnClose = new CountDownLatch(1);
-    Releaser r = new Releaser(new RecordingPods(events), () -> {
-      inOnClose.countDown();
-      try {
-        threadsHeld.await(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, store, stopped);
+    Releaser r = heldWhileClosingThreads(inOnClose, threadsHeld);
     Thread first = Thread.ofPlatform().start(r::release);
     assertThat(inOnClose.await(10, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
@@ -193,5 +179,17 @@ class ReleaserTest {
     threadsHeld.countDown();
     first.join(10_000);
     assertThat(store.closes).isEqualTo(1);
+  }
+
+  /** A releaser whose thread close signals {@code inOnClose}, then waits for {@code threadsHeld}. */
+  private Releaser heldWhileClosingThreads(CountDownLatch inOnClose, CountDownLatch threadsHeld) {
+    return new Releaser(new RecordingPods(events), () -> {
+      inOnClose.countDown();
+      try {
+        threadsHeld.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, store, stopped);
   }
 }
