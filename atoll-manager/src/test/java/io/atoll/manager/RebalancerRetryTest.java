@@ -2,7 +2,6 @@ package io.atoll.manager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.atoll.core.allocation.AllocationStrategy;
 import io.atoll.core.allocation.RebalanceLimits;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -12,9 +11,7 @@ class RebalancerRetryTest {
 
   @Test
   void aRoundThatStartsBeforeTheRetryTakesItsPlace() {
-    Simulation sim = new Simulation(42, Simulation.settings(10, RebalanceLimits.UNLIMITED,
-        AllocationStrategy.versionAware()), false, 0);
-    sim.faults = false;
+    Simulation sim = RebalancerTest.cluster(10, RebalanceLimits.UNLIMITED);
     SimPod a = sim.join("1.0");
     sim.vt.advance(Duration.ofSeconds(2));
     sim.unassignsLost = a.id()::equals; // its pings answer; its unassigns time out (200 ms)

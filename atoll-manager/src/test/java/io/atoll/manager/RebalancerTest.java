@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /** The rebalance workflow around the real manager, scripted on the simulation's virtual clock. */
 class RebalancerTest {
 
-  private static Simulation cluster(int shards, RebalanceLimits limits) {
+  static Simulation cluster(int shards, RebalanceLimits limits) {
     Simulation sim = new Simulation(42, Simulation.settings(shards, limits, AllocationStrategy.versionAware()), false,
         0);
     sim.faults = false;
