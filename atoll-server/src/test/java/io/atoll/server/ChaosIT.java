@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.atoll.server.demo.AtollProcesses;
+import io.atoll.testkit.junit.ProcessLogsOnFailure;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
 import java.nio.file.Files;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -25,6 +27,8 @@ class ChaosIT {
 
   @TempDir
   Path dir;
+  @RegisterExtension
+  final ProcessLogsOnFailure logs = new ProcessLogsOnFailure(() -> dir);
 
   @Test
   void seedOneForSixtySecondsKeepsThePromise() {

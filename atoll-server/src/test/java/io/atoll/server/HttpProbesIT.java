@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.atoll.core.PodAddress;
 import io.atoll.server.demo.AtollProcesses;
+import io.atoll.testkit.junit.ProcessLogsOnFailure;
 import io.atoll.testkit.net.TcpRelay;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
@@ -18,6 +19,7 @@ import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,6 +34,8 @@ class HttpProbesIT {
 
   @TempDir
   Path dir;
+  @RegisterExtension
+  final ProcessLogsOnFailure logs = new ProcessLogsOnFailure(() -> dir);
   ProcessCluster processes;
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 

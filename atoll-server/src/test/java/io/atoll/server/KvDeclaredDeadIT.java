@@ -6,6 +6,7 @@ import io.atoll.core.PodAddress;
 import io.atoll.server.demo.AtollProcesses;
 import io.atoll.server.kvdemo.KvDemoRun;
 import io.atoll.testkit.Await;
+import io.atoll.testkit.junit.ProcessLogsOnFailure;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,6 +29,8 @@ class KvDeclaredDeadIT {
 
   @TempDir
   Path dir;
+  @RegisterExtension
+  final ProcessLogsOnFailure logs = new ProcessLogsOnFailure(() -> dir);
 
   @Test
   void aNodeDeclaredDeadWhileItLeavesExits() throws IOException {

@@ -3,6 +3,7 @@ package io.atoll.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.atoll.server.demo.AtollProcesses;
+import io.atoll.testkit.junit.ProcessLogsOnFailure;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
 import java.nio.file.Path;
@@ -12,6 +13,7 @@ import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,6 +28,8 @@ class KvManagedIT {
 
   @TempDir
   Path dir;
+  @RegisterExtension
+  final ProcessLogsOnFailure logs = new ProcessLogsOnFailure(() -> dir);
 
   @Test
   void joinGracefulLeaveAndKillUnderLoadLoseNothingButTheKilledNodesKeys() {

@@ -10,6 +10,7 @@ import io.atoll.runtime.ShardingObserver;
 import io.atoll.server.demo.Account;
 import io.atoll.server.demo.AtollProcesses;
 import io.atoll.store.file.FileAssignmentStore;
+import io.atoll.testkit.junit.ProcessLogsOnFailure;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
 import java.nio.file.Path;
@@ -24,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -35,6 +37,8 @@ class ManagerCrashIT {
 
   @TempDir
   Path dir;
+  @RegisterExtension
+  final ProcessLogsOnFailure logs = new ProcessLogsOnFailure(() -> dir);
   int managers;
 
   /** Every pod's shard starts and stops, in one order for the whole JVM. */

@@ -14,6 +14,7 @@ import io.atoll.server.demo.Audit;
 import io.atoll.server.demo.Ledger;
 import io.atoll.server.demo.Load;
 import io.atoll.testkit.ClusterChecks;
+import io.atoll.testkit.junit.ProcessLogsOnFailure;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
 import java.nio.file.Path;
@@ -27,6 +28,7 @@ import org.h2.tools.Server;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -41,6 +43,8 @@ class ProcessFaultsIT {
 
   @TempDir
   Path dir;
+  @RegisterExtension
+  final ProcessLogsOnFailure logs = new ProcessLogsOnFailure(() -> dir);
   ProcessCluster processes;
   Server db;
   String url;

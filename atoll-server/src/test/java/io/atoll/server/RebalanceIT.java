@@ -6,6 +6,7 @@ import io.atoll.core.PodAddress;
 import io.atoll.runtime.Sharding;
 import io.atoll.server.demo.AtollProcesses;
 import io.atoll.testkit.ClusterChecks;
+import io.atoll.testkit.junit.ProcessLogsOnFailure;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.OptionalInt;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,6 +29,8 @@ class RebalanceIT {
 
   @TempDir
   Path dir;
+  @RegisterExtension
+  final ProcessLogsOnFailure logs = new ProcessLogsOnFailure(() -> dir);
 
   @Test
   void showsTheMovesPlannedAndDoneUntilEveryShardIsInPlaceOrTheDeadline() {

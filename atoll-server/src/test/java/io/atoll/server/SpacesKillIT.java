@@ -14,6 +14,7 @@ import io.atoll.server.demo.AtollProcesses;
 import io.atoll.server.demo.Statement;
 import io.atoll.server.demo.StatementMsg;
 import io.atoll.testkit.Await;
+import io.atoll.testkit.junit.ProcessLogsOnFailure;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
 import java.nio.file.Path;
@@ -27,6 +28,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -43,6 +45,8 @@ class SpacesKillIT {
 
   @TempDir
   Path dir;
+  @RegisterExtension
+  final ProcessLogsOnFailure logs = new ProcessLogsOnFailure(() -> dir);
 
   @Test
   void killingAStatementsPodMovesOnlyStatementsShardsAndTheAccountsKeepServing() throws Exception {

@@ -8,6 +8,7 @@ import io.atoll.core.PodId;
 import io.atoll.runtime.Sharding;
 import io.atoll.server.demo.AtollProcesses;
 import io.atoll.testkit.ClusterChecks;
+import io.atoll.testkit.junit.ProcessLogsOnFailure;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
 import java.nio.file.Path;
@@ -16,6 +17,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,6 +29,8 @@ class SpacesProcessTest {
 
   @TempDir
   Path dir;
+  @RegisterExtension
+  final ProcessLogsOnFailure logs = new ProcessLogsOnFailure(() -> dir);
 
   @Test
   void eachPodOwnsOnlyTheSpaceOfItsRoleAndStatusShowsIt() {

@@ -9,6 +9,7 @@ import io.atoll.manager.ManagerState;
 import io.atoll.runtime.Sharding;
 import io.atoll.server.demo.Account;
 import io.atoll.server.demo.AtollProcesses;
+import io.atoll.testkit.junit.ProcessLogsOnFailure;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +34,8 @@ class StandbyManagerIT {
 
   @TempDir
   Path dir;
+  @RegisterExtension
+  final ProcessLogsOnFailure logs = new ProcessLogsOnFailure(() -> dir);
 
   private ManagedProcess manager(ProcessCluster processes, String name, String store) {
     return processes.start(AtollProcesses.atoll(name, List.of("manager", "--standby", "--port", "0", "--store", store,

@@ -9,6 +9,7 @@ import io.atoll.runtime.Sharding;
 import io.atoll.server.demo.Account;
 import io.atoll.server.demo.AtollProcesses;
 import io.atoll.server.demo.StoreServer;
+import io.atoll.testkit.junit.ProcessLogsOnFailure;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -35,6 +37,8 @@ class StoreOutageIT {
 
   @TempDir
   Path dir;
+  @RegisterExtension
+  final ProcessLogsOnFailure logs = new ProcessLogsOnFailure(() -> dir);
 
   @Test
   void podsServeThroughAThirtySecondStoreOutageAndTheManagerResumes() throws Exception {

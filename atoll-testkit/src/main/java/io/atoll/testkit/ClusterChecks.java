@@ -103,7 +103,17 @@ public final class ClusterChecks {
    * @throws Await.ConditionTimeoutException if that does not happen within {@code timeout}
    */
   public static void awaitEveryShardOwned(Sharding viewer, int activePods, Duration timeout) {
-    Await.until("every shard owned by one of " + activePods + " live pods", timeout,
-        () -> everyShardOwnedByALivePod(viewer.config(), activePods));
+    try {
+      Await.until("every shard owned by one of " + activePods + " live pods", timeout,
+          () -> everyShardOwnedByALivePod(viewer.config(), activePods));
+    } catch (Await.ConditionTimeoutException e) {
+      ClusterConfig last = viewer.config();
+      int orphans = 0;
+      for (int pos = 0; pos < last.size(); pos++) {
+        orphans += last.activeOwner(pos) == null ? 1 : 0;
+      }
+      throw new Await.ConditionTimeoutException(e.getMessage() + "; the last view: " + last.activePods().size()
+          + " active pods, " + orphans + " shards without an active owner, " + last, e);
+    }
   }
 }
