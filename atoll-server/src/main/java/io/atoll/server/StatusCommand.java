@@ -73,12 +73,13 @@ final class StatusCommand implements Callable<Integer> {
 
   /**
    * The entity types the manager sent with the config (its pods declared them), by role, names
-   * sorted, each printable ({@link #printable}).
+   * sorted, each escaped as the manager's logs print it ({@link io.atoll.core.EntityAddress#printableTypeName}),
+   * so that one name reads alike in both.
    */
   static Map<String, java.util.SortedSet<String>> typesByRole(io.atoll.transport.grpc.proto.ConfigBytes bytes) {
     Map<String, java.util.SortedSet<String>> out = new java.util.HashMap<>();
     for (io.atoll.transport.grpc.proto.EntityTypeInfo t : bytes.getEntityTypesList()) {
-      out.computeIfAbsent(t.getRole(), r -> new java.util.TreeSet<>()).add(printable(t.getName()));
+      out.computeIfAbsent(t.getRole(), r -> new java.util.TreeSet<>()).add(io.atoll.core.EntityAddress.printableTypeName(t.getName()));
     }
     return out;
   }

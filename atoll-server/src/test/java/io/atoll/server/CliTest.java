@@ -333,7 +333,8 @@ class CliTest {
         .contains("space worker: 2 shards, no live pod with role worker (types: Job, Report)" + System.lineSeparator())
         .doesNotContain("counter");
 
-    // Names an older manager did not check are shown escaped; a long list stays one line.
+    // Names an older manager did not check are shown escaped, as the manager's logs print them; a
+    // long list stays one line.
     io.atoll.transport.grpc.proto.ConfigBytes.Builder odd = io.atoll.transport.grpc.Wire.bytes(grown).toBuilder()
         .addEntityTypes(io.atoll.transport.grpc.proto.EntityTypeInfo.newBuilder().setName("Job\n\u001b[2J")
             .setRole("worker"));
@@ -342,7 +343,8 @@ class CliTest {
           .setRole("worker"));
     }
     String oddText = StatusCommand.render(grown, StatusCommand.typesByRole(odd.build()));
-    assertThat(oddText).contains("(types: Job\\u000a\\u001b[2J, t10, ").contains(" and 6 more)")
+    assertThat(oddText).contains("(types: Job\\u000A\\u001B\\u005B2J, t10, ")
+        .contains("(types: " + io.atoll.core.EntityAddress.printableTypeName("Job\n\u001b[2J") + ", ").contains(" and 6 more)")
         .doesNotContain("\u001b");
     assertThat(oddText.lines().filter(l -> l.startsWith("space worker:")).count()).isEqualTo(1);
 
