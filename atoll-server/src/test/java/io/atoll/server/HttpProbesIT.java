@@ -35,7 +35,7 @@ class HttpProbesIT {
   @TempDir
   Path dir;
   @RegisterExtension
-  final ProcessLogsOnFailure logs = new ProcessLogsOnFailure(() -> dir);
+  final ProcessLogsOnFailure logs = new ProcessLogsOnFailure(() -> dir, () -> this.processes);
   ProcessCluster processes;
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 

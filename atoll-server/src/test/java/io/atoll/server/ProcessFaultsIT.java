@@ -44,7 +44,7 @@ class ProcessFaultsIT {
   @TempDir
   Path dir;
   @RegisterExtension
-  final ProcessLogsOnFailure logs = new ProcessLogsOnFailure(() -> dir);
+  final ProcessLogsOnFailure logs = new ProcessLogsOnFailure(() -> dir, () -> this.processes);
   ProcessCluster processes;
   Server db;
   String url;

@@ -158,6 +158,36 @@ public final class ManagedProcess {
     paused = false;
   }
 
+  /**
+   * Writes the stack of every thread of this running Java process, virtual threads included, to
+   * {@code file} ({@code jcmd PID Thread.dump_to_file}, with the {@code jcmd} beside the process's
+   * {@code java}), without stopping it.
+   *
+   * @return whether the dump was written within {@code timeout} (false for a process that is not
+   *     running, is frozen, or whose JDK has no {@code jcmd})
+   */
+  public boolean threadDump(Path file, Duration timeout) {
+    Path jcmd = spec.java().path().resolveSibling("jcmd");
+    if (!isAlive() || isPaused() || !Files.isExecutable(jcmd)) {
+      return false;
+    }
+    try {
+      Process p = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "Thread.dump_to_file",
+          "-overwrite", "-format=text", file.toAbsolutePath().toString()).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      if (!p.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+        p.destroyForcibly();
+        return false;
+      }
+      return p.exitValue() == 0 && Files.exists(file);
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   private void signal(String sig) {
     try {
       Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid()))

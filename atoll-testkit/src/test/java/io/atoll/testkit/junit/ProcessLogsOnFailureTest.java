@@ -50,6 +50,24 @@ class ProcessLogsOnFailureTest {
     assertThat(report.lines().filter(l -> l.startsWith("---- p")).count()).isEqualTo(ProcessLogsOnFailure.MAX_LOGS - 1);
   }
 
+  @Test
+  void aRunningProcessWritesTheStacksOfItsThreadsVirtualOnesIncludedAndTheReportPrintsThem() throws Exception {
+    try (ProcessCluster cluster = new ProcessCluster(dir, Duration.ofSeconds(2))) {
+      ManagedProcess running = cluster.start(spec("running"));
+      Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> running.logText().contains("tick 1\n"));
+      Path dump = dir.resolve("running.threads");
+
+      assertThat(running.threadDump(dump, Duration.ofSeconds(30))).isTrue();
+
+      // Ticking ticks on its main thread, in TimeUnit.sleep
+      assertThat(Files.readString(dump)).contains("\"main\"", "Ticking.main");
+      assertThat(ProcessLogsOnFailure.report("aTest()", dir, 4096)).contains("---- running.threads ----\n");
+      running.kill();
+      running.awaitExit(Duration.ofSeconds(10));
+      assertThat(running.threadDump(dir.resolve("dead.threads"), Duration.ofSeconds(5))).isFalse();
+    }
+  }
+
   private static ProcessSpec spec(String name) {
     return ProcessSpec.builder(name, Ticking.class.getName()).heap("64m").build();
   }
