@@ -166,6 +166,13 @@ public final class TcpRelay implements AutoCloseable {
     return (int) sockets.stream().filter(s -> !s.isClosed()).count() / 2;
   }
 
+  /** The client ports of the connections open now (the remote port of each accepted socket). */
+  public java.util.Set<Integer> clientPorts() {
+    int port = port();
+    return sockets.stream().filter(s -> !s.isClosed() && s.getLocalPort() == port).map(Socket::getPort)
+        .collect(java.util.stream.Collectors.toUnmodifiableSet());
+  }
+
   /**
    * Open connections the current mode applies to: with {@link #mode(Mode, IntPredicate)}, those
    * whose client port it selects; otherwise all of them.

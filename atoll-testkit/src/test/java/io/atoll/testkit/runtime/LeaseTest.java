@@ -78,4 +78,25 @@ class LeaseTest {
       }
     }
   }
+
+  @Test
+  void aPodWhoseConnectionToItsOnlyManagerWentSilentConnectsAfreshAndStaysServedWithoutWaitingForKeepalive(
+      LocalCluster cluster) throws Exception {
+    try (TcpRelay relay = TcpRelay.to(cluster.managerAddress().port())) {
+      Sharding a = cluster.addPod(x -> x.manager(relay.address()));
+      cluster.addPod(x -> x);
+      cluster.awaitSettled(Duration.ofSeconds(10));
+      Set<Integer> stuck = relay.clientPorts();
+      assertThat(stuck).isNotEmpty();
+      // Its connection to the manager loses every byte from now, without a reset: a transport
+      // stuck as a connection that never completes or a half-open one is. Keepalive would notice
+      // after 15 s (10 s and a 5 s timeout), ten leases. New connections pass.
+      relay.mode(TcpRelay.Mode.DROP, stuck::contains);
+      Awaitility.await("pod a renewing over a fresh connection, a member of the cluster")
+          .atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(50)).until(() ->
+              relay.clientPorts().stream().anyMatch(p -> !stuck.contains(p))
+              && cluster.manager().config().pod(a.podId()).map(e -> e.status() == PodStatus.ACTIVE).orElse(false));
+      cluster.awaitSettled(Duration.ofSeconds(15));
+    }
+  }
 }

@@ -86,6 +86,10 @@ public final class ManagerAddresses implements AutoCloseable {
   private long switchBackoffNanos; // 0: the next move may come at once
   @GuardedBy("this")
   private long switches;
+  @GuardedBy("this")
+  private long answeredAtNanos; // the last answer on the current channel, or when it was opened
+  @GuardedBy("this")
+  private long reopens;
 
   /**
    * @param addresses every manager address, at least one (duplicates are dropped)
@@ -116,6 +120,7 @@ public final class ManagerAddresses implements AutoCloseable {
     this.current = list.get(0);
     this.next = 1 % list.size();
     this.channel = open.apply(current);
+    this.answeredAtNanos = ticker.nanoTime();
   }
 
   /** Every configured address, in order. */
@@ -141,7 +146,48 @@ public final class ManagerAddresses implements AutoCloseable {
     if (at.equals(current)) {
       switchBackoffNanos = 0;
       down.remove(at);
+      answeredAtNanos = ticker.nanoTime();
     }
+  }
+
+  /**
+   * A call to {@code at} got no answer (no connection, or none within its deadline): if the
+   * current channel has answered nothing for {@code silenceNanos} since it was opened or last
+   * answered, it is replaced by a fresh one, and its calls fail (their callers retry on the new one).
+   *
+   * <p>Why: gRPC keeps one connection attempt per channel and waits for it. An attempt that hangs
+   * (a connection whose bytes vanish, a handshake that never completes) holds every call until
+   * keepalive or the connect timeout gives up, 15 to 30 s, while the manager may be up and
+   * answering everybody else: a pod whose only manager restarted stayed unable to renew, fenced
+   * itself, and then could not register again for as long. A fresh channel makes a new
+   * connection. With several managers the link moves instead ({@link #failed(PodAddress, Throwable)}),
+   * which opens a fresh channel too.
+   *
+   * @return whether the channel was replaced
+   */
+  public boolean reopenIfSilent(PodAddress at, long silenceNanos) {
+    ManagedChannel old;
+    long silentMillis;
+    synchronized (this) {
+      long now = ticker.nanoTime();
+      if (closed || !at.equals(current) || now - answeredAtNanos < silenceNanos) {
+        return false;
+      }
+      silentMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(now - answeredAtNanos);
+      old = channel;
+      channel = open.apply(current);
+      answeredAtNanos = now; // the fresh channel gets its own silence period
+      reopens++;
+    }
+    log.debug("shard manager link: no answer from {} for {} ms; its channel is replaced by a fresh one", at,
+        silentMillis);
+    Wire.close(old);
+    return true;
+  }
+
+  /** How many times the channel to the current manager was replaced ({@link #reopenIfSilent}). */
+  public synchronized long reopens() {
+    return reopens;
   }
 
   /** The channel to {@link #current()}. */
@@ -264,6 +310,7 @@ public final class ManagerAddresses implements AutoCloseable {
       current = to;
       currentTerm = pickTerm;
       channel = open.apply(to);
+      answeredAtNanos = now;
       switches++;
       movedAtNanos = now;
       switchBackoffNanos = SWITCH_BACKOFF.nextNanos(switchBackoffNanos);

@@ -271,8 +271,8 @@ public final class ManagerLink {
             // (within a lease renewal): not a reason to try a standby.
             log.debug("pod {}: the shard manager at {} holds the registration: {}", me, address,
                 e.getStatus().getDescription());
-          } else {
-            managers.failed(address, e);
+          } else if (!managers.failed(address, e) && ManagerAddresses.unanswered(e)) {
+            managers.reopenIfSilent(address, silenceNanos());
           }
         }
         backoff = CONNECT_BACKOFF.nextNanos(backoff);
@@ -369,6 +369,8 @@ public final class ManagerLink {
                     .getDescription());
               } else if (managers.failed(at, t)) {
                 retryRenewalSoon(); // another manager: try it before the next period
+              } else if (ManagerAddresses.unanswered(t) && managers.reopenIfSilent(at, silenceNanos())) {
+                retryRenewalSoon(); // a fresh connection: try it before the lease runs out
               }
             }
 
@@ -419,6 +421,15 @@ public final class ManagerLink {
     } catch (RuntimeException e) {
       redeclaring.set(false);
     }
+  }
+
+  /**
+   * How long the channel to the manager may answer nothing before it is replaced by a fresh one
+   * ({@link ManagerAddresses#reopenIfSilent}): half a lease, so that a fresh connection is tried
+   * before the lease runs out, and not under 300 ms.
+   */
+  private long silenceNanos() {
+    return Math.max(TimeUnit.MILLISECONDS.toNanos(300), lease.ttlNanos() / 2);
   }
 
   private void retryRenewalSoon() {

@@ -183,4 +183,46 @@ class ManagerAddressesTest {
     assertThat(managers.failed(LEADER, Status.UNAVAILABLE.asRuntimeException(trailers))).isTrue();
     assertThat(managers.current()).isEqualTo(NEW_LEADER);
   }
+
+  @Test
+  void aLoneManagersChannelThatAnsweredNothingForTheSilenceIsReplacedByAFreshOneAtMostOncePerSilence() {
+    List<io.grpc.ManagedChannel> opened = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (ManagerAddresses lone = new ManagerAddresses(List.of(LEADER), a -> {
+      io.grpc.ManagedChannel c = Wire.channel(a);
+      opened.add(c);
+      return c;
+    }, now::get)) {
+      long silence = TimeUnit.SECONDS.toNanos(1);
+      advanceMillis(900);
+      assertThat(lone.failed(LEADER, unreachable())).as("nowhere to move").isFalse();
+      assertThat(lone.reopenIfSilent(LEADER, silence)).as("silent for 0.9 s only").isFalse();
+
+      advanceMillis(100);
+      assertThat(lone.reopenIfSilent(LEADER, silence)).isTrue();
+      assertThat(opened).hasSize(2);
+      assertThat(opened.get(0).isShutdown()).as("the silent channel is closed").isTrue();
+      assertThat(lone.channel()).isSameAs(opened.get(1));
+      assertThat(lone.current()).isEqualTo(LEADER);
+
+      advanceMillis(500);
+      assertThat(lone.reopenIfSilent(LEADER, silence)).as("the fresh channel gets its own silence").isFalse();
+      lone.answered(LEADER);
+      advanceMillis(900);
+      assertThat(lone.reopenIfSilent(LEADER, silence)).as("answered 0.9 s ago").isFalse();
+      assertThat(lone.reopenIfSilent(STANDBY, 0)).as("not the current manager").isFalse();
+      advanceMillis(100);
+      assertThat(lone.reopenIfSilent(LEADER, silence)).isTrue();
+      assertThat(lone.reopens()).isEqualTo(2);
+      assertThat(lone.switches()).isZero();
+    }
+  }
+
+  @Test
+  void aMoveToAnotherManagerStartsItsChannelsSilenceAfresh() {
+    advanceMillis(5_000);
+    assertThat(managers.failed(LEADER, unreachable())).isTrue();
+    assertThat(managers.reopenIfSilent(STANDBY, TimeUnit.SECONDS.toNanos(1))).isFalse();
+    advanceMillis(1_000);
+    assertThat(managers.reopenIfSilent(STANDBY, TimeUnit.SECONDS.toNanos(1))).isTrue();
+  }
 }
