@@ -122,10 +122,12 @@ public final class Imports {
             slot.settle(slot.lentBatch()); // dropped, never live again
           }
           slot.returnToken(0);
+          slot.handOffToken(0); // restores of the ended hand-off arriving late are refused
           slot.imported(null, 0);
         } else if (owner != null && !owner.equals(from)) {
           slot.clear();
           slot.returnToken(0);
+          slot.handOffToken(0); // restores of the ended hand-off arriving late are refused
           slot.imported(null, 0);
           cleared++;
         }

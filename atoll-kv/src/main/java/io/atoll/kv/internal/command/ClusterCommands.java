@@ -144,7 +144,7 @@ final class ClusterCommands {
     // Managed mode's own, between the source and the target of a hand-off (ReturnCommands):
     // IMPORTING marks; a return pulls the keys that reached the target back to the source.
     sub(subs, "atoll-node", -2, this::node);
-    sub(subs, "atoll-importing", -9, c -> returns.importing(c, slotArgs(c, 8)));
+    sub(subs, "atoll-importing", -9, c -> returns.importing(c, slotArgs(c, ReturnCommands.importingSlotsFrom(c))));
     sub(subs, "atoll-return", -7, c -> returns.begin(c, slotArgs(c, 6)));
     sub(subs, "atoll-return-batch", 5, c -> returns.batch(c, slot(c, 3)));
     b.container("cluster", subs);

@@ -30,7 +30,7 @@ final class Keys {
           c.reply.bulk(e == null ? null : Dump.dump(e));
         })
         .add("restore", -4, "write denyoom", 1, 1, 1, this::restore)
-        .add("restore-asking", -4, "write denyoom asking", 1, 1, 1, this::restore);
+        .add("restore-asking", -4, "write denyoom asking", 1, 1, 1, this::restoreAsking);
   }
 
   private void del(Call c) {
@@ -126,6 +126,22 @@ final class Keys {
     }
     c.slot.expire(e, 0);
     c.reply.integer(1);
+  }
+
+  /**
+   * RESTORE-ASKING: as RESTORE; on a connection whose hand-off attempt named a token, only while
+   * that attempt is the slot's current one. A newer attempt or a return fenced it (its source gave
+   * up on this batch and holds the keys), so a restore arriving late stores nothing.
+   */
+  private void restoreAsking(Call c) {
+    long token = c.session.handOffToken;
+    if (token != 0 && c.slot.handOffToken() != token) {
+      throw new CommandError("ERR restore of hand-off attempt " + Long.toUnsignedString(token) + " refused: slot "
+          + c.slot.id() + " is fenced by " + (c.slot.handOffToken() == 0 ? "no attempt (a return, or the import"
+          + " ended)" : "attempt " + Long.toUnsignedString(c.slot.handOffToken())) + "; nothing stored (expected: a"
+          + " restore of the slot's current hand-off attempt)");
+    }
+    restore(c);
   }
 
   private void restore(Call c) {
