@@ -141,7 +141,9 @@ public final class Migrator {
    *
    * @param moved counts the keys moved, as they go
    * @throws IOException if the connection failed; keys moved so far are at the target, the rest
-   *     here, and the marks route clients to both
+   *     here, and the marks route clients to both; the keys of a batch left unanswered are held
+   *     here (TRYAGAIN) until the next attempt, which names a new token and so fences this one at
+   *     the target, sent them again (see {@link RestoreBatch})
    * @throws IllegalStateException if the target refused, with its error
    */
   public void handOff(RespClient client, Target t, int[] slots, PodId target, java.util.function.LongConsumer moved)
