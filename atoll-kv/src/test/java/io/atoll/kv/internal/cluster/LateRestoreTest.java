@@ -78,7 +78,8 @@ class LateRestoreTest {
     AtomicReference<Throwable> failed = new AtomicReference<>();
     long answered;
     Thread attempt;
-    synchronized (source.store.slot(SLOT)) {
+    io.atoll.kv.internal.store.Slot slot = source.store.slot(SLOT);
+    synchronized (slot) {
       // The slot's lock keeps the batch back until the relay holds bytes: the request that marks
       // the slot IMPORTING goes through, the restores do not.
       attempt = Thread.ofPlatform().start(() -> {
@@ -89,7 +90,7 @@ class LateRestoreTest {
         }
       });
       // Blocked on the slot's lock: the target's answer to that request was read.
-      await().atMost(Duration.ofSeconds(10)).until(() -> attempt.getState() == Thread.State.BLOCKED);
+      await().atMost(Duration.ofSeconds(10)).until(() -> blockedOn(attempt, slot));
       answered = target.commands.sum();
       relay.mode(TcpRelay.Mode.STALL);
     }
@@ -97,6 +98,13 @@ class LateRestoreTest {
     assertThat(failed.get()).as("the first attempt's batch timed out").isInstanceOf(IOException.class);
     late.close(); // as HandOffs does; the bytes the relay holds still reach the target later
     return answered;
+  }
+
+  private static boolean blockedOn(Thread t, Object monitor) {
+    java.lang.management.ThreadInfo info = java.lang.management.ManagementFactory.getThreadMXBean()
+        .getThreadInfo(t.threadId());
+    return info != null && info.getThreadState() == Thread.State.BLOCKED && info.getLockInfo() != null
+        && info.getLockInfo().getIdentityHashCode() == System.identityHashCode(monitor);
   }
 
   /** The relay lets the held batch through; returns once the target answered both restores. */
@@ -178,6 +186,29 @@ class LateRestoreTest {
     }
     assertThat(find(source, target, A)).as("the late copy of a key gone at the source").isNull();
     assertThat(find(source, target, B)).isEqualTo("v1");
+  }
+
+  @Test
+  void aReturnFromTheTargetKeepsTheSourcesSideOfAHeldKeySoOneGoneThereStaysGone() throws Exception {
+    long answered = firstAttemptTimesOut();
+    lateBatchArrives(answered); // the late copies of A and B apply at the target before any fence
+    io.atoll.kv.internal.store.Slot slot = source.store.slot(SLOT);
+    synchronized (slot) {
+      assertThat(slot.remove(new io.atoll.kv.internal.store.Key(A.getBytes(StandardCharsets.UTF_8)))).isNotNull();
+    }
+    // The manager sends the slot elsewhere: the source first brings back what reached the target.
+    try (RespClient c = source.connect(target.port(), target, 5000)) {
+      assertThat(source.migrator.pullBack(c, new int[] {SLOT}, target.pod.id(), n -> { })).containsExactly(SLOT);
+    }
+    assertThat(source.cluster.view().migrating()).as("the return ended").isEmpty();
+    try (Jedis j = client(source)) {
+      assertThat(j.get(A)).as("the late copy of a key gone at the source").isNull();
+      assertThat(j.get(B)).isEqualTo("v1");
+    }
+    io.atoll.kv.internal.store.Slot there = target.store.slot(SLOT);
+    synchronized (there) {
+      assertThat(there.keys(System.currentTimeMillis(), 10)).as("nothing left on the target").isEmpty();
+    }
   }
 
   @Test
