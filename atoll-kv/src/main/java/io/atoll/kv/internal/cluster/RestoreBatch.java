@@ -44,17 +44,28 @@ final class RestoreBatch {
   /**
    * Sends {@code keys} of {@code slot} and deletes here those the target took (none with {@code
    * copy}); how many existed here. With {@code holdFor}, held keys gone here are deleted at the
-   * target, and the keys not answered when the connection fails are held for {@code holdFor}.
+   * target, and the keys sent and not answered when the batch fails (its connection, or anything
+   * else part way, as a payload that cannot be built) are held for {@code holdFor}.
    *
    * @throws IOException if the connection failed or timed out
    * @throws TargetError if the target refused some key (the others it took are deleted here)
    */
   static int move(RespClient client, Slot slot, List<byte[]> keys, java.util.function.LongSupplier clock, boolean copy, boolean replace,
       PodId holdFor) throws IOException {
+    return move(client, slot, keys, clock, copy, replace, holdFor, Dump::dump);
+  }
+
+  /** As above, with the payload of each key made by {@code dump} (a test makes one fail part way). */
+  static int move(RespClient client, Slot slot, List<byte[]> keys, java.util.function.LongSupplier clock, boolean copy, boolean replace,
+      PodId holdFor, java.util.function.Function<Entry, byte[]> dump) throws IOException {
     synchronized (slot) {
       long now = clock.getAsLong();
       List<Key> sent = new ArrayList<>();
       int present = 0;
+      // Whether every restore sent was answered: until then, any failure (an IOException, or a
+      // payload that failed to build after earlier restores were flushed as the buffer filled)
+      // leaves restores the target may apply late, so their keys are held.
+      boolean answered = false;
       try {
         for (byte[] k : keys) {
           Key key = new Key(k);
@@ -64,7 +75,7 @@ final class RestoreBatch {
           cmd.add(k);
           if (e != null) {
             cmd.add(ascii(Long.toString(e.expireAt == 0 ? 0 : Math.max(1, e.expireAt - now))));
-            cmd.add(Dump.dump(e));
+            cmd.add(dump.apply(e));
             present++;
           } else if (holdFor != null && slot.isHeld(key)) {
             // Gone here (expired) while held: a late copy on the target must go too.
@@ -81,6 +92,7 @@ final class RestoreBatch {
           client.send(cmd);
         }
         if (sent.isEmpty()) {
+          answered = true;
           return 0;
         }
         client.flush();
@@ -97,16 +109,16 @@ final class RestoreBatch {
             firstError = err;
           }
         }
+        answered = true;
         if (firstError != null) {
           throw new TargetError("ERR Target instance replied with error: " + firstError);
         }
         return present;
-      } catch (IOException e) {
-        if (holdFor != null) {
+      } finally {
+        if (!answered && holdFor != null) {
           // Sent, or perhaps sent, and not answered: the target may apply them late.
           slot.hold(holdFor, sent);
         }
-        throw e;
       }
     }
   }
