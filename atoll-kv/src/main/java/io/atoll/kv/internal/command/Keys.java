@@ -129,17 +129,19 @@ final class Keys {
   }
 
   /**
-   * RESTORE-ASKING: as RESTORE; on a connection whose hand-off attempt named a token, only while
-   * that attempt is the slot's current one. A newer attempt or a return fenced it (its source gave
-   * up on this batch and holds the keys), so a restore arriving late stores nothing.
+   * RESTORE-ASKING: as RESTORE, only while the connection's hand-off attempt is the slot's current
+   * one. A newer attempt or a return fenced it (its source gave up on this batch and holds the
+   * keys), so a restore arriving late stores nothing. A connection without a token (a source that
+   * predates tokens; its ATOLL-IMPORTING set the slot's token to 0) is checked too: it stores while
+   * no tokened attempt came since, so its late restores are fenced by any newer one.
    */
   private void restoreAsking(Call c) {
     long token = c.session.handOffToken;
-    if (token != 0 && c.slot.handOffToken() != token) {
-      throw new CommandError("ERR restore of hand-off attempt " + Long.toUnsignedString(token) + " refused: slot "
-          + c.slot.id() + " is fenced by " + (c.slot.handOffToken() == 0 ? "no attempt (a return, or the import"
-          + " ended)" : "attempt " + Long.toUnsignedString(c.slot.handOffToken())) + "; nothing stored (expected: a"
-          + " restore of the slot's current hand-off attempt)");
+    if (c.slot.handOffToken() != token) {
+      throw new CommandError("ERR restore of hand-off attempt " + (token == 0 ? "without a token" : Long
+          .toUnsignedString(token)) + " refused: slot " + c.slot.id() + " is fenced by " + (c.slot.handOffToken() == 0
+          ? "no attempt (a return, or the import ended)" : "attempt " + Long.toUnsignedString(c.slot.handOffToken()))
+          + "; nothing stored (expected: a restore of the slot's current hand-off attempt)");
     }
     restore(c);
   }

@@ -108,7 +108,8 @@ final class ReturnCommands {
    * here are the ones it sends clients to. {@code TOKEN t} names this attempt: from this answer on,
    * each slot stores only this connection's restores, and those of an older attempt (whose answers
    * timed out at the source, which holds those keys) are refused. Without it (a source that
-   * predates tokens) this connection's restores are not checked.
+   * predates tokens) the slot's token is 0: this connection's restores store until a tokened attempt
+   * fences them.
    */
   void importing(Call c, int[] slots) {
     checkManaged("ATOLL-IMPORTING");

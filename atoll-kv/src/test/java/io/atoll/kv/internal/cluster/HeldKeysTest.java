@@ -123,4 +123,27 @@ class HeldKeysTest {
       assertThatThrownBy(() -> j.del(A)).isInstanceOf(JedisDataException.class).hasMessageStartingWith("TRYAGAIN");
     }
   }
+
+  private static final byte[] PAYLOAD = Dump.dump(new Entry("w".getBytes(StandardCharsets.UTF_8)));
+
+  @Test
+  void aConnectionWithoutATokenStoresUntilATokenedAttemptFencesIt() throws Exception {
+    try (RespClient old = source.connect(target.port(), target, 5000);
+        RespClient next = source.connect(target.port(), target, 5000)) {
+      // A source that predates tokens: its restores store, as before.
+      assertThat(call(old, "CLUSTER", "ATOLL-IMPORTING", "127.0.0.1", source.port(), Long.toHexString(source.pod.id()
+          .incarnation()), "2", "FRESH", Long.toHexString(target.pod.id().incarnation()), SLOT)).isNull();
+      assertThat(call(old, "RESTORE-ASKING", A, "0", PAYLOAD, "REPLACE")).isNull();
+      // A newer attempt that names a token fences it: its late restore stores nothing.
+      assertThat(importing(next, "RESUME", 11)).isNull();
+      assertThat(call(old, "RESTORE-ASKING", B, "0", PAYLOAD, "REPLACE")).isEqualTo("ERR restore of hand-off attempt"
+          + " without a token refused: slot " + SLOT + " is fenced by attempt 11; nothing stored (expected: a restore"
+          + " of the slot's current hand-off attempt)");
+      assertThat(call(next, "RESTORE-ASKING", A, "0", PAYLOAD, "REPLACE")).isNull();
+    }
+    Slot there = target.store.slot(SLOT);
+    synchronized (there) {
+      assertThat(there.get(k(B), System.currentTimeMillis())).isNull();
+    }
+  }
 }
