@@ -172,6 +172,24 @@ public final class Migrator {
       }
       (target.equals(now.migrating().get(slot)) ? resumed : fresh).add(Integer.toString(slot));
     }
+    // Keys held for another target that clients are still sent to must be settled with it first
+    // (a return), and this is known before the target is asked: it must not be left IMPORTING
+    // for an attempt that will not send a key.
+    for (int slot : slots) {
+      Slot s = store.slot(slot);
+      synchronized (s) {
+        PodId heldFor = s.heldFor();
+        if (heldFor != null && !heldFor.equals(target)) {
+          if (heldFor.equals(now.migrating().get(slot))) {
+            throw new IllegalStateException("slot " + slot + " holds keys of a batch to " + heldFor + " that timed out"
+                + " (expected: a return from that node before a hand-off to " + target + ")");
+          }
+          // This node's mark no longer names that node (declared dead, or its return ended): nobody
+          // is sent there, so these keys are this node's alone again.
+          s.releaseHeld();
+        }
+      }
+    }
     // A token for this attempt: the target accepts this connection's restores only while the
     // slot's token is this one, so the restores of an older attempt whose answers timed out are
     // refused from the moment this request is answered, and keys held since can be sent again.
@@ -190,21 +208,6 @@ public final class Migrator {
       }
     } catch (RestoreBatch.TargetError e) {
       throw new IllegalStateException(e.getMessage());
-    }
-    for (int slot : slots) {
-      Slot s = store.slot(slot);
-      synchronized (s) {
-        PodId heldFor = s.heldFor();
-        if (heldFor != null && !heldFor.equals(target)) {
-          if (heldFor.equals(now.migrating().get(slot))) {
-            throw new IllegalStateException("slot " + slot + " holds keys of a batch to " + heldFor + " that timed out"
-                + " (expected: a return from that node before a hand-off to " + target + ")");
-          }
-          // This node's mark no longer names that node (declared dead, or its return ended): nobody
-          // is sent there, so these keys are this node's alone again.
-          s.releaseHeld();
-        }
-      }
     }
     cluster.markMigrating(slots, target);
     for (int slot : slots) {

@@ -146,4 +146,32 @@ class HeldKeysTest {
       assertThat(there.get(k(B), System.currentTimeMillis())).isNull();
     }
   }
+
+  @Test
+  void aHandOffToAnotherNodeWhileKeysAreHeldForTheMarkedTargetIsRefusedBeforeThatNodeIsAsked() throws Exception {
+    try (Jedis j = client(source)) {
+      j.set(A, "v1");
+    }
+    // A batch to the target timed out: its key is held, and clients are sent to the target.
+    source.cluster.markMigrating(new int[] {SLOT}, target.pod.id());
+    Slot slot = source.store.slot(SLOT);
+    synchronized (slot) {
+      slot.hold(target.pod.id(), List.of(k(A)));
+    }
+    try (TestNode third = new TestNode(key, 33)) {
+      ClusterConfig.Builder b = ClusterConfig.empty(KeySlots.SLOT_COUNT).toBuilder()
+          .pod(new PodEntry(source.pod, PodStatus.ACTIVE, 1)).pod(new PodEntry(target.pod, PodStatus.ACTIVE, 1))
+          .pod(new PodEntry(third.pod, PodStatus.ACTIVE, 1));
+      for (int s = 0; s < KeySlots.SLOT_COUNT; s++) {
+        b.claim(s, Claim.stable(source.pod.id(), 2));
+      }
+      third.adopt(b.build());
+      try (RespClient c = source.connect(third.port(), third, 5000)) {
+        assertThatThrownBy(() -> source.handOff(c, third, SLOT)).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("holds keys of a batch to " + target.pod.id());
+      }
+      assertThat(third.cluster.view().importing()).as("the third node was not asked").isEmpty();
+    }
+    assertThat(source.cluster.view().migrating().get(SLOT)).isEqualTo(target.pod.id());
+  }
 }
