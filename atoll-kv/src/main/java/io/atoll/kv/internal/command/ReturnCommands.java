@@ -161,20 +161,16 @@ final class ReturnCommands {
     if (token == 0) {
       throw new CommandError("ERR Invalid return token: 0 (expected: a nonzero integer)");
     }
-    for (int s : slots) {
-      Slot slot = store.slot(s);
-      synchronized (slot) {
-        // A return fences every hand-off attempt of the slot: a restore of one arriving late would
-        // put back a key the source holds as its own (its batch timed out).
-        slot.handOffToken(0);
-      }
-    }
     int[] paired = cluster.markReturning(slots, source);
     java.util.Set<Integer> returning = new java.util.HashSet<>();
     for (int s : paired) {
       returning.add(s);
       Slot slot = store.slot(s);
       synchronized (slot) {
+        // A return fences every hand-off attempt of a slot it takes back: a restore of one arriving
+        // late would put back a key the source holds as its own (its batch timed out). Slots it
+        // does not take back (imported from another node, or not at all) keep their attempt.
+        slot.handOffToken(0);
         slot.returnToken(token);
       }
     }

@@ -174,4 +174,40 @@ class HeldKeysTest {
     }
     assertThat(source.cluster.view().migrating().get(SLOT)).isEqualTo(target.pod.id());
   }
+
+  private String returnFrom(RespClient c, String host, int port, long incarnation) throws IOException {
+    return call(c, "CLUSTER", "ATOLL-RETURN", host, port, Long.toHexString(incarnation), "77", SLOT);
+  }
+
+  @Test
+  void aReturnFencesTheAttemptOfASlotItTakesBackSoALateRestoreStoresNothing() throws Exception {
+    try (RespClient attempt = source.connect(target.port(), target, 5000);
+        RespClient back = source.connect(target.port(), target, 5000)) {
+      assertThat(importing(attempt, "FRESH", 13)).isNull();
+      assertThat(call(attempt, "RESTORE-ASKING", A, "0", PAYLOAD, "REPLACE")).isNull();
+      assertThat(returnFrom(back, "127.0.0.1", source.port(), source.pod.id().incarnation())).isNull();
+      // A late copy of A (whose source holds it as its own) would replace the one there.
+      byte[] late = Dump.dump(new Entry("late".getBytes(StandardCharsets.UTF_8)));
+      assertThat(call(attempt, "RESTORE-ASKING", A, "0", late, "REPLACE")).isEqualTo("ERR restore of hand-off"
+          + " attempt 13 refused: slot " + SLOT + " is fenced by no attempt (a return, or the import ended); nothing"
+          + " stored (expected: a restore of the slot's current hand-off attempt)");
+    }
+    Slot there = target.store.slot(SLOT);
+    synchronized (there) {
+      assertThat(there.get(k(A), System.currentTimeMillis()).string()).asString(StandardCharsets.UTF_8).isEqualTo("w");
+    }
+  }
+
+  @Test
+  void aReturnFromAnotherNodeLeavesTheAttemptOfASlotImportedFromThisOne() throws Exception {
+    try (RespClient attempt = source.connect(target.port(), target, 5000);
+        RespClient other = source.connect(target.port(), target, 5000)) {
+      assertThat(importing(attempt, "FRESH", 14)).isNull();
+      // A node this slot is not imported from: the return does not take it back (it has no keys here).
+      assertThat(returnFrom(other, "127.0.0.1", source.port() + 1, 0x99)).isNull();
+      assertThat(call(attempt, "RESTORE-ASKING", A, "0", PAYLOAD, "REPLACE")).as("the current attempt goes on")
+          .isNull();
+    }
+    assertThat(target.cluster.view().importing().get(SLOT)).isEqualTo(source.pod.id());
+  }
 }
