@@ -61,7 +61,8 @@ final class ClusterCommands {
     sub(subs, "info", 2, c -> c.reply.bulk(ClusterText.info(cluster.view(), health)
         + (cluster.managedBy() == null ? "" : "atoll_managed_by:" + cluster.managedBy() + "\r\n"
             + "atoll_serving:" + (cluster.serving() ? 1 : 0) + "\r\n"
-            + "atoll_keys_handed_off:" + migrator.keysHandedOff() + "\r\n")));
+            + "atoll_keys_handed_off:" + migrator.keysHandedOff() + "\r\n"
+            + "atoll_keys_held:" + store.heldKeys() + "\r\n")));
     sub(subs, "myid", 2, c -> c.reply.bulk(cluster.view().myNodeId()));
     sub(subs, "myshardid", 2, c -> c.reply.bulk(cluster.view().myNodeId()));
     sub(subs, "nodes", 2, c -> c.reply.bulk(ClusterText.nodes(cluster.view(), health, c.session.tls())));

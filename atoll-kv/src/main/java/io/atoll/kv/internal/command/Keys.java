@@ -146,6 +146,25 @@ final class Keys {
     restore(c);
   }
 
+  /**
+   * Whether {@code args} are a RESTORE (or RESTORE-ASKING) whose absolute time is already past: it
+   * only deletes the key (a hand-off sends one for a held key gone at its source), so memory
+   * pressure must not refuse it, or held keys would stay held while the target is full.
+   */
+  static boolean restoreOnlyDeletes(String command, byte[][] args, long now) {
+    if (!command.equals("restore") && !command.equals("restore-asking") || args.length < 5) {
+      return false;
+    }
+    boolean absolute = false;
+    for (int i = 4; i < args.length; i++) {
+      if (new String(args[i], java.nio.charset.StandardCharsets.US_ASCII).equalsIgnoreCase("ABSTTL")) {
+        absolute = true;
+      }
+    }
+    Long at = io.atoll.kv.internal.resp.Numbers.parseLong(args[2]);
+    return absolute && at != null && at > 0 && at <= now;
+  }
+
   private void restore(Call c) {
     long ttl = c.integer(2);
     boolean replace = false;

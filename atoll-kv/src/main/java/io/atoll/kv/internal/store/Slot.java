@@ -288,6 +288,11 @@ public final class Slot {
     return held.contains(key);
   }
 
+  /** How many keys are held. */
+  public int heldCount() {
+    return held.size();
+  }
+
   /** Up to {@code limit} held keys, in the order they were held. */
   public List<Key> heldKeys(int limit) {
     List<Key> keys = new ArrayList<>(Math.min(limit, held.size()));

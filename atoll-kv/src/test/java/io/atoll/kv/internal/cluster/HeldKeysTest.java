@@ -121,6 +121,7 @@ class HeldKeysTest {
     }
     try (Jedis j = client(source)) {
       assertThatThrownBy(() -> j.del(A)).isInstanceOf(JedisDataException.class).hasMessageStartingWith("TRYAGAIN");
+      assertThat(j.clusterInfo()).contains("atoll_keys_held:2\r\n");
     }
   }
 
@@ -209,5 +210,33 @@ class HeldKeysTest {
           .isNull();
     }
     assertThat(target.cluster.view().importing().get(SLOT)).isEqualTo(source.pod.id());
+  }
+
+  @Test
+  void aRestoreThatOnlyDeletesPassesTheMemoryLimitSoAHeldKeyGoneAtTheSourceIsDeletedAtAFullTarget()
+      throws Exception {
+    try (TestNode full = new TestNode(key, 35, 1)) {
+      ClusterConfig.Builder b = ClusterConfig.empty(KeySlots.SLOT_COUNT).toBuilder()
+          .pod(new PodEntry(source.pod, PodStatus.ACTIVE, 1)).pod(new PodEntry(full.pod, PodStatus.ACTIVE, 1));
+      for (int s = 0; s < KeySlots.SLOT_COUNT; s++) {
+        b.claim(s, Claim.stable(source.pod.id(), 2));
+      }
+      full.adopt(b.build());
+      try (RespClient c = source.connect(full.port(), full, 5000)) {
+        assertThat(call(c, "CLUSTER", "ATOLL-IMPORTING", "127.0.0.1", source.port(), Long.toHexString(source.pod.id()
+            .incarnation()), "2", "FRESH", Long.toHexString(full.pod.id().incarnation()), "TOKEN", 15, SLOT)).isNull();
+        // The first key takes the node past its limit of one byte: a late copy, say.
+        assertThat(call(c, "RESTORE-ASKING", A, "0", PAYLOAD, "REPLACE")).isNull();
+        assertThat(call(c, "RESTORE-ASKING", B, "0", PAYLOAD, "REPLACE")).startsWith("OOM");
+        assertThat(call(c, "RESTORE-ASKING", B, Long.toString(System.currentTimeMillis() + 60_000), PAYLOAD, "ABSTTL",
+            "REPLACE")).as("a restore that stores is still refused").startsWith("OOM");
+        // What the next attempt sends for a held key gone at the source: it only deletes.
+        assertThat(call(c, "RESTORE-ASKING", A, "1", PAYLOAD, "ABSTTL", "REPLACE")).isNull();
+      }
+      Slot there = full.store.slot(SLOT);
+      synchronized (there) {
+        assertThat(there.get(k(A), System.currentTimeMillis())).isNull();
+      }
+    }
   }
 }

@@ -46,6 +46,11 @@ final class TestNode implements AutoCloseable {
   private final Channel channel;
 
   TestNode(NodeKey key, long incarnation) throws IOException, InterruptedException {
+    this(key, incarnation, 0);
+  }
+
+  /** A node whose store refuses memory-growing writes past {@code maxMemory} bytes (0: no limit). */
+  TestNode(NodeKey key, long incarnation, long maxMemory) throws IOException, InterruptedException {
     this.key = key;
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -70,7 +75,7 @@ final class TestNode implements AutoCloseable {
         }
       }
     };
-    Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, System::currentTimeMillis, 0, counting);
+    Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, System::currentTimeMillis, maxMemory, counting);
     RespLimits limits = new RespLimits(1 << 20, 1 << 16, 64 << 10, 16L << 20);
     channel = new ServerBootstrap().group(group).channel(Transport.serverChannel())
         .childHandler(new ChannelInitializer<SocketChannel>() {
