@@ -177,6 +177,10 @@ public final class Migrator {
     // for an attempt that will not send a key.
     for (int slot : slots) {
       Slot s = store.slot(slot);
+      PodId seen = s.heldFor(); // volatile: the slot's lock only when keys are held for another node
+      if (seen == null || seen.equals(target)) {
+        continue;
+      }
       synchronized (s) {
         PodId heldFor = s.heldFor();
         if (heldFor != null && !heldFor.equals(target)) {

@@ -45,7 +45,9 @@ public final class Slot {
    * a newer attempt, since a late copy may have reached the target; see {@code cluster.Migrator}.
    */
   private final java.util.LinkedHashSet<Key> held = new java.util.LinkedHashSet<>();
-  private io.atoll.core.PodId heldFor;
+  // Volatile: a hand-off reads it before asking its target, without the slot's lock while nothing
+  // is held for another node (only a hand-off of this slot, one at a time, sets it).
+  private volatile io.atoll.core.PodId heldFor;
 
   Slot(int id, MemoryMeter meter) {
     this.id = id;
