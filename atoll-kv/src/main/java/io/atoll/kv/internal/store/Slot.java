@@ -174,6 +174,9 @@ public final class Slot {
     lent.clear();
     lentBatch = 0;
     volatileKeys = 0;
+    // Held keys stay held, on purpose: a late copy of one may sit on the hand-off's target, and
+    // -ASK would find it once the key is gone here. Held, it answers TRYAGAIN until the next
+    // attempt sends it again, as a restore that deletes it there (it is gone here).
   }
 
   /** Whether {@code key} is in the batch lent to the slot's source and not yet acknowledged. */

@@ -239,4 +239,26 @@ class HeldKeysTest {
       }
     }
   }
+
+  @Test
+  void theEndOfTheImportRecordFencesTheAttemptSoALateRestoreStoresNothing() throws Exception {
+    try (RespClient attempt = source.connect(target.port(), target, 5000)) {
+      assertThat(importing(attempt, "FRESH", 16)).isNull();
+      assertThat(call(attempt, "RESTORE-ASKING", A, "0", PAYLOAD, "REPLACE")).isNull();
+      // The manager places the slot on the target: the import ends (Imports.settle).
+      ClusterConfig.Builder b = ClusterConfig.empty(KeySlots.SLOT_COUNT).toBuilder()
+          .pod(new PodEntry(source.pod, PodStatus.ACTIVE, 1)).pod(new PodEntry(target.pod, PodStatus.ACTIVE, 1));
+      for (int s = 0; s < KeySlots.SLOT_COUNT; s++) {
+        b.claim(s, s == SLOT ? Claim.stable(target.pod.id(), 3) : Claim.stable(source.pod.id(), 2));
+      }
+      target.adopt(b.build());
+      byte[] late = Dump.dump(new Entry("late".getBytes(StandardCharsets.UTF_8)));
+      assertThat(call(attempt, "RESTORE-ASKING", A, "0", late, "REPLACE")).startsWith("ERR restore of hand-off"
+          + " attempt 16 refused: slot " + SLOT + " is fenced by no attempt");
+    }
+    Slot there = target.store.slot(SLOT);
+    synchronized (there) {
+      assertThat(there.get(k(A), System.currentTimeMillis()).string()).asString(StandardCharsets.UTF_8).isEqualTo("w");
+    }
+  }
 }

@@ -212,6 +212,43 @@ class LateRestoreTest {
   }
 
   @Test
+  void aResendThatTimesOutAgainLeavesTheKeysHeldAndNoMoreThanOneBatchOfThem() throws Exception {
+    long answered = firstAttemptTimesOut();
+    lateBatchArrives(answered); // the late copies apply at the target before any fence
+    firstAttemptTimesOut(); // the next attempt's resend of the held keys times out too
+    io.atoll.kv.internal.store.Slot slot = source.store.slot(SLOT);
+    synchronized (slot) {
+      assertThat(slot.heldCount()).as("the same two keys, no more").isEqualTo(2);
+      assertThat(slot.isHeld(new io.atoll.kv.internal.store.Key(A.getBytes(StandardCharsets.UTF_8)))).isTrue();
+      assertThat(slot.heldFor()).isEqualTo(target.pod.id());
+    }
+    try (Jedis j = client(source)) {
+      assertThatThrownBy(() -> j.del(A)).isInstanceOf(JedisDataException.class).hasMessageStartingWith("TRYAGAIN");
+    }
+    relay.release();
+    try (RespClient next = source.connect(target.port(), target, 5000)) {
+      source.handOff(next, target, SLOT);
+    }
+    assertThat(find(source, target, A)).isEqualTo("v1");
+    assertThat(find(source, target, B)).isEqualTo("v1");
+  }
+
+  @Test
+  void aFlushAtTheSourceKeepsTheHeldKeysHeldSoALateCopyIsDeletedNotFound() throws Exception {
+    long answered = firstAttemptTimesOut();
+    lateBatchArrives(answered); // the late copies of A and B apply at the target before any fence
+    source.store.clear(); // FLUSHALL
+    try (Jedis j = client(source)) {
+      assertThatThrownBy(() -> j.get(A)).isInstanceOf(JedisDataException.class).hasMessageStartingWith("TRYAGAIN");
+    }
+    try (RespClient next = source.connect(target.port(), target, 5000)) {
+      source.handOff(next, target, SLOT);
+    }
+    assertThat(find(source, target, A)).as("a flushed key's late copy").isNull();
+    assertThat(find(source, target, B)).isNull();
+  }
+
+  @Test
   void heldKeysAreServedByTheSourceAgainOnceTheTargetIsDeclaredDead() throws Exception {
     firstAttemptTimesOut();
     ClusterConfig.Builder b = ClusterConfig.empty(KeySlots.SLOT_COUNT).toBuilder()
