@@ -30,6 +30,9 @@ final class RestoreBatch {
   private static final byte[] ABSTTL = ascii("ABSTTL");
   private static final byte[] GONE_PAYLOAD = Dump.dump(new Entry(new byte[0]));
 
+  /** Payload bytes after which a batch ends (as a return's batches are capped at 8 MB). */
+  static final long MAX_BYTES = 8L << 20;
+
   private RestoreBatch() {}
 
   /** Thrown when the target answered a restore with an error; the text is the reply to give. */
@@ -52,12 +55,16 @@ final class RestoreBatch {
    */
   static int move(RespClient client, Slot slot, List<byte[]> keys, java.util.function.LongSupplier clock, boolean copy, boolean replace,
       PodId holdFor) throws IOException {
-    return move(client, slot, keys, clock, copy, replace, holdFor, Dump::dump);
+    return move(client, slot, keys, clock, copy, replace, holdFor, Dump::dump, MAX_BYTES);
   }
 
-  /** As above, with the payload of each key made by {@code dump} (a test makes one fail part way). */
+  /**
+   * As above, with the payload of each key made by {@code dump} (a test makes one fail part way),
+   * and, with {@code holdFor}, the batch ended before a key once {@code maxBytes} of payloads are
+   * queued (the first key always goes); the keys left out stay here for the next batch.
+   */
   static int move(RespClient client, Slot slot, List<byte[]> keys, java.util.function.LongSupplier clock, boolean copy, boolean replace,
-      PodId holdFor, java.util.function.Function<Entry, byte[]> dump) throws IOException {
+      PodId holdFor, java.util.function.Function<Entry, byte[]> dump, long maxBytes) throws IOException {
     synchronized (slot) {
       long now = clock.getAsLong();
       List<Key> sent = new ArrayList<>();
@@ -66,8 +73,14 @@ final class RestoreBatch {
       // payload that failed to build after earlier restores were flushed as the buffer filled)
       // leaves restores the target may apply late, so their keys are held.
       boolean answered = false;
+      long bytes = 0;
       try {
         for (byte[] k : keys) {
+          if (holdFor != null && bytes >= maxBytes) {
+            // A hand-off's batch: the rest go with the next one (Migrator asks until none is left),
+            // so a batch's time and memory stay bounded. MIGRATE sends the keys it was given.
+            break;
+          }
           Key key = new Key(k);
           Entry e = slot.get(key, now);
           List<byte[]> cmd = new ArrayList<>(7);
@@ -75,7 +88,9 @@ final class RestoreBatch {
           cmd.add(k);
           if (e != null) {
             cmd.add(ascii(Long.toString(e.expireAt == 0 ? 0 : Math.max(1, e.expireAt - now))));
-            cmd.add(dump.apply(e));
+            byte[] payload = dump.apply(e);
+            cmd.add(payload);
+            bytes += payload.length + k.length;
             present++;
           } else if (holdFor != null && slot.isHeld(key)) {
             // Gone here (expired) while held: a late copy on the target must go too.

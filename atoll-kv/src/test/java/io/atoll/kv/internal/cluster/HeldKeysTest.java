@@ -105,7 +105,7 @@ class HeldKeysTest {
               throw boom;
             }
             return Dump.dump(e);
-          })).isSameAs(boom);
+          }, RestoreBatch.MAX_BYTES)).isSameAs(boom);
       // The restore already on its way applies at the target, unanswered by the source.
       await().atMost(Duration.ofSeconds(10)).until(() -> target.commands.sum() >= 4);
     }
@@ -259,6 +259,29 @@ class HeldKeysTest {
     Slot there = target.store.slot(SLOT);
     synchronized (there) {
       assertThat(there.get(k(A), System.currentTimeMillis()).string()).asString(StandardCharsets.UTF_8).isEqualTo("w");
+    }
+  }
+
+  @Test
+  void aBatchEndsOnceItsPayloadsReachTheCapAndTheKeysLeftOutStayForTheNext() throws Exception {
+    try (Jedis j = client(source)) {
+      j.set(A, "x".repeat(80));
+      j.set(C, "x".repeat(80));
+      j.set(B, "x".repeat(80));
+    }
+    Slot slot = source.store.slot(SLOT);
+    try (RespClient c = source.connect(target.port(), target, 5000)) {
+      assertThat(importing(c, "FRESH", 17)).isNull();
+      source.cluster.markMigrating(new int[] {SLOT}, target.pod.id());
+      List<byte[]> keys = List.of(A.getBytes(StandardCharsets.UTF_8), C.getBytes(StandardCharsets.UTF_8),
+          B.getBytes(StandardCharsets.UTF_8));
+      assertThat(RestoreBatch.move(c, slot, keys, System::currentTimeMillis, false, true, target.pod.id(), Dump::dump,
+          100)).as("two keys reach 100 bytes").isEqualTo(2);
+    }
+    synchronized (slot) {
+      assertThat(slot.get(k(A), System.currentTimeMillis())).isNull();
+      assertThat(slot.get(k(B), System.currentTimeMillis())).as("left for the next batch").isNotNull();
+      assertThat(slot.heldCount()).isZero();
     }
   }
 }
