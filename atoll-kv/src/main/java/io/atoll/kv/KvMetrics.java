@@ -38,6 +38,9 @@ public final class KvMetrics implements KvObserver {
   public KvMetrics bind(KvServer node) {
     Gauge.builder("atoll.kv.slots.owned", node, KvServer::ownedSlots).description("slots this node owns")
         .strongReference(true).register(registry);
+    Gauge.builder("atoll.kv.keys.held", node, KvServer::keysHeld)
+        .description("keys answering TRYAGAIN because their hand-off batch timed out").strongReference(true)
+        .register(registry);
     return this;
   }
 

@@ -436,6 +436,14 @@ public final class KvServer implements AutoCloseable {
   }
 
   /**
+   * Managed mode: keys answering TRYAGAIN because their batch to a hand-off's target timed out, until
+   * they are sent again (CLUSTER INFO's atoll_keys_held; 0 otherwise).
+   */
+  public long keysHeld() {
+    return store.heldKeys();
+  }
+
+  /**
    * Managed mode: a graceful leave. Asks the manager to drain this node, waits until every slot
    * (with its keys) has moved to another node or {@code timeout} passed, and unregisters; the node
    * keeps serving meanwhile (-ASK and -MOVED follow the moves). Then {@link #close} closes it.

@@ -19,6 +19,7 @@ class KvMetricsTest {
     try (KvServer server = KvServer.start(KvSettings.defaults(0, dataDir), metrics); Wire w = new Wire(server.port())) {
       metrics.bind(server);
       assertThat(r.get("atoll.kv.slots.owned").gauge().value()).isZero();
+      assertThat(r.get("atoll.kv.keys.held").gauge().value()).isZero(); // no hand-off batch timed out
       assertThat(w.call("GET", "k")).startsWith("-CLUSTERDOWN"); // no slot has an owner yet
       assertThat(w.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383")).isEqualTo("+OK\r\n");
       assertThat(r.get("atoll.kv.slots.owned").gauge().value()).isEqualTo(16384);

@@ -51,8 +51,10 @@ import io.atoll.kv.internal.store.SlotStore;
  * config of that node's time. A claim that records none (written by a manager that predates the
  * record) keeps them, as before.
  *
- * <p>Not covered (see docs/architecture.md): a RESTORE-ASKING that arrives after its source gave up
- * on it.
+ * <p>A RESTORE-ASKING that arrives after its source gave up on it (its batch timed out) is refused
+ * by the slot's hand-off token ({@code Slot#handOffToken}): a new {@code ATOLL-IMPORTING} or
+ * {@code ATOLL-RETURN} for the slot, or the end of its record here, fences the older attempt; the
+ * source holds such a batch's keys until it sent them again (see {@code RestoreBatch}).
  */
 public final class Imports {
   private Imports() {}
@@ -122,10 +124,12 @@ public final class Imports {
             slot.settle(slot.lentBatch()); // dropped, never live again
           }
           slot.returnToken(0);
+          slot.handOffToken(0); // restores of the ended hand-off arriving late are refused
           slot.imported(null, 0);
         } else if (owner != null && !owner.equals(from)) {
           slot.clear();
           slot.returnToken(0);
+          slot.handOffToken(0); // restores of the ended hand-off arriving late are refused
           slot.imported(null, 0);
           cleared++;
         }

@@ -61,7 +61,7 @@ public final class Migrator {
       return moved == 0 ? "NOKEY" : "OK";
     } catch (IOException e) {
       return ioError(t, e);
-    } catch (TargetError e) {
+    } catch (RestoreBatch.TargetError e) {
       return e.getMessage();
     }
   }
@@ -124,7 +124,7 @@ public final class Migrator {
       return "OK";
     } catch (IOException e) {
       return ioError(t, e);
-    } catch (TargetError | ClusterState.Refused e) {
+    } catch (RestoreBatch.TargetError | ClusterState.Refused e) {
       return e.getMessage();
     }
   }
@@ -141,7 +141,9 @@ public final class Migrator {
    *
    * @param moved counts the keys moved, as they go
    * @throws IOException if the connection failed; keys moved so far are at the target, the rest
-   *     here, and the marks route clients to both
+   *     here, and the marks route clients to both; the keys of a batch left unanswered are held
+   *     here (TRYAGAIN) until the next attempt, which names a new token and so fences this one at
+   *     the target, sent them again (see {@link RestoreBatch})
    * @throws IllegalStateException if the target refused, with its error
    */
   public void handOff(RespClient client, Target t, int[] slots, PodId target, java.util.function.LongConsumer moved)
@@ -170,6 +172,32 @@ public final class Migrator {
       }
       (target.equals(now.migrating().get(slot)) ? resumed : fresh).add(Integer.toString(slot));
     }
+    // Keys held for another target that clients are still sent to must be settled with it first
+    // (a return), and this is known before the target is asked: it must not be left IMPORTING
+    // for an attempt that will not send a key.
+    for (int slot : slots) {
+      Slot s = store.slot(slot);
+      PodId seen = s.heldFor(); // volatile: the slot's lock only when keys are held for another node
+      if (seen == null || seen.equals(target)) {
+        continue;
+      }
+      synchronized (s) {
+        PodId heldFor = s.heldFor();
+        if (heldFor != null && !heldFor.equals(target)) {
+          if (heldFor.equals(now.migrating().get(slot))) {
+            throw new IllegalStateException("slot " + slot + " holds keys of a batch to " + heldFor + " that timed out"
+                + " (expected: a return from that node before a hand-off to " + target + ")");
+          }
+          // This node's mark no longer names that node (declared dead, or its return ended): nobody
+          // is sent there, so these keys are this node's alone again.
+          s.releaseHeld();
+        }
+      }
+    }
+    // A token for this attempt: the target accepts this connection's restores only while the
+    // slot's token is this one, so the restores of an older attempt whose answers timed out are
+    // refused from the moment this request is answered, and keys held since can be sent again.
+    String token = Long.toString(java.util.concurrent.ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE));
     try {
       for (List<String> part : List.of(fresh, resumed)) {
         if (part.isEmpty()) {
@@ -178,11 +206,11 @@ public final class Migrator {
         List<String> args = new ArrayList<>(List.of("CLUSTER", "ATOLL-IMPORTING", now.me().address().host(),
             Integer.toString(now.me().address().port()), Long.toHexString(now.me().incarnation()),
             Long.toString(now.config().epoch()), part == fresh ? "FRESH" : "RESUME",
-            Long.toHexString(target.incarnation())));
+            Long.toHexString(target.incarnation()), "TOKEN", token));
         args.addAll(part);
         call(client, args.toArray(new String[0]));
       }
-    } catch (TargetError e) {
+    } catch (RestoreBatch.TargetError e) {
       throw new IllegalStateException(e.getMessage());
     }
     cluster.markMigrating(slots, target);
@@ -191,16 +219,16 @@ public final class Migrator {
       while (true) {
         List<byte[]> keys;
         synchronized (s) {
-          keys = s.keys(clock.getAsLong(), BATCH);
+          keys = RestoreBatch.next(s, clock.getAsLong(), BATCH);
         }
         if (keys.isEmpty()) {
           break;
         }
         try {
-          int n = moveBatch(client, t, s, keys);
+          int n = RestoreBatch.move(client, s, keys, clock, t.copy(), t.replace(), target);
           handedOff.add(n);
           moved.accept(n);
-        } catch (TargetError e) {
+        } catch (RestoreBatch.TargetError e) {
           throw new IllegalStateException(e.getMessage());
         }
       }
@@ -238,7 +266,7 @@ public final class Migrator {
     }
     try {
       call(client, args.toArray(new String[0]));
-    } catch (TargetError e) {
+    } catch (RestoreBatch.TargetError e) {
       throw new IllegalStateException(e.getMessage());
     }
     for (int slot : paired) {
@@ -258,6 +286,10 @@ public final class Migrator {
         moved.accept(storeReturned(store.slot(slot), batch, new Stored(from, ack)));
       }
       stored.remove(slot);
+      Slot ended = store.slot(slot);
+      synchronized (ended) {
+        ended.releaseHeld(); // every key of the target is back: no late copy is left there
+      }
       cluster.endReturn(slot, from);
     }
     return paired;
@@ -297,7 +329,9 @@ public final class Migrator {
         if (e == null) {
           throw new IOException("a returned key's payload is malformed (expected: DUMP's format)");
         }
-        if (slot.get(key, now) == null) {
+        // A held key (its batch to the target timed out) is this node's as it is here, there or
+        // gone: the target's copy of it can only be that batch, applied late.
+        if (slot.get(key, now) == null && !(slot.isHeld(key) && id.from().equals(slot.heldFor()))) {
           e.expireAt = ttl == 0 ? 0 : now + ttl;
           slot.put(key, e);
           n++;
@@ -338,7 +372,7 @@ public final class Migrator {
       String err = client.read();
       if (err != null) {
         client.close();
-        throw new TargetError("ERR Target instance replied with error: " + err);
+        throw new RestoreBatch.TargetError("ERR Target instance replied with error: " + err);
       }
     }
     return client;
@@ -353,52 +387,13 @@ public final class Migrator {
     client.flush();
     String err = client.read();
     if (err != null) {
-      throw new TargetError("ERR Target instance replied with error: " + err);
+      throw new RestoreBatch.TargetError("ERR Target instance replied with error: " + err);
     }
   }
 
-  /** Moves the keys of one slot under its lock; how many existed. */
+  /** Moves the keys of one slot under its lock (MIGRATE); how many existed. */
   private int moveBatch(RespClient client, Target t, Slot slot, List<byte[]> keys) throws IOException {
-    synchronized (slot) {
-      long now = clock.getAsLong();
-      List<Key> present = new ArrayList<>();
-      for (byte[] k : keys) {
-        Key key = new Key(k);
-        Entry e = slot.get(key, now);
-        if (e == null) {
-          continue;
-        }
-        present.add(key);
-        List<byte[]> cmd = new ArrayList<>(6);
-        cmd.add("RESTORE-ASKING".getBytes(StandardCharsets.US_ASCII));
-        cmd.add(k);
-        cmd.add(Long.toString(e.expireAt == 0 ? 0 : Math.max(1, e.expireAt - now)).getBytes(StandardCharsets.US_ASCII));
-        cmd.add(Dump.dump(e));
-        if (t.replace()) {
-          cmd.add("REPLACE".getBytes(StandardCharsets.US_ASCII));
-        }
-        client.send(cmd);
-      }
-      if (present.isEmpty()) {
-        return 0;
-      }
-      client.flush();
-      String firstError = null;
-      for (Key key : present) {
-        String err = client.read();
-        if (err == null) {
-          if (!t.copy()) {
-            slot.remove(key);
-          }
-        } else if (firstError == null) {
-          firstError = err;
-        }
-      }
-      if (firstError != null) {
-        throw new TargetError("ERR Target instance replied with error: " + firstError);
-      }
-      return present.size();
-    }
+    return RestoreBatch.move(client, slot, keys, clock, t.copy(), t.replace(), null);
   }
 
   private static String ioError(Target t, IOException e) {
@@ -406,11 +401,4 @@ public final class Migrator {
         + " to target instance " + t.host() + ":" + t.port();
   }
 
-  private static final class TargetError extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    TargetError(String message) {
-      super(message, null, false, false);
-    }
-  }
 }

@@ -24,7 +24,7 @@ public final class RespClient implements AutoCloseable {
   private final OutputStream out;
   private final InputStream in;
 
-  /** Connects with {@code timeoutMillis} for the connect and for every read. */
+  /** Connects with {@code timeoutMillis} for the connect, for every read and for every 64 KB written. */
   public RespClient(String host, int port, int timeoutMillis) throws IOException {
     this(host, port, timeoutMillis, null);
   }
@@ -52,7 +52,9 @@ public final class RespClient implements AutoCloseable {
       throw e;
     }
     socket = s;
-    out = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
+    // Writes get the read timeout as a deadline too: a peer that stops reading must not block a
+    // sender forever (a hand-off writes holding its slot's lock).
+    out = new BufferedOutputStream(new DeadlineOutputStream(socket, timeoutMillis), 64 << 10);
     in = new BufferedInputStream(socket.getInputStream(), 64 << 10);
   }
 

@@ -61,7 +61,8 @@ final class ClusterCommands {
     sub(subs, "info", 2, c -> c.reply.bulk(ClusterText.info(cluster.view(), health)
         + (cluster.managedBy() == null ? "" : "atoll_managed_by:" + cluster.managedBy() + "\r\n"
             + "atoll_serving:" + (cluster.serving() ? 1 : 0) + "\r\n"
-            + "atoll_keys_handed_off:" + migrator.keysHandedOff() + "\r\n")));
+            + "atoll_keys_handed_off:" + migrator.keysHandedOff() + "\r\n"
+            + "atoll_keys_held:" + store.heldKeys() + "\r\n")));
     sub(subs, "myid", 2, c -> c.reply.bulk(cluster.view().myNodeId()));
     sub(subs, "myshardid", 2, c -> c.reply.bulk(cluster.view().myNodeId()));
     sub(subs, "nodes", 2, c -> c.reply.bulk(ClusterText.nodes(cluster.view(), health, c.session.tls())));
@@ -144,7 +145,7 @@ final class ClusterCommands {
     // Managed mode's own, between the source and the target of a hand-off (ReturnCommands):
     // IMPORTING marks; a return pulls the keys that reached the target back to the source.
     sub(subs, "atoll-node", -2, this::node);
-    sub(subs, "atoll-importing", -9, c -> returns.importing(c, slotArgs(c, 8)));
+    sub(subs, "atoll-importing", -9, c -> returns.importing(c, slotArgs(c, ReturnCommands.importingSlotsFrom(c))));
     sub(subs, "atoll-return", -7, c -> returns.begin(c, slotArgs(c, 6)));
     sub(subs, "atoll-return-batch", 5, c -> returns.batch(c, slot(c, 3)));
     b.container("cluster", subs);

@@ -126,7 +126,8 @@ public final class Dispatcher {
           throw new CommandError(Router.CROSSSLOT);
         }
       }
-      if (maxMemory > 0 && spec.has("denyoom") && store.usedMemory() > maxMemory) {
+      if (maxMemory > 0 && spec.has("denyoom") && store.usedMemory() > maxMemory && !Keys.restoreOnlyDeletes(spec
+          .name(), c.args, c.now)) {
         throw new CommandError("OOM command not allowed when used memory > 'maxmemory'.");
       }
       if (!cluster.serving()) {

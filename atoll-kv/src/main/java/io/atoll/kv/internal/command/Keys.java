@@ -30,7 +30,7 @@ final class Keys {
           c.reply.bulk(e == null ? null : Dump.dump(e));
         })
         .add("restore", -4, "write denyoom", 1, 1, 1, this::restore)
-        .add("restore-asking", -4, "write denyoom asking", 1, 1, 1, this::restore);
+        .add("restore-asking", -4, "write denyoom asking", 1, 1, 1, this::restoreAsking);
   }
 
   private void del(Call c) {
@@ -126,6 +126,43 @@ final class Keys {
     }
     c.slot.expire(e, 0);
     c.reply.integer(1);
+  }
+
+  /**
+   * RESTORE-ASKING: as RESTORE, only while the connection's hand-off attempt is the slot's current
+   * one. A newer attempt or a return fenced it (its source gave up on this batch and holds the
+   * keys), so a restore arriving late stores nothing. A connection without a token (a source that
+   * predates tokens; its ATOLL-IMPORTING set the slot's token to 0) is checked too: it stores while
+   * no tokened attempt came since, so its late restores are fenced by any newer one.
+   */
+  private void restoreAsking(Call c) {
+    long token = c.session.handOffToken;
+    if (c.slot.handOffToken() != token) {
+      throw new CommandError("ERR restore of hand-off attempt " + (token == 0 ? "without a token" : Long
+          .toUnsignedString(token)) + " refused: slot " + c.slot.id() + " is fenced by " + (c.slot.handOffToken() == 0
+          ? "no attempt (a return, or the import ended)" : "attempt " + Long.toUnsignedString(c.slot.handOffToken()))
+          + "; nothing stored (expected: a restore of the slot's current hand-off attempt)");
+    }
+    restore(c);
+  }
+
+  /**
+   * Whether {@code args} are a RESTORE (or RESTORE-ASKING) whose absolute time is already past: it
+   * only deletes the key (a hand-off sends one for a held key gone at its source), so memory
+   * pressure must not refuse it, or held keys would stay held while the target is full.
+   */
+  static boolean restoreOnlyDeletes(String command, byte[][] args, long now) {
+    if (!command.equals("restore") && !command.equals("restore-asking") || args.length < 5) {
+      return false;
+    }
+    boolean absolute = false;
+    for (int i = 4; i < args.length; i++) {
+      if (new String(args[i], java.nio.charset.StandardCharsets.US_ASCII).equalsIgnoreCase("ABSTTL")) {
+        absolute = true;
+      }
+    }
+    Long at = io.atoll.kv.internal.resp.Numbers.parseLong(args[2]);
+    return absolute && at != null && at > 0 && at <= now;
   }
 
   private void restore(Call c) {

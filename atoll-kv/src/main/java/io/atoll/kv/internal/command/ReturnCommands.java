@@ -76,15 +76,44 @@ final class ReturnCommands {
     return n;
   }
 
+  /** Where ATOLL-IMPORTING's slots begin: after {@code TOKEN t} when it names one. */
+  static int importingSlotsFrom(Call c) {
+    if (!c.str(8).equalsIgnoreCase("TOKEN")) {
+      return 8; // a source that predates tokens
+    }
+    if (c.argc() < 11) {
+      throw new CommandError("ERR wrong number of arguments for 'cluster|atoll-importing' command (got: " + c.argc()
+          + " with TOKEN; expected: ... target-incarnation TOKEN token slot...)");
+    }
+    return 10;
+  }
+
+  /** The token ATOLL-IMPORTING names, or 0 if it names none. */
+  private static long handOffToken(Call c) {
+    if (importingSlotsFrom(c) == 8) {
+      return 0;
+    }
+    Long t = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(9));
+    if (t == null || t <= 0) {
+      throw new CommandError("ERR Invalid hand-off token: " + c.str(9) + " (expected: an integer > 0)");
+    }
+    return t;
+  }
+
   /**
-   * CLUSTER ATOLL-IMPORTING host port incarnation epoch FRESH|RESUME target-incarnation slot...: a hand-off starts or
-   * resumes, made under the source's config at {@code epoch} (in which it owns the slots). FRESH:
+   * CLUSTER ATOLL-IMPORTING host port incarnation epoch FRESH|RESUME target-incarnation [TOKEN t] slot...: a hand-off
+   * starts or resumes, made under the source's config at {@code epoch} (in which it owns the slots). FRESH:
    * the source has no MIGRATING mark naming this node for these slots, so keys here from an earlier
    * hand-off are found by nobody and go first ({@link Imports#begin}); RESUME: the keys already
-   * here are the ones it sends clients to.
+   * here are the ones it sends clients to. {@code TOKEN t} names this attempt: from this answer on,
+   * each slot stores only this connection's restores, and those of an older attempt (whose answers
+   * timed out at the source, which holds those keys) are refused. Without it (a source that
+   * predates tokens) the slot's token is 0: this connection's restores store until a tokened attempt
+   * fences them.
    */
   void importing(Call c, int[] slots) {
     checkManaged("ATOLL-IMPORTING");
+    long token = handOffToken(c);
     PodId source = source(c);
     long epoch = number(c, 5, "config epoch");
     String mode = c.str(6).toUpperCase(java.util.Locale.ROOT);
@@ -111,12 +140,16 @@ final class ReturnCommands {
       String refused;
       synchronized (slot) {
         refused = Imports.begin(slot, cluster.view(), source, epoch, mode.equals("FRESH"));
+        if (refused == null) {
+          slot.handOffToken(token); // fences the older attempt, under the lock its restores take
+        }
       }
       if (refused != null) {
         throw new CommandError(refused);
       }
     }
     cluster.markImporting(slots, source);
+    c.session.handOffToken = token;
     c.reply.ok();
   }
 
@@ -134,6 +167,10 @@ final class ReturnCommands {
       returning.add(s);
       Slot slot = store.slot(s);
       synchronized (slot) {
+        // A return fences every hand-off attempt of a slot it takes back: a restore of one arriving
+        // late would put back a key the source holds as its own (its batch timed out). Slots it
+        // does not take back (imported from another node, or not at all) keep their attempt.
+        slot.handOffToken(0);
         slot.returnToken(token);
       }
     }

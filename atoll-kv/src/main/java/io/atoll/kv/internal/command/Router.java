@@ -49,6 +49,15 @@ final class Router {
     if (me.equals(owner) && migratingTo == null) {
       return null;
     }
+    if (me.equals(owner) && migratingTo.equals(slot.heldFor())) {
+      // Managed hand-off: keys of a batch whose answers timed out may have reached the target
+      // late; until they are sent again under a newer attempt (Migrator), neither copy is served.
+      for (int i = first; i <= last; i += step) {
+        if (slot.isHeld(new Key(c.args[i]))) {
+          return TRYAGAIN;
+        }
+      }
+    }
     if (me.equals(owner) || asked) {
       int missing = 0;
       int existing = 0;

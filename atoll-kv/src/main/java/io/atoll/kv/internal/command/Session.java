@@ -23,6 +23,12 @@ public final class Session {
   boolean authenticated;
   /** It proved to be another node of this cluster (CLUSTER ATOLL-NODE): it may send hand-off commands. */
   boolean node;
+  /**
+   * Managed mode, on a hand-off's target: the token of the attempt this connection's last {@code
+   * CLUSTER ATOLL-IMPORTING} named (0: none, as a source that predates tokens sends): its
+   * RESTORE-ASKING requests store only in a slot whose current attempt is still that one.
+   */
+  long handOffToken;
   /** The nonce CLUSTER ATOLL-NODE answered on this connection, until a proof uses it. */
   String nodeNonce;
   int authFailures;

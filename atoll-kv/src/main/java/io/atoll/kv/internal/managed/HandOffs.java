@@ -296,7 +296,11 @@ final class HandOffs {
   private boolean isEmpty(int slot) {
     Slot s = store.slot(slot);
     synchronized (s) {
-      return s.keys(clock.getAsLong(), 1).isEmpty();
+      // Keys held for the marked target (their batch timed out; Migrator) may be on neither side
+      // until they are sent again: the slot is not released with them.
+      PodId held = s.heldFor();
+      return s.keys(clock.getAsLong(), 1).isEmpty() && (held == null || !held.equals(cluster.view().migrating()
+          .get(slot)));
     }
   }
 

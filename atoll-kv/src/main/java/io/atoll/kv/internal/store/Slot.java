@@ -33,6 +33,21 @@ public final class Slot {
    */
   private io.atoll.core.PodId importedFrom;
   private long importFloor;
+  /**
+   * Managed mode, on the target: the token of the hand-off attempt whose RESTORE-ASKING requests
+   * this slot accepts (0: none; a new attempt or a return fences the older one).
+   */
+  private long handOffToken;
+  /**
+   * Managed mode, on the source: keys of a batch whose RESTORE-ASKING answers timed out, and the
+   * target they were sent to. They stay in {@link #map} (this node's copy, or its absence, is the
+   * one clients were served), but routing answers TRYAGAIN for them until they are sent again under
+   * a newer attempt, since a late copy may have reached the target; see {@code cluster.Migrator}.
+   */
+  private final java.util.LinkedHashSet<Key> held = new java.util.LinkedHashSet<>();
+  // Volatile: a hand-off reads it before asking its target, without the slot's lock while nothing
+  // is held for another node (only a hand-off of this slot, one at a time, sets it).
+  private volatile io.atoll.core.PodId heldFor;
 
   Slot(int id, MemoryMeter meter) {
     this.id = id;
@@ -159,6 +174,9 @@ public final class Slot {
     lent.clear();
     lentBatch = 0;
     volatileKeys = 0;
+    // Held keys stay held, on purpose: a late copy of one may sit on the hand-off's target, and
+    // -ASK would find it once the key is gone here. Held, it answers TRYAGAIN until the next
+    // attempt sends it again, as a restore that deletes it there (it is gone here).
   }
 
   /** Whether {@code key} is in the batch lent to the slot's source and not yet acknowledged. */
@@ -241,6 +259,69 @@ public final class Slot {
   public void imported(io.atoll.core.PodId source, long floor) {
     importedFrom = source;
     importFloor = source == null ? 0 : floor;
+  }
+
+  /** The token of the hand-off attempt whose restores this slot accepts (0: none). */
+  public long handOffToken() {
+    return handOffToken;
+  }
+
+  /** Sets the token of the hand-off attempt whose restores this slot accepts (0: none). */
+  public void handOffToken(long token) {
+    handOffToken = token;
+  }
+
+  /** Holds {@code keys} out of service: their batch to {@code target} timed out. */
+  public void hold(io.atoll.core.PodId target, java.util.Collection<Key> keys) {
+    if (heldFor != null && !heldFor.equals(target)) {
+      throw new IllegalStateException("slot " + id + " holds keys for " + heldFor + " (got: keys for " + target
+          + "; expected: those resolved first)");
+    }
+    if (!keys.isEmpty()) {
+      heldFor = target;
+      held.addAll(keys);
+    }
+  }
+
+  /** The target the held keys were sent to, or null if none are held. */
+  public io.atoll.core.PodId heldFor() {
+    return heldFor;
+  }
+
+  /** Whether {@code key} is held (its batch timed out). */
+  public boolean isHeld(Key key) {
+    return held.contains(key);
+  }
+
+  /** How many keys are held. */
+  public int heldCount() {
+    return held.size();
+  }
+
+  /** Up to {@code limit} held keys, in the order they were held. */
+  public List<Key> heldKeys(int limit) {
+    List<Key> keys = new ArrayList<>(Math.min(limit, held.size()));
+    for (Key k : held) {
+      if (keys.size() >= limit) {
+        break;
+      }
+      keys.add(k);
+    }
+    return keys;
+  }
+
+  /** Puts a held key back in service (sent again and answered). */
+  public void release(Key key) {
+    held.remove(key);
+    if (held.isEmpty()) {
+      heldFor = null;
+    }
+  }
+
+  /** Puts every held key back in service. */
+  public void releaseHeld() {
+    held.clear();
+    heldFor = null;
   }
 
   private static long keyBytes(Key k) {

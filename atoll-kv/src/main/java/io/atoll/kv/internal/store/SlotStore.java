@@ -45,6 +45,17 @@ public final class SlotStore {
     return n;
   }
 
+  /** Keys held out of service in all slots (their hand-off batch timed out; see {@link Slot#hold}). */
+  public long heldKeys() {
+    long n = 0;
+    for (Slot s : slots) {
+      synchronized (s) {
+        n += s.heldCount();
+      }
+    }
+    return n;
+  }
+
   /** Estimated bytes held. */
   public long usedMemory() {
     return meter.used();
