@@ -2,6 +2,9 @@ package io.atoll.bench.cluster;
 
 import io.atoll.runtime.EntityRef;
 import io.atoll.runtime.Sharding;
+import io.atoll.testkit.Await;
+import io.atoll.testkit.ClusterChecks;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,11 +12,15 @@ import java.util.Map;
 /**
  * How remote throughput grows with the pods: for 1, 2, ... {@code maxPods} pod JVMs in turn, each
  * a fresh cluster (300 shards spread over the pods, {@code counters} counters, a client pod in this
- * JVM), asks with 64 in flight and confirmed tells as remote-tell sends them; per pod count the
- * rate and its ratio to one pod. On a machine with fewer cores than processes this measures what
- * the extra hops and processes cost, not how far Atoll scales. Not thread-safe; not API.
+ * JVM), asks with 64 and with 256 in flight and confirmed tells as remote-tell sends them; per
+ * pod count the rate and its ratio to one pod. On a machine with fewer cores than processes this
+ * measures what the extra hops and processes cost, not how far Atoll scales. Not thread-safe; not
+ * API.
  */
 final class ScaleOut {
+
+  /** The loads measured per pod count, in order: asks with 64 and with 256 in flight, confirmed tells. */
+  static final List<String> LOADS = List.of("ask64", "ask256", "tell");
 
   private final Loads loads;
   private final int counters;
@@ -38,45 +45,58 @@ final class ScaleOut {
   }
 
   /**
-   * The figures, keys {@code ask N pods msg/s}, {@code tell N pods msg/s}, {@code ask N/1},
-   * {@code tell N/1} and {@code failed} (asks that failed, over all pod counts).
+   * The figures: per load of {@link #LOADS} and pod count N, {@code <load> N pod(s) msg/s}, and for
+   * N > 1 {@code <load> N/1}, its ratio to one pod; then {@code failed}, the asks that failed over
+   * all pod counts.
    */
   Map<String, Double> run() throws Exception {
-    Map<String, Double> r = new LinkedHashMap<>();
+    Map<String, Double> rates = new LinkedHashMap<>();
+    Map<String, Double> one = new LinkedHashMap<>();
     double failed = 0;
-    double ask1 = 0;
-    double tell1 = 0;
     for (int pods = 1; pods <= maxPods; pods++) {
-      Map<String, Double> ask;
-      Map<String, Double> tell;
-      try (BenchCluster c = new BenchCluster()) {
-        Sharding client = c.remote(pods, podHeap);
-        List<EntityRef<BenchCounter.Msg>> refs = Loads.refs(client, counters);
-        int hosting = Loads.onePerPod(client.config(), refs).size();
-        if (hosting != pods) {
-          throw new IllegalStateException("the " + counters + " counters live on " + hosting + " of " + pods
-              + " pods (expected: spread over all of them)");
-        }
-        ask = loads.throughput(refs, 64, true);
-        tell = loads.confirmedTells(client, refs, false);
-      }
-      failed += ask.get("failed");
-      double a = ask.get("msg/s");
-      double t = tell.get("msg/s");
-      if (pods == 1) {
-        ask1 = a;
-        tell1 = t;
-      }
+      Map<String, Double> byLoad = new LinkedHashMap<>();
+      failed += measure(pods, byLoad);
       String n = pods + (pods == 1 ? " pod" : " pods");
-      r.put("ask " + n + " msg/s", a);
-      r.put("tell " + n + " msg/s", t);
-      if (pods > 1) {
-        r.put("ask " + pods + "/1", ratio(a, ask1));
-        r.put("tell " + pods + "/1", ratio(t, tell1));
+      for (String load : LOADS) {
+        double rate = byLoad.get(load);
+        rates.put(load + " " + n + " msg/s", rate);
+        if (pods == 1) {
+          one.put(load, rate);
+        } else {
+          rates.put(load + " " + pods + "/1", ratio(rate, one.get(load)));
+        }
       }
     }
-    r.put("failed", failed);
-    return r;
+    rates.put("failed", failed);
+    return rates;
+  }
+
+  /** Puts each load's rate against {@code pods} pods into {@code byLoad}; returns the asks that failed. */
+  private double measure(int pods, Map<String, Double> byLoad) throws Exception {
+    double failed = 0;
+    try (BenchCluster c = new BenchCluster()) {
+      Sharding client = c.remote(pods, podHeap);
+      // Pods that start together register one after another: every shard is owned well before
+      // the later ones hold their share.
+      Await.until("300 shards spread evenly over " + pods + " pods", Duration.ofSeconds(60),
+          () -> ClusterChecks.balanced(client.config(), pods));
+      List<EntityRef<BenchCounter.Msg>> refs = Loads.refs(client, counters);
+      int hosting = Loads.onePerPod(client.config(), refs).size();
+      if (hosting != pods) {
+        throw new IllegalStateException("the " + counters + " counters live on " + hosting + " of " + pods
+            + " pods (expected: spread over all of them)");
+      }
+      for (String load : LOADS) {
+        Map<String, Double> m = switch (load) {
+          case "ask64" -> loads.throughput(refs, 64, true);
+          case "ask256" -> loads.throughput(refs, 256, true);
+          default -> loads.confirmedTells(client, refs, false);
+        };
+        failed += m.get("failed");
+        byLoad.put(load, m.get("msg/s"));
+      }
+    }
+    return failed;
   }
 
   private static double ratio(double n, double one) {

@@ -44,11 +44,13 @@ class ScaleScenariosTest {
   @Test
   void scaleOutShapeReportsEachPodCountAndItsRatioToOne() throws Exception {
     Map<String, Double> m = new ScaleOut(SHORT, 100, 3, "256m").run();
-    assertWellFormed("scale-out", m, List.of("ask_1_pod_msg/s", "tell_1_pod_msg/s", "ask_2_pods_msg/s",
-        "tell_2_pods_msg/s", "ask_2/1", "tell_2/1", "ask_3_pods_msg/s", "tell_3_pods_msg/s", "ask_3/1", "tell_3/1",
+    assertWellFormed("scale-out", m, List.of(
+        "ask64_1_pod_msg/s", "ask256_1_pod_msg/s", "tell_1_pod_msg/s",
+        "ask64_2_pods_msg/s", "ask64_2/1", "ask256_2_pods_msg/s", "ask256_2/1", "tell_2_pods_msg/s", "tell_2/1",
+        "ask64_3_pods_msg/s", "ask64_3/1", "ask256_3_pods_msg/s", "ask256_3/1", "tell_3_pods_msg/s", "tell_3/1",
         "failed"));
-    assertThat(m.get("ask 1 pod msg/s")).isPositive();
-    assertThat(m.get("ask 3/1")).isEqualTo(m.get("ask 3 pods msg/s") / m.get("ask 1 pod msg/s"));
+    assertThat(m.get("ask64 1 pod msg/s")).isPositive();
+    assertThat(m.get("tell 3/1")).isEqualTo(m.get("tell 3 pods msg/s") / m.get("tell 1 pod msg/s"));
     assertThat(m.get("failed")).isZero();
   }
 
