@@ -1,45 +1,27 @@
 package io.atoll.bench.cluster;
 
 import io.atoll.bench.sidebyside.BenchArgs;
-import io.atoll.bench.sidebyside.ConfirmedTells;
 import io.atoll.bench.sidebyside.Results;
-import io.atoll.core.spi.PodHealth;
-import io.atoll.manager.ManagerObserver;
-import io.atoll.manager.ManagerSecurity;
-import io.atoll.testkit.tls.DevCa;
-import io.atoll.transport.grpc.security.ConfigSigner;
-import io.atoll.transport.grpc.security.Role;
-import io.atoll.transport.grpc.security.WireSecurity;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.ShardHasher;
 import io.atoll.manager.ManagerSettings;
-import io.atoll.manager.ShardManager;
 import io.atoll.runtime.EntityRef;
 import io.atoll.runtime.Sharding;
-import io.atoll.store.file.FileAssignmentStore;
 import io.atoll.testkit.ClusterChecks;
-import io.atoll.testkit.process.ManagedProcess;
-import io.atoll.testkit.process.ProcessCluster;
-import io.atoll.testkit.process.ProcessSpec;
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 
 /**
  * The cluster load generator: the figures of docs/benchmarks.md that need real pods. A shard
- * manager runs in this JVM; "remote" scenarios put the counters in a second JVM ({@link BenchPod})
+ * manager runs in this JVM; "remote" scenarios put the counters in other JVMs ({@link BenchPod})
  * and send from a client pod here, over gRPC on loopback; "local" ones host the counters here.
  * Each scenario runs {@code --runs} times (fresh processes each time) and reports the median.
  *
@@ -50,47 +32,38 @@ import java.util.function.Function;
  *
  * Scenarios: remote-ask-64, remote-ask-1, remote-ask-1-vt, remote-tell, remote-tell-acked,
  * local-ask-64, local-ask-1, local-ask-1-vt, local-tell, local-tell-acked, idle-heap, join,
- * first-message ("-vt": the caller is a virtual thread). The tell scenarios ignore each tell's
- * future and confirm the handled count in batches, as the Pekko peer must; "-acked" waits for
- * every tell's acknowledgement instead (8192 in flight). A remote scenario with "-tls" appended
- * runs every connection as mutual TLS (certificates made for the run); name both, alternating, to
- * compare them in one run. Public for the command line; not API.
+ * first-message ("-vt": the caller is a virtual thread), and the scale figures idle-million,
+ * join-large and scale-out (not run by default: they take minutes and gigabytes). The tell
+ * scenarios ignore each tell's future and confirm the handled count in batches, as the Pekko peer
+ * must; "-acked" waits for every tell's acknowledgement instead (8192 in flight). A remote scenario
+ * with "-tls" appended runs every connection as mutual TLS (certificates made for the run); name
+ * both, alternating, to compare them in one run. Public for the command line; not API.
  */
 public final class ClusterBench {
 
-  private final int seconds;
-  private final int warmup;
-  private final int idle;
-  private final Path dir;
-  private final ProcessCluster processes;
-  private final List<Sharding> shardings = new ArrayList<>();
-  private ShardManager manager;
-  private Path certs;
+  /** The heap of each pod JVM of join-large and scale-out: three of them fit beside other work. */
+  static final String SCALE_POD_HEAP = "512m";
 
-  private ClusterBench(int seconds, int warmup, int idle) throws IOException {
-    this.seconds = seconds;
-    this.warmup = warmup;
-    this.idle = idle;
-    this.dir = Files.createTempDirectory("atoll-bench");
-    this.processes = new ProcessCluster(dir);
+  private final Loads loads;
+  private final BenchCluster cluster;
+
+  ClusterBench(Loads loads, BenchCluster cluster) {
+    this.loads = loads;
+    this.cluster = cluster;
   }
 
-  /** Runs the scenarios named on the command line (all by default). */
+  /** Runs the scenarios named on the command line (all but the scale figures by default). */
   public static void main(String[] args) throws Exception {
     BenchArgs a = BenchArgs.parse(args, List.of("remote-ask-64", "remote-ask-1", "remote-ask-1-vt", "remote-tell",
         "local-ask-64", "local-ask-1", "local-ask-1-vt", "local-tell", "idle-heap", "join", "first-message"));
-    System.out.printf("%s, %d cores, JDK %s; %d run(s) of %d s after %d s warm-up%n",
-        System.getProperty("os.name"), Runtime.getRuntime().availableProcessors(), Runtime.version(), a.runs(),
-        a.seconds(), a.warmup());
+    System.out.printf("%s, %d cores, JDK %s, max heap %d MiB; %d run(s) of %d s after %d s warm-up%n",
+        System.getProperty("os.name"), Runtime.getRuntime().availableProcessors(), Runtime.version(),
+        Runtime.getRuntime().maxMemory() >> 20, a.runs(), a.seconds(), a.warmup());
+    Loads loads = new Loads(a.warmup(), a.seconds());
     for (String s : a.scenarios()) {
       List<Map<String, Double>> results = new ArrayList<>();
       for (int r = 0; r < a.runs(); r++) {
-        ClusterBench b = new ClusterBench(a.seconds(), a.warmup(), a.idle());
-        try {
-          results.add(b.run(s));
-        } finally {
-          b.close();
-        }
+        results.add(run(s, loads, a.idle()));
         System.out.printf("  %s run %d: %s%n", s, r + 1, Results.format(results.get(results.size() - 1)));
       }
       Map<String, Double> m = Results.median(results);
@@ -100,170 +73,53 @@ public final class ClusterBench {
     System.exit(0);
   }
 
-  private Map<String, Double> run(String scenario) throws Exception {
-    if (scenario.startsWith("remote-") && scenario.endsWith("-tls")) {
-      certs = dir.resolve("certs");
-      DevCa ca = DevCa.create("bench", Duration.ofDays(1));
-      ca.writeCa(certs);
-      ca.issue(Role.MANAGER, "manager", List.of()).write(certs, "manager");
-      ca.issue(Role.POD, "pod", List.of()).write(certs, "pod");
-      ca.issue(Role.POD, "client", List.of()).write(certs, "client");
-      scenario = scenario.substring(0, scenario.length() - "-tls".length());
+  /** One run of {@code scenario}, in fresh processes. */
+  static Map<String, Double> run(String scenario, Loads loads, int idle) throws Exception {
+    if (scenario.equals("scale-out")) {
+      return new ScaleOut(loads, 1000, 3, SCALE_POD_HEAP).run();
     }
+    try (BenchCluster c = new BenchCluster()) {
+      if (scenario.startsWith("remote-") && scenario.endsWith("-tls")) {
+        c.useTls();
+        scenario = scenario.substring(0, scenario.length() - "-tls".length());
+      }
+      return new ClusterBench(loads, c).measure(scenario, idle);
+    }
+  }
+
+  private Map<String, Double> measure(String scenario, int idle) throws Exception {
     return switch (scenario) {
-      case "remote-ask-64" -> throughput(remote(1), 64, true);
-      case "remote-ask-1" -> latency(remote(1));
-      case "remote-tell" -> confirmedTells(remote(1), false);
-      case "remote-tell-acked" -> throughput(remote(1), 8192, false);
-      case "local-ask-64" -> throughput(local(), 64, true);
-      case "local-ask-1" -> latency(local());
-      case "local-ask-1-vt" -> onVirtualThread(() -> latency(local()));
-      case "remote-ask-1-vt" -> onVirtualThread(() -> latency(remote(1)));
-      case "local-tell" -> confirmedTells(local(), true);
-      case "local-tell-acked" -> throughput(local(), 8192, false);
+      case "remote-ask-64" -> loads.throughput(Loads.refs(remote(), 1000), 64, true);
+      case "remote-ask-1" -> loads.latency(Loads.refs(remote(), 1000));
+      case "remote-tell" -> confirmedTells(remote(), false);
+      case "remote-tell-acked" -> loads.throughput(Loads.refs(remote(), 1000), 8192, false);
+      case "local-ask-64" -> loads.throughput(Loads.refs(cluster.local(), 1000), 64, true);
+      case "local-ask-1" -> loads.latency(Loads.refs(cluster.local(), 1000));
+      case "local-ask-1-vt" -> onVirtualThread(() -> loads.latency(Loads.refs(cluster.local(), 1000)));
+      case "remote-ask-1-vt" -> onVirtualThread(() -> loads.latency(Loads.refs(remote(), 1000)));
+      case "local-tell" -> confirmedTells(cluster.local(), true);
+      case "local-tell-acked" -> loads.throughput(Loads.refs(cluster.local(), 1000), 8192, false);
       case "idle-heap" -> idleHeap(idle);
-      case "join" -> join();
+      case "idle-million" -> idleHeap(1_000_000);
+      case "join" -> join(300, 10_000, BenchCluster.POD_HEAP);
+      case "join-large" -> join(3000, 100_000, SCALE_POD_HEAP);
       case "first-message" -> firstMessage();
       default -> throw new IllegalArgumentException("scenario: " + scenario
           + " (expected: remote-ask-64, remote-ask-1, remote-tell, local-ask-64, local-ask-1, local-tell, idle-heap,"
-          + " join, first-message)");
+          + " join, first-message, idle-million, join-large, scale-out)");
     };
   }
 
-  // ---- set-ups
-
-  private void startManager(int shards) {
-    ManagerSettings s = ManagerSettings.defaults().withNumberOfShards(shards)
-        .withRebalanceIntervals(Duration.ofSeconds(20), Duration.ofSeconds(1));
-    manager = certs == null
-        ? ShardManager.start(s, FileAssignmentStore.open(dir.resolve("manager")), "127.0.0.1", 0)
-        : ShardManager.start(s, FileAssignmentStore.open(dir.resolve("manager")), PodHealth.LEASE_ONLY, "127.0.0.1", 0,
-            io.atoll.core.Ticker.SYSTEM, new java.util.Random(), ManagerObserver.NONE,
-            new ManagerSecurity(security("manager"), ConfigSigner.generate()));
+  private Sharding remote() {
+    return cluster.remote(1, BenchCluster.POD_HEAP);
   }
 
-  private WireSecurity security(String name) {
-    return WireSecurity.tls(certs.resolve("ca.pem"), certs.resolve(name + ".pem"), certs.resolve(name + ".key"));
-  }
-
-  private void startPods(int n) {
-    List<ManagedProcess> started = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      started.add(startPod());
-    }
-    for (ManagedProcess p : started) {
-      p.awaitAddress(Duration.ofSeconds(60));
-    }
-  }
-
-  private ManagedProcess startPod() {
-    // A pod measured at full speed: a 1 GB heap and the JVM's default collector and compilers.
-    ProcessSpec.Builder spec = ProcessSpec.builder("pod-" + processes.processes().size(), BenchPod.class.getName())
-        .heap("1g").quickStart(false).args(certs == null ? List.of(manager.address().toString())
-            : List.of(manager.address().toString(), certs.resolve("ca.pem").toString(),
-                certs.resolve("pod.pem").toString(), certs.resolve("pod.key").toString()));
-    String extra = System.getProperty("bench.podJvmArgs", "");
-    if (!extra.isBlank()) {
-      spec.jvmOptions(List.of(extra.trim().split("\\s+"))); // e.g. a flight recording of the pod
-    }
-    return processes.start(spec.build());
-  }
-
-  private Sharding remote(int pods) throws Exception {
-    startManager(300);
-    startPods(pods);
-    Sharding.Builder b = Sharding.builder();
-    if (certs != null) {
-      b.security(security("client"));
-    }
-    Sharding client = b.manager(manager.address().toString()).clientOnly()
-        .askTimeout(Duration.ofSeconds(30)).sendTimeout(Duration.ofSeconds(30)).start();
-    shardings.add(client);
-    awaitOwned(client, pods);
-    return client;
-  }
-
-  private Sharding local() throws Exception {
-    startManager(300);
-    Sharding pod = Sharding.builder().manager(manager.address().toString())
-        .register(BenchCounter.TYPE, ctx -> new BenchCounter())
-        .askTimeout(Duration.ofSeconds(30)).sendTimeout(Duration.ofSeconds(30)).start();
-    shardings.add(pod);
-    awaitOwned(pod, 1);
-    return pod;
-  }
-
-  private static void awaitOwned(Sharding s, int pods) {
-    ClusterChecks.awaitEveryShardOwned(s, pods, Duration.ofSeconds(30));
-  }
-
-  private static List<EntityRef<BenchCounter.Msg>> refs(Sharding s, int n) {
-    List<EntityRef<BenchCounter.Msg>> refs = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      refs.add(s.entity(BenchCounter.TYPE, "c-" + i));
-    }
-    return refs;
-  }
-
-  // ---- measurements
-
-  /** Messages per second with {@code window} in flight, asks or tells, over 1000 counters. */
-  private Map<String, Double> throughput(Sharding s, int window, boolean ask) throws Exception {
-    List<EntityRef<BenchCounter.Msg>> refs = refs(s, 1000);
-    AtomicLong done = new AtomicLong();
-    AtomicLong failed = new AtomicLong();
-    Semaphore permits = new Semaphore(window);
-    BenchCounter.Inc inc = new BenchCounter.Inc(1);
-    Function<Integer, CompletableFuture<?>> send = ask
-        ? i -> refs.get(i).<Long>ask(BenchCounter.Get::new).toCompletableFuture()
-        : i -> refs.get(i).tell(inc).toCompletableFuture();
-    long start = System.nanoTime();
-    long measureFrom = start + TimeUnit.SECONDS.toNanos(warmup);
-    long end = measureFrom + TimeUnit.SECONDS.toNanos(seconds);
-    long atMeasureStart = -1;
-    int i = 0;
-    while (true) {
-      long now = System.nanoTime();
-      if (atMeasureStart < 0 && now >= measureFrom) {
-        atMeasureStart = done.get();
-      }
-      if (now >= end) {
-        break;
-      }
-      permits.acquire();
-      send.apply(i).whenComplete((v, e) -> {
-        if (e != null) {
-          failed.incrementAndGet();
-        }
-        done.incrementAndGet();
-        permits.release();
-      });
-      i = i + 1 == refs.size() ? 0 : i + 1;
-    }
-    long measured = done.get() - atMeasureStart;
-    permits.acquire(window);
-    Map<String, Double> r = new LinkedHashMap<>();
-    r.put("msg/s", measured / (double) seconds);
-    r.put("failed", (double) failed.get());
-    return r;
-  }
-
-  /**
-   * Handled tells per second, the futures ignored and the handled count confirmed in batches,
-   * 8192 unconfirmed at most: the shape of the Pekko peer's tell load ({@link ConfirmedTells}).
-   */
   private Map<String, Double> confirmedTells(Sharding s, boolean local) throws Exception {
-    List<EntityRef<BenchCounter.Msg>> refs = refs(s, 1000);
-    BenchCounter.Inc inc = new BenchCounter.Inc(1);
-    EntityRef<BenchCounter.Msg> counter = refs.get(0);
-    return ConfirmedTells.run(i -> refs.get(i).tell(inc), refs.size(), 8192, warmup, seconds,
-        local ? BenchCounter.HANDLED::sum : null,
-        () -> counter.<Long>ask(BenchCounter.Handled::new).toCompletableFuture());
+    return loads.confirmedTells(s, Loads.refs(s, 1000), local);
   }
 
   /** Runs a measurement on a virtual thread, as a caller in a virtual-thread service would. */
-  private static Map<String, Double> onVirtualThread(java.util.concurrent.Callable<Map<String, Double>> m)
-      throws Exception {
+  private static Map<String, Double> onVirtualThread(Callable<Map<String, Double>> m) throws Exception {
     CompletableFuture<Map<String, Double>> r = new CompletableFuture<>();
     Thread.ofVirtual().start(() -> {
       try {
@@ -275,53 +131,32 @@ public final class ClusterBench {
     return r.get();
   }
 
-  /** Ask latency with one in flight: p50 and p99 in microseconds. */
-  private Map<String, Double> latency(Sharding s) throws Exception {
-    List<EntityRef<BenchCounter.Msg>> refs = refs(s, 1000);
-    long start = System.nanoTime();
-    long measureFrom = start + TimeUnit.SECONDS.toNanos(warmup);
-    long end = measureFrom + TimeUnit.SECONDS.toNanos(seconds);
-    long[] samples = new long[1 << 22];
-    int n = 0;
-    int i = 0;
-    while (true) {
-      long t0 = System.nanoTime();
-      if (t0 >= end || n == samples.length) {
-        break;
-      }
-      refs.get(i).<Long>ask(BenchCounter.Get::new).toCompletableFuture().get(10, TimeUnit.SECONDS);
-      long t1 = System.nanoTime();
-      if (t0 >= measureFrom) {
-        samples[n++] = t1 - t0;
-      }
-      i = i + 1 == refs.size() ? 0 : i + 1;
-    }
-    return Results.percentiles(Arrays.copyOf(samples, n));
-  }
-
-  /** Heap per idle entity: bytes retained per counter after {@code n} were activated and went idle. */
-  private Map<String, Double> idleHeap(int n) throws Exception {
-    Sharding pod = local();
-    List<EntityRef<BenchCounter.Msg>> warm = refs(pod, 1000);
-    for (EntityRef<BenchCounter.Msg> r : warm) {
-      r.tell(new BenchCounter.Inc(1)).toCompletableFuture().get();
-    }
+  /**
+   * {@code n} idle counters in one pod in this JVM: the heap each retains (growth of the used heap,
+   * read after {@code System.gc()}, divided by {@code n}), how fast they were activated (one
+   * acknowledged tell each, 4096 in flight, ids {@code idle-N}), the used heap after, this JVM's
+   * maximum heap, and the activations that failed.
+   */
+  Map<String, Double> idleHeap(int n) throws Exception {
+    Sharding pod = cluster.local();
+    BenchCounter.Inc inc = new BenchCounter.Inc(1);
+    Loads.activate(1000, 64, i -> pod.entity(BenchCounter.TYPE, "c-" + i).tell(inc).toCompletableFuture());
     long before = usedAfterGc();
-    List<CompletableFuture<Void>> all = new ArrayList<>();
-    Semaphore permits = new Semaphore(4096);
-    for (int i = 0; i < n; i++) {
-      permits.acquire();
-      all.add(pod.entity(BenchCounter.TYPE, "idle-" + i).tell(new BenchCounter.Inc(1)).toCompletableFuture()
-          .whenComplete((v, e) -> permits.release()));
-    }
-    CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
-    all = null;
+    long t0 = System.nanoTime();
+    long failed = Loads.activate(n, 4096,
+        i -> pod.entity(BenchCounter.TYPE, "idle-" + i).tell(inc).toCompletableFuture());
+    double activationSeconds = (System.nanoTime() - t0) / 1e9;
     long after = usedAfterGc();
-    if (pod.activeEntities() < n) {
-      throw new IllegalStateException("only " + pod.activeEntities() + " entities live (expected: " + n + ")");
+    if (pod.activeEntities() < n - failed) {
+      throw new IllegalStateException("only " + pod.activeEntities() + " entities live (expected: " + (n - failed)
+          + ")");
     }
     Map<String, Double> r = new LinkedHashMap<>();
     r.put("bytes/entity", (after - before) / (double) n);
+    r.put("activations/s", n / activationSeconds);
+    r.put("used heap MiB", after / (double) (1 << 20));
+    r.put("max heap MiB", Runtime.getRuntime().maxMemory() / (double) (1 << 20));
+    r.put("failed", (double) failed);
     return r;
   }
 
@@ -336,19 +171,21 @@ public final class ClusterBench {
   }
 
   /**
-   * A third pod joins two (300 shards, 10,000 live counters, tells flowing): seconds from its
-   * registration until every pod holds 100 shards, and the messages that failed meanwhile.
+   * A third pod joins two ({@code shards} shards, {@code entities} live counters, acknowledged
+   * tells flowing from a client, 256 in flight): seconds from its registration until the shards are
+   * spread evenly (every pod a third, give or take one), and the messages that failed of all sent
+   * meanwhile. Each pod JVM gets {@code podHeap}. Gives up after 3 minutes.
    */
-  private Map<String, Double> join() throws Exception {
-    startManager(300);
-    startPods(2);
-    Sharding client = Sharding.builder().manager(manager.address().toString()).clientOnly()
-        .askTimeout(Duration.ofSeconds(30)).sendTimeout(Duration.ofSeconds(30)).start();
-    shardings.add(client);
-    awaitOwned(client, 2);
-    List<EntityRef<BenchCounter.Msg>> refs = refs(client, 10_000);
-    for (EntityRef<BenchCounter.Msg> r : refs) {
-      r.tell(new BenchCounter.Inc(1)).toCompletableFuture().get();
+  Map<String, Double> join(int shards, int entities, String podHeap) throws Exception {
+    cluster.startManager(shards);
+    cluster.startPods(2, podHeap);
+    Sharding client = cluster.client(2);
+    List<EntityRef<BenchCounter.Msg>> refs = Loads.refs(client, entities);
+    BenchCounter.Inc inc = new BenchCounter.Inc(1);
+    long notActivated = Loads.activate(entities, 1024, i -> refs.get(i).tell(inc).toCompletableFuture());
+    if (notActivated > 0) {
+      throw new IllegalStateException(notActivated + " of " + entities
+          + " activations failed before the join (expected: none)");
     }
     AtomicLong failed = new AtomicLong();
     AtomicLong done = new AtomicLong();
@@ -358,7 +195,7 @@ public final class ClusterBench {
       try {
         while (!Thread.currentThread().isInterrupted()) {
           permits.acquire();
-          refs.get(i).tell(new BenchCounter.Inc(1)).whenComplete((v, e) -> {
+          refs.get(i).tell(inc).whenComplete((v, e) -> {
             if (e != null) {
               failed.incrementAndGet();
             }
@@ -372,12 +209,12 @@ public final class ClusterBench {
       }
     });
     TimeUnit.SECONDS.sleep(2); // steady load before the join
-    startPod();
+    cluster.startPod(podHeap);
     long joined = -1;
     long balanced = -1;
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
     while (System.nanoTime() < deadline) {
-      ClusterConfig c = manager.config();
+      ClusterConfig c = cluster.manager().config();
       if (joined < 0 && c.activePods().size() == 3) {
         joined = System.nanoTime();
       }
@@ -389,9 +226,14 @@ public final class ClusterBench {
     }
     load.interrupt();
     load.join();
-    permits.acquire(256);
+    if (!permits.tryAcquire(256, 60, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("tells unanswered 60 s after the load stopped (expected: each answered or "
+          + "failed by its 30 s timeout)");
+    }
     if (balanced < 0) {
-      throw new IllegalStateException("never balanced");
+      throw new IllegalStateException("not balanced 3 minutes after the third pod " + (joined < 0
+          ? "started (it never registered)" : "registered") + "; shards per pod: "
+          + cluster.manager().config().ownedCounts().values());
     }
     Map<String, Double> r = new LinkedHashMap<>();
     r.put("balanced after s", (balanced - joined) / 1e9);
@@ -406,12 +248,9 @@ public final class ClusterBench {
    * measured once each.
    */
   private Map<String, Double> firstMessage() throws Exception {
-    ManagerSettings s = ManagerSettings.defaults().withNumberOfShards(1000);
-    manager = ShardManager.start(s, FileAssignmentStore.open(dir.resolve("manager")), "127.0.0.1", 0);
-    startPods(1);
-    Sharding client = Sharding.builder().manager(manager.address().toString()).clientOnly().start();
-    shardings.add(client);
-    awaitOwned(client, 1);
+    cluster.startManager(ManagerSettings.defaults().withNumberOfShards(1000));
+    cluster.startPods(1, BenchCluster.POD_HEAP);
+    Sharding client = cluster.client(1);
     String[] byShard = new String[1001];
     for (int i = 0, found = 0; found < 1000; i++) {
       String id = "f-" + i;
@@ -434,17 +273,5 @@ public final class ClusterBench {
       samples[shard - 201] = System.nanoTime() - t0;
     }
     return Results.percentiles(samples);
-  }
-
-  // ---- plumbing
-
-  private void close() {
-    for (Sharding s : shardings) {
-      s.close();
-    }
-    processes.close(); // SIGTERM, then SIGKILL for what still runs after 10 s
-    if (manager != null) {
-      manager.close();
-    }
   }
 }
