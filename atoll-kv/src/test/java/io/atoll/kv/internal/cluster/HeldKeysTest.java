@@ -42,14 +42,7 @@ class HeldKeysTest {
     key.set("a node key shared by the test's nodes".getBytes(StandardCharsets.UTF_8));
     source = new TestNode(key, 31);
     target = new TestNode(key, 32);
-    ClusterConfig.Builder b = ClusterConfig.empty(KeySlots.SLOT_COUNT).toBuilder()
-        .pod(new PodEntry(source.pod, PodStatus.ACTIVE, 1)).pod(new PodEntry(target.pod, PodStatus.ACTIVE, 1));
-    for (int s = 0; s < KeySlots.SLOT_COUNT; s++) {
-      b.claim(s, Claim.stable(source.pod.id(), 2));
-    }
-    ClusterConfig config = b.build();
-    source.adopt(config);
-    target.adopt(config);
+    TestNode.everySlotOn(source, target);
   }
 
   @AfterEach

@@ -98,6 +98,22 @@ final class TestNode implements AutoCloseable {
   }
 
   /**
+   * Has {@code owner} and {@code other} adopt one config in which both are active and every slot
+   * is {@code owner}'s (epoch 2): the cluster is ok, and a slot moves by a hand-off alone.
+   */
+  static void everySlotOn(TestNode owner, TestNode other) {
+    ClusterConfig.Builder b = ClusterConfig.empty(io.atoll.core.slots.KeySlots.SLOT_COUNT).toBuilder()
+        .pod(new io.atoll.core.PodEntry(owner.pod, io.atoll.core.PodStatus.ACTIVE, 1))
+        .pod(new io.atoll.core.PodEntry(other.pod, io.atoll.core.PodStatus.ACTIVE, 1));
+    for (int s = 0; s < io.atoll.core.slots.KeySlots.SLOT_COUNT; s++) {
+      b.claim(s, io.atoll.core.Claim.stable(owner.pod.id(), 2));
+    }
+    ClusterConfig config = b.build();
+    owner.adopt(config);
+    other.adopt(config);
+  }
+
+  /**
    * A hand-off connection to {@code target} through {@code port} (its own or a relay's) that
    * proved it is a node, as HandOffs opens one.
    */
