@@ -92,11 +92,20 @@ class LeaseTest {
       // stuck as a connection that never completes or a half-open one is. Keepalive would notice
       // after 15 s (10 s and a 5 s timeout), ten leases. New connections pass.
       relay.mode(TcpRelay.Mode.DROP, stuck::contains);
-      Awaitility.await("pod a renewing over a fresh connection, a member of the cluster")
-          .atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(50)).until(() ->
-              relay.clientPorts().stream().anyMatch(p -> !stuck.contains(p))
-              && cluster.manager().config().pod(a.podId()).map(e -> e.status() == PodStatus.ACTIVE).orElse(false));
+      // A fresh connection that stays open (the lease watch's probes also connect, for an instant).
+      Map<Integer, Long> firstSeen = new java.util.concurrent.ConcurrentHashMap<>();
+      Awaitility.await("pod a connected afresh to the manager, a member of the cluster")
+          .atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            long now = System.nanoTime();
+            Set<Integer> open = relay.clientPorts();
+            firstSeen.keySet().retainAll(open);
+            open.stream().filter(p -> !stuck.contains(p)).forEach(p -> firstSeen.putIfAbsent(p, now));
+            boolean lasting = firstSeen.values().stream().anyMatch(t -> now - t >= 300_000_000L);
+            return lasting && cluster.manager().config().pod(a.podId()).map(e -> e.status() == PodStatus.ACTIVE)
+                .orElse(false);
+          });
       cluster.awaitSettled(Duration.ofSeconds(15));
+      assertThat(a.servedShards()).as("pod a serves shards again").isNotEmpty();
     }
   }
 }

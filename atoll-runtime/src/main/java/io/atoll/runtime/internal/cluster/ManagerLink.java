@@ -271,7 +271,7 @@ public final class ManagerLink {
             // (within a lease renewal): not a reason to try a standby.
             log.debug("pod {}: the shard manager at {} holds the registration: {}", me, address,
                 e.getStatus().getDescription());
-          } else if (!managers.failed(address, e) && ManagerAddresses.unanswered(e)) {
+          } else if (!managers.failed(address, e) && noAnswer(e)) {
             managers.reopenIfSilent(address, silenceNanos());
           }
         }
@@ -369,7 +369,7 @@ public final class ManagerLink {
                     .getDescription());
               } else if (managers.failed(at, t)) {
                 retryRenewalSoon(); // another manager: try it before the next period
-              } else if (ManagerAddresses.unanswered(t) && managers.reopenIfSilent(at, silenceNanos())) {
+              } else if (noAnswer(t) && managers.reopenIfSilent(at, silenceNanos())) {
                 retryRenewalSoon(); // a fresh connection: try it before the lease runs out
               }
             }
@@ -424,12 +424,22 @@ public final class ManagerLink {
   }
 
   /**
-   * How long the channel to the manager may answer nothing before it is replaced by a fresh one
-   * ({@link ManagerAddresses#reopenIfSilent}): half a lease, so that a fresh connection is tried
-   * before the lease runs out, and not under 300 ms.
+   * How long the channel to the manager may answer nothing before a call that got no answer has
+   * it replaced by a fresh one ({@link ManagerAddresses#reopenIfSilent}): a renewal period (a third
+   * of a lease, not under 300 ms). Renewals answered every period keep a working channel under
+   * it, so in practice the first renewal that times out on a silent channel replaces it, with a
+   * renewal period of the lease left.
    */
   private long silenceNanos() {
-    return Math.max(TimeUnit.MILLISECONDS.toNanos(300), lease.ttlNanos() / 2);
+    return Math.max(TimeUnit.MILLISECONDS.toNanos(300), lease.ttlNanos() / 3);
+  }
+
+  /**
+   * Whether {@code failure} is no answer at all: no connection, or none within the deadline, and
+   * not a standby's refusal naming the leader (also UNAVAILABLE, but an answer).
+   */
+  private static boolean noAnswer(Throwable failure) {
+    return ManagerAddresses.unanswered(failure) && io.atoll.transport.grpc.LeaderHint.refusal(failure).isEmpty();
   }
 
   private void retryRenewalSoon() {
