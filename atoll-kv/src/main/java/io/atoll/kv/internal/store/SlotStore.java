@@ -25,32 +25,25 @@ public final class SlotStore {
 
   /** The number of keys in all slots. */
   public long size() {
-    long n = 0;
-    for (Slot s : slots) {
-      synchronized (s) {
-        n += s.size();
-      }
-    }
-    return n;
+    return sum(Slot::size);
   }
 
   /** The number of keys with an expiry in all slots (expired ones not yet removed included). */
   public long volatileKeys() {
-    long n = 0;
-    for (Slot s : slots) {
-      synchronized (s) {
-        n += s.volatileKeys();
-      }
-    }
-    return n;
+    return sum(Slot::volatileKeys);
   }
 
   /** Keys held out of service in all slots (their hand-off batch timed out; see {@link Slot#hold}). */
   public long heldKeys() {
+    return sum(Slot::heldCount);
+  }
+
+  /** The sum of {@code count} over every slot, each read under its lock. */
+  private long sum(java.util.function.ToLongFunction<Slot> count) {
     long n = 0;
     for (Slot s : slots) {
       synchronized (s) {
-        n += s.heldCount();
+        n += count.applyAsLong(s);
       }
     }
     return n;
