@@ -19,6 +19,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -30,11 +34,18 @@ import java.util.concurrent.TimeUnit;
  * each way, grpc-java over Netty as Atoll's transport uses it, a blocking caller). Both ends run
  * in this JVM on 127.0.0.1; p50 and p99 of the round trip.
  *
+ * <p>A third figure, the same TCP ping-pong with both ends spinning on non-blocking sockets, is the
+ * loopback's own cost without any thread wake-up. The blocking ping-pong pays one wake-up per side,
+ * and on a virtual machine that wake-up can be most of it and differ from one JVM to the next
+ * (10.9 µs in one pair of a run and 72–82 µs in the others, on an otherwise idle 2-core machine).
+ * The spinning one keeps both cores busy while it runs, so it is measured alone, as the others.
+ *
  * <pre>
  * java -cp atoll-bench/target/benchmarks.jar io.atoll.bench.sidebyside.LoopbackFloor [--seconds 3] [--warmup 2]
  * </pre>
  *
- * Prints result lines (scenarios floor-tcp and floor-grpc). Public for the command line; not API.
+ * Prints result lines (scenarios floor-tcp, floor-tcp-spin and floor-grpc). Public for the command
+ * line; not API.
  */
 public final class LoopbackFloor {
 
@@ -46,6 +57,9 @@ public final class LoopbackFloor {
     Map<String, Double> tcp = tcp(a.warmup(), a.seconds());
     System.out.println("floor-tcp: " + Results.format(tcp));
     Results.emit("floor-tcp", tcp);
+    Map<String, Double> spin = tcpSpinning(a.warmup(), a.seconds());
+    System.out.println("floor-tcp-spin: " + Results.format(spin));
+    Results.emit("floor-tcp-spin", spin);
     Map<String, Double> grpc = grpc(a.warmup(), a.seconds());
     System.out.println("floor-grpc: " + Results.format(grpc));
     Results.emit("floor-grpc", grpc);
@@ -87,6 +101,66 @@ public final class LoopbackFloor {
       } finally {
         echo.interrupt();
       }
+    }
+  }
+
+  /**
+   * TCP ping-pong round trips with both ends spinning on non-blocking sockets (no thread ever
+   * sleeps in a read): p50/p99 in microseconds.
+   */
+  static Map<String, Double> tcpSpinning(int warmup, int seconds) throws Exception {
+    try (ServerSocketChannel server = ServerSocketChannel.open()) {
+      server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1);
+      Thread echo = Thread.ofPlatform().daemon().start(() -> {
+        try (SocketChannel s = server.accept()) {
+          s.setOption(StandardSocketOptions.TCP_NODELAY, true);
+          s.configureBlocking(false);
+          ByteBuffer b = ByteBuffer.allocateDirect(8);
+          while (true) {
+            b.clear();
+            spinRead(s, b);
+            b.flip();
+            spinWrite(s, b);
+          }
+        } catch (IOException e) {
+          // the client closed: done
+        }
+      });
+      try (SocketChannel c = SocketChannel.open(server.getLocalAddress())) {
+        c.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        c.configureBlocking(false);
+        ByteBuffer b = ByteBuffer.allocateDirect(8);
+        return measure(warmup, seconds, i -> {
+          try {
+            b.clear();
+            b.putLong(i).flip();
+            spinWrite(c, b);
+            b.clear();
+            spinRead(c, b);
+            if (b.getLong(0) != i) {
+              throw new IllegalStateException("echo mismatch");
+            }
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
+      } finally {
+        echo.interrupt();
+      }
+    }
+  }
+
+  private static void spinRead(SocketChannel s, ByteBuffer b) throws IOException {
+    while (b.hasRemaining()) {
+      if (s.read(b) < 0) {
+        throw new IOException("closed by the other end");
+      }
+    }
+  }
+
+  private static void spinWrite(SocketChannel s, ByteBuffer b) throws IOException {
+    while (b.hasRemaining()) {
+      s.write(b);
     }
   }
 

@@ -129,9 +129,12 @@ public final class SideBySide {
     b.append(SideBySideTable.table(FIGURES, pairs));
     b.append(SideBySideTable.floorRow("remote ask p50 ÷ bare TCP round trip p50", "remote-ask-1 p50_us",
         "floor-tcp p50_us", 3, pairs));
+    b.append(SideBySideTable.floorRow("remote ask p50 ÷ TCP round trip p50, both ends spinning", "remote-ask-1 p50_us",
+        "floor-tcp-spin p50_us", 0, pairs));
     b.append(SideBySideTable.floorRow("remote ask p50 ÷ bare gRPC unary p50", "remote-ask-1 p50_us",
         "floor-grpc p50_us", 0, pairs));
     b.append(SideBySideTable.floorValue("floor: bare TCP ping-pong p50", "floor-tcp p50_us", pairs));
+    b.append(SideBySideTable.floorValue("floor: TCP ping-pong p50, both ends spinning", "floor-tcp-spin p50_us", pairs));
     b.append(SideBySideTable.floorValue("floor: bare gRPC unary p50", "floor-grpc p50_us", pairs));
     b.append("\nFailed messages while the third pod joined, per pair: Atoll ");
     b.append(joined(pairs, true)).append("; Pekko ").append(joined(pairs, false)).append(".\n");
