@@ -108,4 +108,22 @@ class LeaseTest {
       assertThat(a.servedShards()).as("pod a serves shards again").isNotEmpty();
     }
   }
+
+  @Test
+  void aPodWhoseFirstConnectionToItsOnlyManagerHangsStartsOnAFreshOneWithoutWaitingForItsStartTimeout(
+      LocalCluster cluster) throws Exception {
+    try (TcpRelay relay = TcpRelay.to(cluster.managerAddress().port())) {
+      // The first connection that carries a byte loses every byte, both ways, without a reset: the
+      // pod's first read of the config waits on a connection that never completes. Later ones pass.
+      java.util.concurrent.atomic.AtomicInteger first = new java.util.concurrent.atomic.AtomicInteger();
+      relay.mode(TcpRelay.Mode.DROP, port -> first.compareAndSet(0, port) || first.get() == port);
+      java.util.concurrent.CompletableFuture<Sharding> started = java.util.concurrent.CompletableFuture.supplyAsync(
+          () -> cluster.addPod(x -> x.manager(relay.address())), r -> Thread.ofPlatform().start(r));
+      // Each read has a 2 s deadline; after one, a channel that answered nothing is replaced.
+      Sharding a = started.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(first.get()).as("the hanging connection was made").isPositive();
+      cluster.awaitSettled(Duration.ofSeconds(15));
+      assertThat(a.servedShards()).as("the pod serves shards").isNotEmpty();
+    }
+  }
 }

@@ -181,6 +181,9 @@ public final class ManagerLink {
     }
   }
 
+  /** The deadline of one read of the config at a pod's start. */
+  private static final long FETCH_DEADLINE_MILLIS = 2000;
+
   /**
    * Reads the current config from a manager, moving to the next one (or the leader a standby names)
    * after each failure, retrying until {@code timeout}.
@@ -195,7 +198,7 @@ public final class ManagerLink {
       PodAddress at = managers.current();
       try {
         ConfigBytes b = managers.readyStub(ShardManagerServiceGrpc.newBlockingStub(
-            Wire.reconnecting(managers.channel()))).withDeadlineAfter(2000, TimeUnit.MILLISECONDS)
+            Wire.reconnecting(managers.channel()))).withDeadlineAfter(FETCH_DEADLINE_MILLIS, TimeUnit.MILLISECONDS)
             .getAssignments(GetAssignmentsRequest.getDefaultInstance());
         managers.answered(at);
         return configs.fromManager(b);
@@ -204,7 +207,11 @@ public final class ManagerLink {
           throw new IllegalStateException("cannot reach the shard manager at " + describe(managers) + " within "
               + timeout.toMillis() + " ms: " + Wire.describe(e) + "; is it running (atoll manager)?", e);
         }
-        managers.failed(at, e);
+        if (!managers.failed(at, e) && noAnswer(e)) {
+          // As for registrations: a channel whose first connection hangs would hold every fetch
+          // until keepalive or the start timeout; one silent for a whole fetch's deadline is replaced.
+          managers.reopenIfSilent(at, TimeUnit.MILLISECONDS.toNanos(FETCH_DEADLINE_MILLIS));
+        }
       }
       backoff = CONNECT_BACKOFF.nextNanos(backoff);
       LockSupport.parkNanos(backoff); // retry pacing, not synchronization
