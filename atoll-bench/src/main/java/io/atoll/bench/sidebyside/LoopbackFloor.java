@@ -51,7 +51,7 @@ public final class LoopbackFloor {
 
   private LoopbackFloor() {}
 
-  /** Measures both floors and prints their result lines. */
+  /** Measures the three floors and prints their result lines. */
   public static void main(String[] argv) throws Exception {
     BenchArgs a = BenchArgs.parse(argv, java.util.List.of("floor"));
     Map<String, Double> tcp = tcp(a.warmup(), a.seconds());

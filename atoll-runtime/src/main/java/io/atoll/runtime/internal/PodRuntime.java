@@ -13,6 +13,7 @@ import io.atoll.runtime.internal.cluster.Lease;
 import io.atoll.runtime.internal.cluster.ManagerAddresses;
 import io.atoll.runtime.internal.cluster.ManagerLink;
 import io.atoll.runtime.internal.cluster.SignedConfigs;
+import io.atoll.runtime.internal.cluster.StartConfig;
 import io.atoll.runtime.internal.cluster.View;
 import io.atoll.runtime.internal.host.EntityHost;
 import io.atoll.runtime.internal.host.TypeRuntime;
@@ -106,7 +107,7 @@ final class PodRuntime implements PodProvider.Pod {
   public void start(Sharding facade) {
     managerChannel = new ManagerAddresses(settings.managers(),
         a -> Wire.channel(a, settings.security(), Role.MANAGER), ctx.ticker());
-    ClusterConfig first = ManagerLink.fetchConfig(managerChannel, ctx.ticker(), settings.startTimeout(), configs);
+    ClusterConfig first = StartConfig.fetch(managerChannel, ctx.ticker(), settings.startTimeout(), configs);
     view = new View(first, null, new ViewEvents());
     lease = new Lease(ctx.ticker(), settings.clientOnly(), view.guard(), view::self, new LeaseEvents());
     if (!settings.clientOnly()) {

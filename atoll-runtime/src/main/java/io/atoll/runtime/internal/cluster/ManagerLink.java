@@ -8,11 +8,10 @@ import io.atoll.core.PodId;
 import io.atoll.core.Ticker;
 import io.atoll.runtime.internal.util.BackoffPolicy;
 import io.atoll.runtime.internal.util.GuardedBy;
+import io.atoll.runtime.internal.util.LogPacer;
 import io.atoll.runtime.internal.util.PodContext;
 import io.atoll.runtime.PodSettings;
 import io.atoll.transport.grpc.Wire;
-import io.atoll.transport.grpc.proto.ConfigBytes;
-import io.atoll.transport.grpc.proto.GetAssignmentsRequest;
 import io.atoll.transport.grpc.proto.NotifyUnhealthyPodRequest;
 import io.atoll.transport.grpc.proto.NotifyUnhealthyPodResponse;
 import io.atoll.transport.grpc.proto.RegisterRequest;
@@ -117,7 +116,7 @@ public final class ManagerLink {
   private record Credential(PodId pod, ByteString token) {}
 
   /**
-   * A link to the managers of the settings over {@code managers} (the one {@link #fetchConfig}
+   * A link to the managers of the settings over {@code managers} (the one {@link StartConfig#fetch}
    * used, so a pod keeps one connection to a manager); {@link #close} closes it.
    */
   public ManagerLink(PodContext ctx, ManagerAddresses managers, View view, Lease lease, PeerChannels peers,
@@ -181,42 +180,9 @@ public final class ManagerLink {
     }
   }
 
-  /** The deadline of one read of the config at a pod's start. */
-  private static final long FETCH_DEADLINE_MILLIS = 2000;
-
-  /**
-   * Reads the current config from a manager, moving to the next one (or the leader a standby names)
-   * after each failure, retrying until {@code timeout}.
-   *
-   * @throws IllegalStateException naming the managers and the last error if none answered
-   */
-  public static ClusterConfig fetchConfig(ManagerAddresses managers, Ticker ticker, Duration timeout,
-      SignedConfigs configs) {
-    long deadline = ticker.nanoTime() + timeout.toNanos();
-    long backoff = 0;
-    for (;;) {
-      PodAddress at = managers.current();
-      try {
-        ConfigBytes b = managers.readyStub(ShardManagerServiceGrpc.newBlockingStub(
-            Wire.reconnecting(managers.channel()))).withDeadlineAfter(FETCH_DEADLINE_MILLIS, TimeUnit.MILLISECONDS)
-            .getAssignments(GetAssignmentsRequest.getDefaultInstance());
-        managers.answered(at);
-        return configs.fromManager(b);
-      } catch (StatusRuntimeException e) {
-        if (e.getStatus().getCode() == Status.Code.PERMISSION_DENIED || ticker.nanoTime() - deadline > 0) {
-          throw new IllegalStateException("cannot reach the shard manager at " + describe(managers) + " within "
-              + timeout.toMillis() + " ms: " + Wire.describe(e) + "; is it running (atoll manager)?", e);
-        }
-        if (!managers.failed(at, e) && noAnswer(e)) {
-          // As for registrations: a channel whose first connection hangs would hold every fetch
-          // until keepalive or the start timeout; one silent for a whole fetch's deadline is replaced.
-          managers.reopenIfSilent(at, TimeUnit.MILLISECONDS.toNanos(FETCH_DEADLINE_MILLIS));
-        }
-      }
-      backoff = CONNECT_BACKOFF.nextNanos(backoff);
-      LockSupport.parkNanos(backoff); // retry pacing, not synchronization
-    }
-  }
+  /** How long registrations fail before the pod says so, and how often it says so again. */
+  private static final Duration REGISTER_QUIET = Duration.ofSeconds(2);
+  private static final Duration REGISTER_WARN_EVERY = Duration.ofSeconds(10);
 
   /**
    * Registers this pod (its current incarnation), retrying until {@code timeout}; then renews the
@@ -229,6 +195,8 @@ public final class ManagerLink {
     try {
       long deadline = ticker.nanoTime() + timeout.toNanos();
       long backoff = 0;
+      // A pod that cannot register says so, at a pace: it may retry for the whole start timeout.
+      LogPacer unregistered = new LogPacer(REGISTER_QUIET, REGISTER_WARN_EVERY);
       for (;;) {
         if (closed) {
           return;
@@ -280,6 +248,13 @@ public final class ManagerLink {
                 e.getStatus().getDescription());
           } else if (!managers.failed(address, e) && noAnswer(e)) {
             managers.reopenIfSilent(address, silenceNanos());
+          }
+          long now = ticker.nanoTime();
+          if (unregistered.due(now)) {
+            log.warn("pod {} is not registered with the shard manager yet, after {} ms of trying: the last"
+                + " attempt, at {}, got {}; retrying for {} ms more", me,
+                TimeUnit.NANOSECONDS.toMillis(unregistered.heldNanos(now)), address, Wire.describe(e),
+                Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - now)));
           }
         }
         backoff = CONNECT_BACKOFF.nextNanos(backoff);
@@ -445,7 +420,7 @@ public final class ManagerLink {
    * Whether {@code failure} is no answer at all: no connection, or none within the deadline, and
    * not a standby's refusal naming the leader (also UNAVAILABLE, but an answer).
    */
-  private static boolean noAnswer(Throwable failure) {
+  static boolean noAnswer(Throwable failure) {
     return ManagerAddresses.unanswered(failure) && io.atoll.transport.grpc.LeaderHint.refusal(failure).isEmpty();
   }
 
@@ -459,7 +434,7 @@ public final class ManagerLink {
     }
   }
 
-  private static String describe(ManagerAddresses managers) {
+  static String describe(ManagerAddresses managers) {
     return managers.all().size() == 1 ? managers.all().get(0).toString() : managers.all().toString();
   }
 
