@@ -193,7 +193,8 @@ public final class ManagerLink {
   public void register(Duration timeout) {
     registering = true;
     try {
-      long deadline = ticker.nanoTime() + timeout.toNanos();
+      long started = ticker.nanoTime();
+      long deadline = started + timeout.toNanos();
       long backoff = 0;
       // A pod that cannot register says so, at a pace: it may retry for the whole start timeout.
       LogPacer unregistered = new LogPacer(REGISTER_QUIET, REGISTER_WARN_EVERY);
@@ -253,7 +254,7 @@ public final class ManagerLink {
           if (unregistered.due(now)) {
             log.warn("pod {} is not registered with the shard manager yet, after {} ms of trying: the last"
                 + " attempt, at {}, got {}; retrying for {} ms more", me,
-                TimeUnit.NANOSECONDS.toMillis(unregistered.heldNanos(now)), address, Wire.describe(e),
+                TimeUnit.NANOSECONDS.toMillis(now - started), address, Wire.describe(e),
                 Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - now)));
           }
         }

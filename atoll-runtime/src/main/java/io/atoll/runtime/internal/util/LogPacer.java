@@ -47,11 +47,6 @@ public final class LogPacer {
     return true;
   }
 
-  /** How long the condition has held at {@code now}, in nanoseconds (0 if it does not hold). */
-  public synchronized long heldNanos(long now) {
-    return holding ? now - since : 0;
-  }
-
   /** The condition ended: if it holds again, it is a new one, quiet first. */
   public synchronized void reset() {
     holding = false;
