@@ -218,6 +218,26 @@ public final class ManagerAddresses implements AutoCloseable {
   }
 
   /**
+   * A call to {@code failedAt} failed with {@code failure}: as {@link #failed(PodAddress, Throwable)};
+   * and if the link stays where it is and the failure was no answer at all (not a standby's refusal,
+   * which is an answer), the channel is replaced if it has been silent for {@code silenceNanos}
+   * ({@link #reopenIfSilent}). The one step every caller of the managers takes after a failure.
+   *
+   * @return whether the call should be retried soon: the link moved, or its channel is fresh
+   */
+  public boolean failedOrReopened(PodAddress failedAt, Throwable failure, long silenceNanos) {
+    if (failed(failedAt, failure)) {
+      return true;
+    }
+    return unanswered(failure) && LeaderHint.refusal(failure).isEmpty() && reopenIfSilent(failedAt, silenceNanos);
+  }
+
+  /** The configured managers, for messages: the one address, or the list. */
+  public String describe() {
+    return all().size() == 1 ? all().get(0).toString() : all().toString();
+  }
+
+  /**
    * Whether {@code failure} says the manager did not answer at all (no connection, or no reply
    * within the deadline): only then is it marked down. Any other status came from a live manager,
    * which a standby may name again at once.

@@ -240,15 +240,15 @@ public final class ManagerLink {
           }
           if (ticker.nanoTime() - deadline > 0) {
             throw new IllegalStateException("pod " + me + " could not register with the shard manager at "
-                + describe(managers) + " within " + timeout.toMillis() + " ms: " + Wire.describe(e), e);
+                + managers.describe() + " within " + timeout.toMillis() + " ms: " + Wire.describe(e), e);
           }
           if (isTypesPending(e)) {
             // The manager is up and leads; it waits for the pods it inherited to declare their types
             // (within a lease renewal): not a reason to try a standby.
             log.debug("pod {}: the shard manager at {} holds the registration: {}", me, address,
                 e.getStatus().getDescription());
-          } else if (!managers.failed(address, e) && noAnswer(e)) {
-            managers.reopenIfSilent(address, silenceNanos());
+          } else {
+            managers.failedOrReopened(address, e, silenceNanos());
           }
           long now = ticker.nanoTime();
           if (unregistered.due(now)) {
@@ -350,10 +350,8 @@ public final class ManagerLink {
                 // a manager with another key took over: this incarnation's credential means nothing to it
                 callback.unknownToManager("the shard manager refused its credential: " + Status.fromThrowable(t)
                     .getDescription());
-              } else if (managers.failed(at, t)) {
-                retryRenewalSoon(); // another manager: try it before the next period
-              } else if (noAnswer(t) && managers.reopenIfSilent(at, silenceNanos())) {
-                retryRenewalSoon(); // a fresh connection: try it before the lease runs out
+              } else if (managers.failedOrReopened(at, t, silenceNanos())) {
+                retryRenewalSoon(); // another manager or a fresh connection: try it before the lease runs out
               }
             }
 
@@ -417,14 +415,6 @@ public final class ManagerLink {
     return Math.max(TimeUnit.MILLISECONDS.toNanos(300), lease.ttlNanos() / 3);
   }
 
-  /**
-   * Whether {@code failure} is no answer at all: no connection, or none within the deadline, and
-   * not a standby's refusal naming the leader (also UNAVAILABLE, but an answer).
-   */
-  static boolean noAnswer(Throwable failure) {
-    return ManagerAddresses.unanswered(failure) && io.atoll.transport.grpc.LeaderHint.refusal(failure).isEmpty();
-  }
-
   private void retryRenewalSoon() {
     long wait = CONNECT_BACKOFF.nextNanos(renewBackoffNanos);
     renewBackoffNanos = Math.min(wait, TimeUnit.SECONDS.toNanos(1));
@@ -433,10 +423,6 @@ public final class ManagerLink {
     } catch (java.util.concurrent.RejectedExecutionException e) {
       // closed
     }
-  }
-
-  static String describe(ManagerAddresses managers) {
-    return managers.all().size() == 1 ? managers.all().get(0).toString() : managers.all().toString();
   }
 
   /** Follows the manager's configs (see {@link ConfigWatch}). */

@@ -47,14 +47,12 @@ public final class StartConfig {
         return configs.fromManager(b);
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() == Status.Code.PERMISSION_DENIED || ticker.nanoTime() - deadline > 0) {
-          throw new IllegalStateException("cannot reach the shard manager at " + ManagerLink.describe(managers)
+          throw new IllegalStateException("cannot reach the shard manager at " + managers.describe()
               + " within " + timeout.toMillis() + " ms: " + Wire.describe(e) + "; is it running (atoll manager)?", e);
         }
-        if (!managers.failed(at, e) && ManagerLink.noAnswer(e)) {
-          // Silent for two reads' deadlines, not one: a connection that is slow to set up (a TLS
-          // handshake on a busy machine) gets a second read before it is thrown away.
-          managers.reopenIfSilent(at, TimeUnit.MILLISECONDS.toNanos(2 * READ_DEADLINE_MILLIS));
-        }
+        // Silent for two reads' deadlines, not one: a connection that is slow to set up (a TLS
+        // handshake on a busy machine) gets a second read before it is thrown away.
+        managers.failedOrReopened(at, e, TimeUnit.MILLISECONDS.toNanos(2 * READ_DEADLINE_MILLIS));
       }
       backoff = ManagerLink.CONNECT_BACKOFF.nextNanos(backoff);
       LockSupport.parkNanos(backoff); // retry pacing, not synchronization

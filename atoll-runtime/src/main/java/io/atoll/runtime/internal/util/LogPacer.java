@@ -5,8 +5,9 @@ import java.time.Duration;
 /**
  * When a condition that keeps holding (a registration that keeps failing) is worth a log line: not
  * before it has held for {@code quiet} (a blip says nothing), then at most once per {@code period}
- * (a retry loop must not flood the log). Times are a {@link io.atoll.core.Ticker}'s nanoseconds,
- * passed in, so tests move a virtual clock. Thread-safe.
+ * (a retry loop must not flood the log). One pacer per spell of the condition: the first call
+ * starts it. Times are a {@link io.atoll.core.Ticker}'s nanoseconds, passed in, so tests move a
+ * virtual clock. Thread-safe.
  */
 public final class LogPacer {
 
@@ -45,11 +46,5 @@ public final class LogPacer {
     logged = true;
     loggedAt = now;
     return true;
-  }
-
-  /** The condition ended: if it holds again, it is a new one, quiet first. */
-  public synchronized void reset() {
-    holding = false;
-    logged = false;
   }
 }

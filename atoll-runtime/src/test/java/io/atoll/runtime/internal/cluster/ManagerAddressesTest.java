@@ -225,4 +225,27 @@ class ManagerAddressesTest {
     advanceMillis(1_000);
     assertThat(managers.reopenIfSilent(STANDBY, TimeUnit.SECONDS.toNanos(1))).isTrue();
   }
+
+  @Test
+  void afterAFailureTheLinkMovesOrReplacesASilentChannelButAnAnswerOrAStandbysRefusalKeepsIt() {
+    try (ManagerAddresses lone = new ManagerAddresses(List.of(LEADER), Wire::channel, now::get)) {
+      long silence = TimeUnit.SECONDS.toNanos(1);
+      advanceMillis(1_000);
+      io.grpc.ManagedChannel first = lone.channel();
+      assertThat(lone.failedOrReopened(LEADER, LeaderHint.notLeader(Optional.empty(), 0), silence))
+          .as("a standby's refusal (UNAVAILABLE, but an answer) keeps the channel").isFalse();
+      assertThat(lone.failedOrReopened(LEADER,
+          Status.FAILED_PRECONDITION.withDescription("busy").asRuntimeException(), silence))
+          .as("an error from a live manager is an answer").isFalse();
+      assertThat(lone.reopens()).isZero();
+      assertThat(lone.failedOrReopened(LEADER, Status.DEADLINE_EXCEEDED.asRuntimeException(), silence))
+          .as("no answer on a channel silent for the silence").isTrue();
+      assertThat(lone.reopens()).isEqualTo(1);
+      assertThat(lone.channel()).isNotSameAs(first);
+    }
+    assertThat(managers.failedOrReopened(LEADER, unreachable(), TimeUnit.SECONDS.toNanos(1)))
+        .as("another manager to move to").isTrue();
+    assertThat(managers.current()).isEqualTo(STANDBY);
+    assertThat(managers.reopens()).isZero();
+  }
 }
