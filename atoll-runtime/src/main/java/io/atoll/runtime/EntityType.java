@@ -40,15 +40,17 @@ public final class EntityType<M> {
   private final MessageCodec codec;
   private final String role;
   private final ShardHasher hasher;
+  private final boolean nonBlockingHandlers;
 
   private EntityType(String name, Class<M> messageClass, M terminationMessage, Duration idleTime,
       Set<Class<?>> extraTypes, MessageCodec codec) {
-    this(name, messageClass, terminationMessage, idleTime, extraTypes, codec, Space.DEFAULT_ROLE, null);
+    this(name, messageClass, terminationMessage, idleTime, extraTypes, codec, Space.DEFAULT_ROLE, null, false);
   }
 
   private EntityType(String name, Class<M> messageClass, M terminationMessage, Duration idleTime,
-      Set<Class<?>> extraTypes, MessageCodec codec, String role, ShardHasher hasher) {
+      Set<Class<?>> extraTypes, MessageCodec codec, String role, ShardHasher hasher, boolean nonBlockingHandlers) {
     this.role = role;
+    this.nonBlockingHandlers = nonBlockingHandlers;
     this.hasher = hasher;
     this.name = name;
     this.messageClass = messageClass;
@@ -79,7 +81,7 @@ public final class EntityType<M> {
    */
   public EntityType<M> withTerminationMessage(M message) {
     Objects.requireNonNull(message, "message");
-    return new EntityType<>(name, messageClass, message, idleTime, extraTypes, codec, role, hasher);
+    return new EntityType<>(name, messageClass, message, idleTime, extraTypes, codec, role, hasher, nonBlockingHandlers);
   }
 
   /**
@@ -91,19 +93,20 @@ public final class EntityType<M> {
     if (idle.isNegative()) {
       throw new IllegalArgumentException("idle time: " + idle + " (expected: >= 0)");
     }
-    return new EntityType<>(name, messageClass, terminationMessage, idle, extraTypes, codec, role, hasher);
+    return new EntityType<>(name, messageClass, terminationMessage, idle, extraTypes, codec, role, hasher, nonBlockingHandlers);
   }
 
   /** With more types the default codec may carry (e.g. answer types it cannot find by itself). */
   public EntityType<M> withTypes(Class<?>... types) {
     Set<Class<?>> all = new LinkedHashSet<>(extraTypes);
     all.addAll(List.of(types));
-    return new EntityType<>(name, messageClass, terminationMessage, idleTime, Set.copyOf(all), codec, role, hasher);
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, Set.copyOf(all), codec, role, hasher, nonBlockingHandlers);
   }
 
   /** With a codec of its own for messages and answers, e.g. {@code ProtobufCodec}. */
   public EntityType<M> withCodec(MessageCodec c) {
-    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, Objects.requireNonNull(c), role, hasher);
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, Objects.requireNonNull(c), role, hasher,
+        nonBlockingHandlers);
   }
 
   /**
@@ -116,7 +119,8 @@ public final class EntityType<M> {
    * @throws IllegalArgumentException if the role is not 1..64 of {@code [A-Za-z0-9._-]} or empty
    */
   public EntityType<M> onRole(String role) {
-    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, codec, Space.checkRole(role), hasher);
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, codec, Space.checkRole(role), hasher,
+        nonBlockingHandlers);
   }
 
   /**
@@ -131,7 +135,34 @@ public final class EntityType<M> {
    */
   public EntityType<M> withHasher(ShardHasher h) {
     return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, codec, role,
-        Objects.requireNonNull(h, "hasher"));
+        Objects.requireNonNull(h, "hasher"), nonBlockingHandlers);
+  }
+
+  /**
+   * With handlers that never block: the type's entities are run by a few drains the pod shares
+   * between such entities, each taking the entities that have messages in turn, instead of by a
+   * virtual thread of their own. That saves a thread start per message to an idle entity, which is
+   * most of what a message costs the sender on a busy pod (docs/benchmarks.md): the same contract
+   * as an actor on a shared dispatcher.
+   *
+   * <p>Only for handlers that never wait: no blocking I/O, no {@code sleep}, no lock held by
+   * others for long, no waiting for an answer of another entity ({@code ask(...).join()}). A
+   * handler that blocks anyway holds its drain, and the entities queued behind it wait until the
+   * pod's watchdog, which looks every 5 ms, sees the drains make no progress and starts another:
+   * some milliseconds per blocked handler, where an entity with its own thread makes no other wait
+   * at all. What a type promises otherwise is unchanged: an entity's messages are handled one at a
+   * time and in order, never by two activations at once, and each is acknowledged or fails with a
+   * reason. The thread is not the entity's own: a thread-local a handler sets may be seen by the
+   * next entity's handler on that drain. A pod decides this for the entities it hosts; senders
+   * need not agree.
+   */
+  public EntityType<M> withNonBlockingHandlers() {
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, codec, role, hasher, true);
+  }
+
+  /** Whether its handlers never block ({@link #withNonBlockingHandlers}). */
+  public boolean nonBlockingHandlers() {
+    return nonBlockingHandlers;
   }
 
   /** The hasher set with {@link #withHasher}, or null for the pod's. */

@@ -6,6 +6,7 @@ import io.atoll.manager.ManagerObserver;
 import io.atoll.manager.ManagerSecurity;
 import io.atoll.manager.ManagerSettings;
 import io.atoll.manager.ShardManager;
+import io.atoll.runtime.EntityType;
 import io.atoll.runtime.Sharding;
 import io.atoll.store.file.FileAssignmentStore;
 import io.atoll.testkit.ClusterChecks;
@@ -125,11 +126,16 @@ final class BenchCluster implements AutoCloseable {
     return client(pods);
   }
 
-  /** 300 shards on one pod in this JVM, hosting the counters. */
+  /** 300 shards on one pod in this JVM, hosting the counters on its shared drains. */
   Sharding local() {
+    return local(BenchCounter.TYPE);
+  }
+
+  /** 300 shards on one pod in this JVM, hosting the counters as {@code type} (one of BenchCounter's). */
+  Sharding local(EntityType<BenchCounter.Msg> type) {
     startManager(300);
     Sharding pod = Sharding.builder().manager(manager.address().toString())
-        .register(BenchCounter.TYPE, ctx -> new BenchCounter())
+        .register(type, ctx -> new BenchCounter())
         .askTimeout(Duration.ofSeconds(30)).sendTimeout(Duration.ofSeconds(30)).start();
     shardings.add(pod);
     awaitOwned(pod, 1);

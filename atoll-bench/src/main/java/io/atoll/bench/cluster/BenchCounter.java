@@ -28,8 +28,18 @@ public final class BenchCounter implements Entity<BenchCounter.Msg> {
   /** {@link Inc} messages handled by counters in this JVM. */
   public static final LongAdder HANDLED = new LongAdder();
 
-  /** The entity type; never passivated during a run. */
-  public static final EntityType<Msg> TYPE = EntityType.of("counter", Msg.class).withIdleTime(Duration.ZERO);
+  /**
+   * The entity type; never passivated during a run. Its handlers never block, so it runs on the
+   * pod's shared drains, as a Pekko actor runs on its dispatcher.
+   */
+  public static final EntityType<Msg> TYPE =
+      EntityType.of("counter", Msg.class).withIdleTime(Duration.ZERO).withNonBlockingHandlers();
+
+  /**
+   * The same type as Atoll runs a type by default: each counter with messages drained by a
+   * virtual thread of its own. A pod hosts one or the other; senders may use either.
+   */
+  public static final EntityType<Msg> OWN_THREADS = EntityType.of("counter", Msg.class).withIdleTime(Duration.ZERO);
 
   private long value;
 

@@ -32,7 +32,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * Scenarios: remote-ask-64, remote-ask-1, remote-ask-1-vt, remote-tell, remote-tell-acked,
  * local-ask-64, local-ask-1, local-ask-1-vt, local-tell, local-tell-acked, idle-heap, join,
- * first-message ("-vt": the caller is a virtual thread), and the scale figures idle-million,
+ * first-message ("-vt": the caller is a virtual thread), local-tell-own-threads and
+ * local-ask-64-own-threads (the counters hosted as a type is by default, each with a thread of its
+ * own, where the others host them on the pod's shared drains: {@link BenchCounter#TYPE}), and the scale figures idle-million,
  * join-large and scale-out (not run by default: they take minutes and gigabytes). The tell
  * scenarios ignore each tell's future and confirm the handled count in batches, as the Pekko peer
  * must; "-acked" waits for every tell's acknowledgement instead (8192 in flight). A remote scenario
@@ -98,6 +100,9 @@ public final class ClusterBench {
       case "local-ask-1-vt" -> onVirtualThread(() -> loads.latency(Loads.refs(cluster.local(), 1000)));
       case "remote-ask-1-vt" -> onVirtualThread(() -> loads.latency(Loads.refs(remote(), 1000)));
       case "local-tell" -> confirmedTells(cluster.local(), true);
+      case "local-tell-own-threads" -> confirmedTells(cluster.local(BenchCounter.OWN_THREADS), true);
+      case "local-ask-64-own-threads" -> loads.throughput(Loads.refs(cluster.local(BenchCounter.OWN_THREADS), 1000), 64,
+          true);
       case "local-tell-acked" -> loads.throughput(Loads.refs(cluster.local(), 1000), 8192, false);
       case "idle-heap" -> idleHeap(idle);
       case "idle-million" -> idleHeap(1_000_000);
@@ -106,7 +111,7 @@ public final class ClusterBench {
       case "first-message" -> firstMessage();
       default -> throw new IllegalArgumentException("scenario: " + scenario
           + " (expected: remote-ask-64, remote-ask-1, remote-tell, local-ask-64, local-ask-1, local-tell, idle-heap,"
-          + " join, first-message, idle-million, join-large, scale-out)");
+          + " join, first-message, idle-million, join-large, scale-out, local-tell-own-threads, local-ask-64-own-threads)");
     };
   }
 

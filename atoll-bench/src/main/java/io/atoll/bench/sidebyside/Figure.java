@@ -6,28 +6,41 @@ package io.atoll.bench.sidebyside;
  * lower is better (latency, bytes, seconds), so every target reads "at least N times". Not API.
  *
  * @param label what the row measures
- * @param scenario the scenario both load generators run
+ * @param scenario the scenario Atoll's load generator runs for it
+ * @param pekkoScenario the scenario Pekko's runs for it (the same one unless Atoll measures a
+ *     variant Pekko has no counterpart of)
  * @param key the figure's key in the result lines
  * @param higherIsBetter true for rates
  * @param target the advantage the issue asks for, or 0 for none
  * @param unit the unit shown after the values
  */
-public record Figure(String label, String scenario, String key, boolean higherIsBetter, double target, String unit) {
+public record Figure(String label, String scenario, String pekkoScenario, String key, boolean higherIsBetter,
+    double target, String unit) {
 
   /** Checks the fields. @throws IllegalArgumentException for a blank name or a negative target */
   public Figure {
-    if (label.isBlank() || scenario.isBlank() || key.isBlank()) {
-      throw new IllegalArgumentException("figure: '" + label + "', '" + scenario + "', '" + key
-          + "' (expected: none blank)");
+    if (label.isBlank() || scenario.isBlank() || pekkoScenario.isBlank() || key.isBlank()) {
+      throw new IllegalArgumentException("figure: '" + label + "', '" + scenario + "', '" + pekkoScenario + "', '"
+          + key + "' (expected: none blank)");
     }
     if (target < 0) {
       throw new IllegalArgumentException("target: " + target + " (expected: >= 0)");
     }
   }
 
-  /** The key of this figure in a run's results: {@code scenario key}. */
+  /** A figure both sides measure under the same scenario. */
+  public Figure(String label, String scenario, String key, boolean higherIsBetter, double target, String unit) {
+    this(label, scenario, scenario, key, higherIsBetter, target, unit);
+  }
+
+  /** The key of this figure in Atoll's results: {@code scenario key}. */
   public String id() {
     return scenario + " " + key;
+  }
+
+  /** The key of this figure in Pekko's results: {@code pekkoScenario key}. */
+  public String pekkoId() {
+    return pekkoScenario + " " + key;
   }
 
   /**

@@ -33,7 +33,11 @@ public final class SideBySide {
   /** The figures compared, in table order. */
   public static final List<Figure> FIGURES = List.of(
       new Figure("local tell, handled per second", "local-tell", "msg/s", true, 3, "/s"),
+      new Figure("local tell, each entity a thread of its own (Atoll's default)", "local-tell-own-threads", "local-tell",
+          "msg/s", true, 0, "/s"),
       new Figure("local ask, 64 in flight", "local-ask-64", "msg/s", true, 3, "/s"),
+      new Figure("local ask, 64 in flight, each entity a thread of its own", "local-ask-64-own-threads",
+          "local-ask-64", "msg/s", true, 0, "/s"),
       new Figure("local ask p50, caller on a platform thread", "local-ask-1", "p50_us", false, 3, "µs"),
       new Figure("local ask p50, caller on a virtual thread", "local-ask-1-vt", "p50_us", false, 0, "µs"),
       new Figure("remote ask, 64 in flight", "remote-ask-64", "msg/s", true, 5, "/s"),
@@ -43,9 +47,17 @@ public final class SideBySide {
       new Figure("idle heap per entity", "idle-heap", "bytes/entity", false, 8, "B"),
       new Figure("third pod joins two: seconds to balanced", "join", "balanced_after_s", false, 50, "s"));
 
-  /** The scenarios both load generators run, in the order they run them. */
+  /** The scenarios Pekko's load generator runs, in the order it runs them. */
   public static final List<String> SCENARIOS = List.of("local-tell", "local-ask-64", "local-ask-1",
       "local-ask-1-vt", "remote-ask-64", "remote-tell", "remote-ask-1", "idle-heap", "join");
+
+  /**
+   * The scenarios Atoll's runs: the same, and the local throughputs once more with each counter on
+   * a thread of its own (Pekko has no such variant: its row compares with Pekko's one figure).
+   */
+  public static final List<String> ATOLL_SCENARIOS = List.of("local-tell", "local-tell-own-threads", "local-ask-64",
+      "local-ask-64-own-threads", "local-ask-1", "local-ask-1-vt", "remote-ask-64", "remote-tell", "remote-ask-1",
+      "idle-heap", "join");
 
   private SideBySide() {}
 
@@ -85,8 +97,8 @@ public final class SideBySide {
       return args[i];
     }
 
-    List<String> benchArgs() {
-      List<String> a = new ArrayList<>(SCENARIOS);
+    List<String> benchArgs(List<String> scenarios) {
+      List<String> a = new ArrayList<>(scenarios);
       a.addAll(List.of("--runs", "1", "--seconds", "" + seconds, "--warmup", "" + warmup, "--idle", "" + idle));
       return a;
     }
@@ -106,9 +118,9 @@ public final class SideBySide {
       Map<String, Double> floor = child(LoopbackFloor.class.getName(),
           List.of("--seconds", "" + Math.min(o.seconds(), 3), "--warmup", "" + Math.min(o.warmup(), 2)));
       System.out.printf("== pair %d of %d: Atoll%n", i, o.pairs());
-      Map<String, Double> atoll = child(ClusterBench.class.getName(), o.benchArgs());
+      Map<String, Double> atoll = child(ClusterBench.class.getName(), o.benchArgs(ATOLL_SCENARIOS));
       System.out.printf("== pair %d of %d: Pekko%n", i, o.pairs());
-      Map<String, Double> pekko = child(PekkoBench.class.getName(), o.benchArgs());
+      Map<String, Double> pekko = child(PekkoBench.class.getName(), o.benchArgs(SCENARIOS));
       pairs.add(new SideBySideTable.Pair(atoll, pekko, floor));
     }
     String block = block(o, pairs, started, loadBefore, loadAverage());

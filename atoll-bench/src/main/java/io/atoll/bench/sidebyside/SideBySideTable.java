@@ -63,7 +63,7 @@ public final class SideBySideTable {
     t.append("|---|---|---|---|---|---|---|\n");
     for (Figure f : figures) {
       double[] a = values(pairs, f.id(), Side.ATOLL);
-      double[] p = values(pairs, f.id(), Side.PEKKO);
+      double[] p = values(pairs, f.pekkoId(), Side.PEKKO);
       double[] adv = new double[pairs.size()];
       List<String> per = new ArrayList<>();
       for (int i = 0; i < adv.length; i++) {

@@ -38,7 +38,8 @@ class BenchArgsTest {
   void sideBySideOptionsPassTheirRangesOnAndDefaultToAShortRun() {
     SideBySide.Options o = SideBySide.Options.parse(new String[0]);
     assertThat(o.pairs()).isEqualTo(3);
-    assertThat(o.benchArgs()).containsSubsequence("--runs", "1", "--seconds", "3", "--warmup", "2", "--idle", "100000");
+    assertThat(o.benchArgs(SideBySide.SCENARIOS)).startsWith(SideBySide.SCENARIOS.toArray(String[]::new))
+        .containsSubsequence("--runs", "1", "--seconds", "3", "--warmup", "2", "--idle", "100000");
     assertThat(SideBySide.Options.parse(new String[] {"--pairs", "5", "--seconds", "6", "--doc", "x.md"}))
         .extracting(SideBySide.Options::pairs, SideBySide.Options::seconds).containsExactly(5, 6);
     assertThatThrownBy(() -> SideBySide.Options.parse(new String[] {"--pairs", "0"}))

@@ -40,6 +40,21 @@ class SideBySideTableTest {
   }
 
   @Test
+  void aVariantOnlyAtollRunsIsComparedWithPekkosNamedFigure() {
+    Figure own = new Figure("local tell, own threads", "local-tell-own-threads", "local-tell", "msg/s", true, 0, "/s");
+    SideBySideTable.Pair p = new SideBySideTable.Pair(Map.of("local-tell-own-threads msg/s", 1_500_000.0),
+        Map.of("local-tell msg/s", 1_000_000.0), Map.of());
+    assertThat(SideBySideTable.table(List.of(own), List.of(p)))
+        .contains("| local tell, own threads | — | 1,500,000 /s (1,500,000–1,500,000) | 1,000,000 /s "
+            + "(1,000,000–1,000,000) | 1.50× | **1.50×** |  |");
+    // Every figure Atoll's table names is one of the scenarios each side runs.
+    for (Figure f : SideBySide.FIGURES) {
+      assertThat(SideBySide.ATOLL_SCENARIOS).as(f.label()).contains(f.scenario());
+      assertThat(SideBySide.SCENARIOS).as(f.label()).contains(f.pekkoScenario());
+    }
+  }
+
+  @Test
   void floorRowIsEachSidesMultipleOfTheFloorOfItsPair() {
     String row = SideBySideTable.floorRow("remote p50 / tcp", "remote-ask-1 p50_us", "floor-tcp p50_us", 3,
         List.of(pair(1, 1, 1, 1)));

@@ -146,6 +146,9 @@ final class PodRuntime implements PodProvider.Pod {
     if (!settings.clientOnly()) {
       timer.every(settings.gossipInterval().toMillis(), this::gossip);
       timer.every(PASSIVATION_MILLIS, this::passivate);
+      if (host.sharesDrains()) {
+        timer.every(EntityHost.WATCH_DRAINS_MILLIS, this::watchDrains);
+      }
     }
   }
 
@@ -228,6 +231,15 @@ final class PodRuntime implements PodProvider.Pod {
   private void gossip() {
     timer.checkInTimer();
     gossip.once();
+  }
+
+  @GuardedBy("the pod timer")
+  private void watchDrains() {
+    try {
+      host.watchDrains();
+    } catch (RuntimeException e) {
+      log.warn("pod {}: the shared drains' watchdog failed: {}", self(), e.toString());
+    }
   }
 
   @GuardedBy("the pod timer")

@@ -44,6 +44,20 @@ public final class Counter implements Entity<Counter.Msg> {
     }
   }
 
+  /**
+   * Pods hosting counters on their shared drains ({@link EntityType#withNonBlockingHandlers}):
+   * the same tests, with the entities run the other way a pod runs them.
+   */
+  public static final class SharedDrainPods implements PodTemplate {
+    /** Creates it. */
+    public SharedDrainPods() {}
+
+    @Override
+    public Sharding.Builder apply(Sharding.Builder b) {
+      return b.register(TYPE.withNonBlockingHandlers(), ctx -> new Counter());
+    }
+  }
+
   static final EntityType<Msg> TYPE = EntityType.of("counter", Msg.class).withTerminationMessage(new Stop());
 
   static final java.util.Map<String, CountDownLatch> LATCHES = new java.util.concurrent.ConcurrentHashMap<>();

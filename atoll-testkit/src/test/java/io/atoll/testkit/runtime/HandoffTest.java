@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.atoll.runtime.Sharding;
 import io.atoll.testkit.LocalCluster;
 import io.atoll.testkit.junit.AtollClusterExtension;
+import io.atoll.testkit.junit.PodTemplate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,9 +23,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class HandoffTest {
 
   @RegisterExtension
-  final AtollClusterExtension atoll = AtollClusterExtension.builder().shards(60).podTemplate(new Counter.Pods())
-      .build();
+  final AtollClusterExtension atoll = AtollClusterExtension.builder().shards(60).podTemplate(pods()).build();
   LocalCluster cluster;
+  /** The entities' ids begin so: the counters' journal is one for the JVM, and outlives a test. */
+  final String ids = "h-" + System.nanoTime() + "-";
+
+  /** How the pods host the counters: each with a thread of its own, as a type is by default. */
+  PodTemplate pods() {
+    return new Counter.Pods();
+  }
 
   @BeforeEach
   void start() {
@@ -44,13 +51,17 @@ class HandoffTest {
 
     final java.util.Queue<CompletableFuture<Void>> all = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
-    Load(Sharding from, int sender, int entities) {
+    /** The entities' ids: {@code prefix + n}. */
+    final String prefix;
+
+    Load(Sharding from, String prefix, int sender, int entities) {
+      this.prefix = prefix;
       thread = Thread.ofPlatform().name("load").start(() -> {
         long seq = 0;
         while (running.get()) {
           List<CompletableFuture<Void>> round = new ArrayList<>();
           for (int e = 0; e < entities; e++) {
-            String id = "h-" + e;
+            String id = prefix + e;
             round.add(from.entity(Counter.TYPE, id).tell(new Counter.Append(sender, seq)).toCompletableFuture()
                 .exceptionally(t -> {
                   failures.add(t);
@@ -82,7 +93,7 @@ class HandoffTest {
     Sharding a = cluster.addPod();
     Sharding b = cluster.addPod();
     cluster.awaitSettled(Duration.ofSeconds(20));
-    Load load = new Load(a, 7, 40);
+    Load load = new Load(a, ids, 7, 40);
     try {
       org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> load.sent.size() == 40);
       Sharding c = cluster.addPod();
@@ -102,7 +113,7 @@ class HandoffTest {
     Sharding b = cluster.addPod();
     Sharding c = cluster.addPod();
     cluster.awaitSettled(Duration.ofSeconds(20));
-    Load load = new Load(a, 9, 40);
+    Load load = new Load(a, ids, 9, 40);
     try {
       org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> load.sent.size() == 40);
       cluster.stopPod(c);
@@ -119,7 +130,7 @@ class HandoffTest {
     assertThat(load.failures).as("failed sends").isEmpty();
     // Every acknowledged message was handled exactly once, in send order, across activations.
     for (int e = 0; e < 40; e++) {
-      String id = "h-" + e;
+      String id = load.prefix + e;
       List<Long> handled = Counter.journal(id, sender);
       long n = load.sent.get(id);
       assertThat(handled).as("journal of %s", id).hasSize((int) n);

@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The bookkeeping of the activations on this pod, and the door each {@link EntityInstance}
  * reports through ({@link InstanceHost}): how many activations live and how many messages wait in
- * mailboxes, the observer's entity events, the entity threads, and the fencing token of an
+ * mailboxes, the observer's entity events, the entity threads and the drains shared by entities
+ * whose handlers never block ({@link SharedDrains}), and the fencing token of an
  * activation starting now; and passivation of idle entities. {@link EntityHost} decides which shards are served and delivers into
  * the instances; this class only counts and reports what the instances tell it. Thread-safe.
  */
@@ -31,6 +32,8 @@ final class Activations implements InstanceHost {
   private final Supplier<ShardState[]> shards;
   private final TypeRuntime[] types;
   private final ThreadFactory entityThreads = Thread.ofVirtual().name("atoll-entity").factory();
+  private final SharedDrains sharedDrains =
+      new SharedDrains(Thread.ofVirtual().name("atoll-drain").factory(), SharedDrains.defaultBusyLimit());
   private final AtomicInteger activations = new AtomicInteger();
   /** Messages waiting in mailboxes (not yet taken by a drain), bounded by {@code maxQueued}. */
   private final AtomicInteger queued = new AtomicInteger();
@@ -113,7 +116,18 @@ final class Activations implements InstanceHost {
 
   @Override
   public void start(EntityInstance instance) {
-    entityThreads.newThread(instance).start();
+    if (instance.type.sharedDrains && !instance.waitsForPredecessor()) {
+      sharedDrains.submit(instance);
+    } else {
+      // A successor waits for its fenced predecessor's handler on a thread of its own, never
+      // holding a shared drain meanwhile.
+      entityThreads.newThread(instance).start();
+    }
+  }
+
+  /** The shared drains' watchdog ({@link SharedDrains#watch}); on the pod timer. */
+  void watchDrains() {
+    sharedDrains.watch();
   }
 
   @Override

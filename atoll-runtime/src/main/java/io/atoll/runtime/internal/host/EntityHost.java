@@ -396,6 +396,27 @@ public final class EntityHost {
     }
   }
 
+  /** Whether a hosted type's entities run on the pod's shared drains: then {@link #watchDrains} is due. */
+  public boolean sharesDrains() {
+    for (TypeRuntime t : types) {
+      if (t.sharedDrains) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The shared drains' watchdog: starts another drain when entities wait behind handlers that
+   * block or behind busy drains. Call from the pod timer every {@link #WATCH_DRAINS_MILLIS} ms.
+   */
+  public void watchDrains() {
+    activations.watchDrains();
+  }
+
+  /** The period of {@link #watchDrains}, in milliseconds. */
+  public static final long WATCH_DRAINS_MILLIS = SharedDrains.WATCH_MILLIS;
+
   /** Passivates entities idle longer than their type's idle time. */
   public void passivateIdle() {
     activations.passivateIdle();

@@ -324,6 +324,12 @@ final class EntityInstance implements Runnable, EntityContext {
     }
   }
 
+  /** Whether a fenced activation of this entity must end first (its drain waits on a thread of its own). */
+  boolean waitsForPredecessor() {
+    return predecessor != null;
+  }
+
+  /** Drains the whole mailbox on the calling thread, after a fenced predecessor has ended. */
   @Override
   public void run() {
     EntityInstance before = predecessor;
@@ -331,6 +337,19 @@ final class EntityInstance implements Runnable, EntityContext {
       before.awaitEnded(); // a fenced activation of this entity may still be in its handler
       predecessor = null;
     }
+    while (drain(64)) {
+      Thread.yield(); // a busy entity leaves the carrier to others now and then
+    }
+  }
+
+  /**
+   * Handles at most {@code max} messages of the mailbox, in order. Returns true if messages are
+   * left: the instance stays scheduled, and the caller must drain it again (no one else will).
+   * Returns false when the mailbox was found empty (the instance is no longer scheduled, and the
+   * next delivery schedules it again) or the activation ended. Only the holder of the
+   * {@code scheduled} flag calls it, so one thread at a time.
+   */
+  boolean drain(int max) {
     int handled = 0;
     for (;;) {
       Delivery d;
@@ -340,8 +359,10 @@ final class EntityInstance implements Runnable, EntityContext {
           scheduled = false;
           lastActive = host.now();
           if (mode != Mode.CLOSED) {
-            return;
+            return false;
           }
+        } else if (handled >= max) {
+          return true;
         }
         if (d != null) {
           head = d.next();
@@ -357,11 +378,11 @@ final class EntityInstance implements Runnable, EntityContext {
       }
       if (d == null) {
         closedEnd(); // fenced while this drain ran
-        return;
+        return false;
       }
       if (d instanceof StopMarker m) {
         if (stop(m)) {
-          return;
+          return false;
         }
         continue;
       }
@@ -372,9 +393,7 @@ final class EntityInstance implements Runnable, EntityContext {
         // drain must go on, or the instance would stay scheduled with nobody draining it.
         host.hookFailed(this, "delivery", e);
       }
-      if (++handled % 64 == 0) {
-        Thread.yield(); // a busy entity leaves the carrier to others now and then
-      }
+      handled++;
     }
   }
 

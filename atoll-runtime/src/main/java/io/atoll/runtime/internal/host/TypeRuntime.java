@@ -27,6 +27,8 @@ public final class TypeRuntime {
   final int index;
   final Object terminationMessage;
   final long idleNanos;
+  /** Its entities run on the pod's shared drains ({@link EntityType#withNonBlockingHandlers}). */
+  final boolean sharedDrains;
 
   /**
    * A type this pod hosts ({@code factory} not null, {@code index} its place among the hosted
@@ -42,6 +44,7 @@ public final class TypeRuntime {
     this.index = index;
     this.terminationMessage = type.terminationMessage();
     this.idleNanos = type.idleTime().toNanos();
+    this.sharedDrains = type.nonBlockingHandlers();
   }
 
   /** The hasher of its entities: its own, else {@code podHasher}. */

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class EntityInstanceTest {
 
   /** The host as an instance sees it; drains run when the test says. */
-  static final class FakeHost implements InstanceHost {
+  static class FakeHost implements InstanceHost {
     long now = 1_000;
     boolean serving = true;
     final List<EntityInstance> started = Collections.synchronizedList(new ArrayList<>());

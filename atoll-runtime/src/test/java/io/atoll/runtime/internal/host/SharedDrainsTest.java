@@ -1,0 +1,255 @@
+package io.atoll.runtime.internal.host;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.atoll.runtime.EntityFactory;
+import io.atoll.runtime.EntityType;
+import io.atoll.runtime.internal.host.EntityInstanceTest.FakeHost;
+import io.atoll.runtime.internal.host.EntityInstanceTest.Msg;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The drains shared by entities whose handlers never block: real instances and real virtual
+ * threads; the watchdog is called by the test, as the pod timer would call it.
+ */
+class SharedDrainsTest {
+
+  /** A host whose instances start on the shared drains under test. */
+  static final class DrainHost extends FakeHost {
+    final SharedDrains drains;
+
+    DrainHost(SharedDrains drains) {
+      this.drains = drains;
+    }
+
+    @Override
+    public void start(EntityInstance instance) {
+      drains.submit(instance);
+    }
+  }
+
+  private final ShardState shard = new ShardState(3, 1);
+
+  private static EntityFactory<Object> factory(EntityFactory<String> f) {
+    @SuppressWarnings("unchecked")
+    EntityFactory<Object> o = (EntityFactory<Object>) (EntityFactory<?>) f;
+    return o;
+  }
+
+  private EntityInstance instance(InstanceHost host, String id, EntityFactory<String> f) {
+    EntityType<String> type = EntityType.of("t", String.class).withNonBlockingHandlers();
+    return new EntityInstance(host, shard, new TypeRuntime(type, null, factory(f), 0), id);
+  }
+
+  @Test
+  void everyEntitysMessagesAreHandledOnceAndInOrderAndNeverByTwoDrainsAtOnce() throws Exception {
+    // Busy limit 4 and the watchdog called all along: several drains take the same entities in turn.
+    SharedDrains drains = new SharedDrains(Thread.ofVirtual().name("test-drain").factory(), 4);
+    DrainHost host = new DrainHost(drains);
+    int entities = 20;
+    int senders = 4;
+    int perSender = 1500;
+    Map<String, List<String>> handled = new ConcurrentHashMap<>();
+    AtomicInteger overlaps = new AtomicInteger();
+    AtomicInteger count = new AtomicInteger();
+    List<EntityInstance> all = new ArrayList<>();
+    for (int e = 0; e < entities; e++) {
+      String id = "e" + e;
+      List<String> log = Collections.synchronizedList(new ArrayList<>());
+      handled.put(id, log);
+      AtomicBoolean inHandler = new AtomicBoolean();
+      all.add(instance(host, id, ctx -> (msg, c) -> {
+        if (!inHandler.compareAndSet(false, true)) {
+          overlaps.incrementAndGet();
+        }
+        log.add(msg);
+        inHandler.set(false);
+        count.incrementAndGet();
+      }));
+    }
+    AtomicBoolean sending = new AtomicBoolean(true);
+    Thread watchdog = Thread.ofPlatform().start(() -> {
+      while (sending.get()) {
+        drains.watch();
+        Thread.onSpinWait();
+      }
+    });
+    List<Thread> threads = new ArrayList<>();
+    for (int s = 0; s < senders; s++) {
+      int sender = s;
+      threads.add(Thread.ofPlatform().start(() -> {
+        for (int n = 0; n < perSender; n++) {
+          EntityInstance i = all.get((n + sender) % entities);
+          assertThat(i.offer(new Msg(sender + ":" + n))).isEqualTo(EntityInstance.Offer.ACCEPTED);
+        }
+      }));
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> count.get() == senders * perSender);
+    sending.set(false);
+    watchdog.join();
+    assertThat(overlaps.get()).as("handlers of one entity running at once").isZero();
+    for (Map.Entry<String, List<String>> e : handled.entrySet()) {
+      for (int s = 0; s < senders; s++) {
+        String prefix = s + ":";
+        List<Integer> seqs = e.getValue().stream().filter(m -> m.startsWith(prefix))
+            .map(m -> Integer.parseInt(m.substring(prefix.length()))).toList();
+        assertThat(seqs).as("sender %s to %s", s, e.getKey()).isSorted().doesNotHaveDuplicates();
+      }
+    }
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> drains.drains() == 0);
+    assertThat(all).noneMatch(EntityInstance::busy);
+  }
+
+  @Test
+  void aBlockedHandlerHoldsTheEntitiesBehindItOnlyUntilTheWatchdogStartsAnotherDrain() throws Exception {
+    SharedDrains drains = new SharedDrains(Thread.ofVirtual().name("test-drain").factory(), 1);
+    DrainHost host = new DrainHost(drains);
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    List<String> handled = Collections.synchronizedList(new ArrayList<>());
+    EntityFactory<String> f = ctx -> (msg, c) -> {
+      if (msg.equals("hold")) {
+        entered.countDown();
+        if (!release.await(10, TimeUnit.SECONDS)) {
+          throw new IllegalStateException("the test never let the handler go");
+        }
+      }
+      handled.add(msg);
+    };
+    EntityInstance blocked = instance(host, "blocked", f);
+    EntityInstance neighbour = instance(host, "neighbour", f);
+    blocked.offer(new Msg("hold"));
+    assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
+    neighbour.offer(new Msg("n"));
+    assertThat(drains.drains()).isEqualTo(1);
+
+    drains.watch(); // the drain took an entity since the last look: not blocked yet
+    assertThat(drains.drains()).isEqualTo(1);
+    assertThat(handled).isEmpty();
+    drains.watch(); // no progress for a whole period while an entity waits: another drain
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> handled.contains("n"));
+    assertThat(handled).containsExactly("n");
+
+    release.countDown();
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> handled.size() == 2);
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> drains.drains() == 0);
+  }
+
+  @Test
+  void theWatchdogStartsNoSecondDrainBeforeTheOneItStartedHasBegun() {
+    List<Runnable> made = new ArrayList<>();
+    ThreadFactory notStarted = r -> {
+      made.add(r);
+      return Thread.ofVirtual().unstarted(() -> {}); // the drain never runs: it stays "to begin"
+    };
+    SharedDrains drains = new SharedDrains(notStarted, 1);
+    EntityInstance i = instance(new DrainHost(drains), "e", ctx -> (msg, c) -> {});
+    i.offer(new Msg("a"));
+    assertThat(made).hasSize(1);
+    drains.watch(); // no progress, an entity waits: starts one
+    assertThat(made).hasSize(2);
+    drains.watch();
+    drains.watch();
+    assertThat(made).as("the one it started has not begun").hasSize(2);
+    made.get(1).run(); // that drain begins: it handles the entity and ends
+    assertThat(i.busy()).isFalse();
+    assertThat(drains.drains()).as("the first, never run, is still counted").isEqualTo(1);
+    drains.watch();
+    assertThat(made).as("nothing waits").hasSize(2);
+  }
+
+  @Test
+  void aSenderThatFindsNoDrainStartsOneAndOnlyOne() {
+    List<Runnable> made = new ArrayList<>();
+    SharedDrains drains = new SharedDrains(r -> {
+      made.add(r);
+      return Thread.ofVirtual().unstarted(() -> {});
+    }, 2);
+    DrainHost host = new DrainHost(drains);
+    instance(host, "a", ctx -> (msg, c) -> {}).offer(new Msg("1"));
+    instance(host, "b", ctx -> (msg, c) -> {}).offer(new Msg("2"));
+    assertThat(made).hasSize(1);
+    made.get(0).run(); // takes both, then ends
+    assertThat(drains.drains()).isZero();
+    instance(host, "c", ctx -> (msg, c) -> {}).offer(new Msg("3"));
+    assertThat(made).hasSize(2);
+  }
+
+  @Test
+  void aHandlerThatInterruptsItsThreadDoesNotInterruptTheNextEntitysHandler() throws Exception {
+    List<Runnable> made = new ArrayList<>();
+    SharedDrains drains = new SharedDrains(r -> {
+      made.add(r);
+      return Thread.ofVirtual().unstarted(() -> {});
+    }, 1);
+    DrainHost host = new DrainHost(drains);
+    List<Boolean> seen = Collections.synchronizedList(new ArrayList<>());
+    EntityFactory<String> f = ctx -> (msg, c) -> {
+      if (msg.equals("interrupt")) {
+        Thread.currentThread().interrupt();
+      } else {
+        seen.add(Thread.currentThread().isInterrupted());
+      }
+    };
+    instance(host, "a", f).offer(new Msg("interrupt"));
+    instance(host, "b", f).offer(new Msg("check"));
+    Thread drain = Thread.ofPlatform().start(made.get(0)); // one drain takes both, a first
+    drain.join(5_000);
+    assertThat(seen).containsExactly(false);
+  }
+
+  @Test
+  void aBusyLimitBelowOneIsRefused() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new SharedDrains(Thread.ofVirtual().factory(), 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("busyLimit: 0 (expected: >= 1)");
+    assertThat(SharedDrains.defaultBusyLimit()).isBetween(1, Runtime.getRuntime().availableProcessors());
+  }
+
+  @Test
+  void theDeclarationSurvivesTheTypesOtherSettingsAndIsOffByDefault() {
+    EntityType<String> plain = EntityType.of("t", String.class);
+    assertThat(plain.nonBlockingHandlers()).isFalse();
+    EntityType<String> t = plain.withNonBlockingHandlers().withIdleTime(Duration.ofSeconds(3)).withTerminationMessage("x")
+        .withTypes(Integer.class).onRole("r").withHasher((id, n) -> 1);
+    assertThat(t.nonBlockingHandlers()).isTrue();
+    assertThat(t).isEqualTo(plain); // the same type for senders either way
+    assertThat(new TypeRuntime(t, null, null, -1).sharedDrains).isTrue();
+    assertThat(new TypeRuntime(plain, null, null, -1).sharedDrains).isFalse();
+  }
+
+  /** The watchdog's rule against its statement, over every input. */
+  @Property
+  void theWatchdogStartsADrainExactlyWhenEntitiesWaitBehindBlockedOrBusyDrains(@ForAll boolean waiting,
+      @ForAll boolean starting, @ForAll boolean progressed, @ForAll boolean waitedBefore,
+      @ForAll @IntRange(min = 0, max = 6) int running, @ForAll @IntRange(min = 1, max = 4) int busyLimit) {
+    boolean start = SharedDrains.shouldStart(waiting, starting, progressed, waitedBefore, running, busyLimit);
+    if (!waiting || starting) {
+      assertThat(start).as("nothing waits, or a drain is still to begin").isFalse();
+    } else if (!progressed && running > 0) {
+      assertThat(start).as("the drains are held by handlers").isTrue();
+    } else {
+      assertThat(start).as("busy below the limit").isEqualTo(waitedBefore && running < busyLimit);
+    }
+    if (start && progressed) {
+      assertThat(running).as("a busy pod never gets more than its limit").isLessThan(busyLimit);
+    }
+  }
+}
