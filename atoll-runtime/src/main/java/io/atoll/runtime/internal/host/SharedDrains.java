@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * blocks holds back the entities queued behind it. The pod timer calls {@link #watch} every
  * {@link #WATCH_MILLIS} ms: if entities wait and the drains took none since the last look, it
  * starts another drain. So an entity waits behind a blocked handler for about two periods of the
- * watchdog, plus the scheduler's delay.
+ * watchdog, plus the scheduler's delay. (An entity handed straight to a drain that a sender
+ * started, and that has not begun, is not counted as waiting: that drain waits only for a carrier.)
  *
  * <p><b>A busy pod.</b> If entities waited at two looks in a row while the drains did make
  * progress, the drains are busy rather than blocked: the watchdog starts another, up to
@@ -48,7 +49,10 @@ final class SharedDrains {
   private final AtomicInteger drains = new AtomicInteger();
   private final ThreadFactory threads;
   private final int busyLimit;
-  private final Runnable loop = this::loop;
+  /** A drain the watchdog starts: it clears {@link #starting} as it begins. */
+  private final Runnable watchdogDrain = () -> loop(null, true);
+  /** A drain a sender starts after the last one ended as the sender queued its entity. */
+  private final Runnable senderDrain = () -> loop(null, false);
   /** Bumped by a drain at each entity it takes; the watchdog looks for a change. */
   private volatile long progress;
   /** Set by the watchdog when it starts a drain, cleared when that drain begins. */
@@ -78,9 +82,13 @@ final class SharedDrains {
 
   /** Queues an entity whose {@code scheduled} flag its caller has just set. */
   void submit(EntityInstance i) {
-    ready.offer(i);
     if (drains.get() == 0 && drains.compareAndSet(0, 1)) {
-      threads.newThread(loop).start();
+      threads.newThread(() -> loop(i, false)).start(); // none runs: the new drain takes this one first
+    } else {
+      ready.offer(i);
+      if (drains.get() == 0 && drains.compareAndSet(0, 1)) {
+        threads.newThread(senderDrain).start(); // the last drain ended as this one was queued
+      }
     }
   }
 
@@ -95,7 +103,7 @@ final class SharedDrains {
     if (shouldStart(waiting, starting, p != seen, waitedBefore, drains.get(), busyLimit)) {
       starting = true;
       drains.incrementAndGet();
-      threads.newThread(loop).start();
+      threads.newThread(watchdogDrain).start();
     }
     seen = p;
     waitedBefore = waiting;
@@ -122,12 +130,17 @@ final class SharedDrains {
     return drains.get();
   }
 
-  private void loop() {
-    starting = false;
+  /** A drain: takes {@code first} (if not null), then the entities ready, until none is. */
+  private void loop(EntityInstance first, boolean fromWatchdog) {
+    if (fromWatchdog) {
+      starting = false;
+    }
     int turns = 0;
+    EntityInstance next = first;
     try {
       for (;;) {
-        EntityInstance i = ready.poll();
+        EntityInstance i = next != null ? next : ready.poll();
+        next = null;
         if (i == null) {
           drains.decrementAndGet();
           if (ready.isEmpty()) {

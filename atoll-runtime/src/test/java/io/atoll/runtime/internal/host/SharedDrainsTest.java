@@ -161,19 +161,26 @@ class SharedDrainsTest {
       return Thread.ofVirtual().unstarted(() -> {}); // the drain never runs: it stays "to begin"
     };
     SharedDrains drains = new SharedDrains(notStarted, 1);
-    EntityInstance i = instance(new DrainHost(drains), "e", ctx -> (msg, c) -> {});
-    i.offer(new Msg("a"));
+    DrainHost host = new DrainHost(drains);
+    EntityInstance a = instance(host, "a", ctx -> (msg, c) -> {});
+    EntityInstance b = instance(host, "b", ctx -> (msg, c) -> {});
+    a.offer(new Msg("1")); // no drain ran: a new one, handed a
+    b.offer(new Msg("2")); // one is counted: b is queued
     assertThat(made).hasSize(1);
-    drains.watch(); // no progress, an entity waits: starts one
+    drains.watch(); // no progress while b waits: starts one
     assertThat(made).hasSize(2);
     drains.watch();
     drains.watch();
     assertThat(made).as("the one it started has not begun").hasSize(2);
-    made.get(1).run(); // that drain begins: it handles the entity and ends
-    assertThat(i.busy()).isFalse();
-    assertThat(drains.drains()).as("the first, never run, is still counted").isEqualTo(1);
+    made.get(1).run(); // that drain begins: it handles b and ends
+    assertThat(b.busy()).isFalse();
+    assertThat(a.busy()).as("still the first drain's, which never ran").isTrue();
+    assertThat(drains.drains()).isEqualTo(1);
     drains.watch();
-    assertThat(made).as("nothing waits").hasSize(2);
+    assertThat(made).as("nothing waits in the queue").hasSize(2);
+    made.get(0).run();
+    assertThat(a.busy()).isFalse();
+    assertThat(drains.drains()).isZero();
   }
 
   @Test
