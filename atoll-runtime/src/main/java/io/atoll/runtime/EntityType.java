@@ -141,9 +141,9 @@ public final class EntityType<M> {
   /**
    * With handlers that never block: the type's entities are run by a few drains the pod shares
    * between such entities, each taking the entities that have messages in turn, instead of by a
-   * virtual thread of their own. That saves a thread start per message to an idle entity, which is
-   * most of what a message costs the sender on a busy pod (docs/benchmarks.md): the same contract
-   * as an actor on a shared dispatcher.
+   * virtual thread of their own. On a busy pod that saves a thread start per message to an idle
+   * entity, which is most of what such a message costs its sender (docs/benchmarks.md): the same
+   * contract as an actor on a shared dispatcher. A message to a quiet pod still starts a drain.
    *
    * <p>Only for handlers that never wait: no blocking I/O, no {@code sleep}, no lock held by
    * others for long, no waiting for an answer of another entity ({@code ask(...).join()}). A

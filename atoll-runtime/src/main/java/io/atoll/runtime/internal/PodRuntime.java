@@ -237,7 +237,9 @@ final class PodRuntime implements PodProvider.Pod {
   private void watchDrains() {
     try {
       host.watchDrains();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | OutOfMemoryError e) {
+      // Out of memory: no drain thread could be made. Logged, not thrown: a task that throws is
+      // cancelled by the timer, and the watchdog must look again in 5 ms.
       log.warn("pod {}: the shared drains' watchdog failed: {}", self(), e.toString());
     }
   }

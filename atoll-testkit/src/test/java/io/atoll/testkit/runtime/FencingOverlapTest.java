@@ -42,8 +42,13 @@ class FencingOverlapTest {
   final AtomicInteger mostAtOnce = new AtomicInteger();
   final List<FencingToken> activations = new CopyOnWriteArrayList<>();
 
+  /** The type as the pod hosts it: each entity a thread of its own, as by default. */
+  EntityType<Msg> hosted() {
+    return TYPE;
+  }
+
   Sharding.Builder hosting(Sharding.Builder b) {
-    return b.register(TYPE, ctx -> {
+    return b.register(hosted(), ctx -> {
       activations.add(ctx.token());
       return (msg, c) -> {
         mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);

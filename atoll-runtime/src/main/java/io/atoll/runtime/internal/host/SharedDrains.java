@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p><b>Why.</b> An entity with a thread of its own costs the sender a virtual-thread start, a
  * hand-off to the scheduler, per message that finds it idle. Here such a message only queues the
- * entity; a drain starts only when none runs, so a steady stream of messages to many entities
- * costs a start per burst, not per message.
+ * entity; a drain starts only when none runs (handed that entity directly), so a steady stream
+ * of messages to many entities costs a start per burst, not per message.
  *
  * <p><b>A handler that blocks anyway.</b> A drain runs one handler at a time, so a handler that
  * blocks holds back the entities queued behind it. The pod timer calls {@link #watch} every
@@ -31,10 +31,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p><b>Order and bounds.</b> An entity is in the queue or in a drain's hands only while its
  * {@code scheduled} flag is set, which only its holder clears ({@link EntityInstance#drain}): no
  * entity is drained by two threads at once, and its messages stay in order. The watchdog starts a
- * drain only while entities wait and no drain it started is still to begin, and a drain ends when
- * it finds the queue empty. Drains that made no progress for a whole period each hold an entity in
- * a handler, so the drains number at most {@code busyLimit} plus the entities blocked in a handler
- * plus one.
+ * drain only while entities wait and no drain it started is still to begin, at most one a period,
+ * and a drain ends when it finds the queue empty. A handler slower than a period counts as
+ * blocked, so under such handlers the drains grow a period at a time, up to the entities that have
+ * work. A thread that cannot be made (out of memory) is counted out again and its entity queued,
+ * so neither senders nor the watchdog wait for a drain that never came.
  */
 final class SharedDrains {
 
@@ -83,12 +84,30 @@ final class SharedDrains {
   /** Queues an entity whose {@code scheduled} flag its caller has just set. */
   void submit(EntityInstance i) {
     if (drains.get() == 0 && drains.compareAndSet(0, 1)) {
-      threads.newThread(() -> loop(i, false)).start(); // none runs: the new drain takes this one first
+      try {
+        threads.newThread(() -> loop(i, false)).start(); // none runs: the new drain takes this one first
+      } catch (Throwable t) {
+        // No thread (out of memory): queued, and not counted, so the next sender or the watchdog
+        // starts a drain for it.
+        ready.offer(i);
+        drains.decrementAndGet();
+        throw t;
+      }
     } else {
       ready.offer(i);
       if (drains.get() == 0 && drains.compareAndSet(0, 1)) {
-        threads.newThread(senderDrain).start(); // the last drain ended as this one was queued
+        start(senderDrain); // the last drain ended as this one was queued
       }
+    }
+  }
+
+  /** Starts a counted drain; if no thread can be made, it is counted out again. */
+  private void start(Runnable drain) {
+    try {
+      threads.newThread(drain).start();
+    } catch (Throwable t) {
+      drains.decrementAndGet();
+      throw t;
     }
   }
 
@@ -100,13 +119,20 @@ final class SharedDrains {
   void watch() {
     long p = progress;
     boolean waiting = !ready.isEmpty();
-    if (shouldStart(waiting, starting, p != seen, waitedBefore, drains.get(), busyLimit)) {
-      starting = true;
-      drains.incrementAndGet();
-      threads.newThread(watchdogDrain).start();
-    }
+    boolean progressed = p != seen;
+    boolean waitedLastTime = waitedBefore;
     seen = p;
     waitedBefore = waiting;
+    if (shouldStart(waiting, starting, progressed, waitedLastTime, drains.get(), busyLimit)) {
+      starting = true;
+      drains.incrementAndGet();
+      try {
+        start(watchdogDrain);
+      } catch (Throwable t) {
+        starting = false; // or no drain would ever be started again
+        throw t;
+      }
+    }
   }
 
   /**

@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -83,12 +84,23 @@ class SharedDrainsTest {
       }));
     }
     AtomicBoolean sending = new AtomicBoolean(true);
-    Thread watchdog = Thread.ofPlatform().start(() -> {
+    Thread watchdog = Thread.ofPlatform().daemon().start(() -> {
       while (sending.get()) {
         drains.watch();
         Thread.onSpinWait();
       }
     });
+    try {
+      sendAndCheck(drains, all, handled, overlaps, count, senders, perSender, entities);
+    } finally {
+      sending.set(false);
+      watchdog.join();
+    }
+  }
+
+  private static void sendAndCheck(SharedDrains drains, List<EntityInstance> all,
+      Map<String, List<String>> handled, AtomicInteger overlaps, AtomicInteger count, int senders, int perSender,
+      int entities) throws Exception {
     List<Thread> threads = new ArrayList<>();
     for (int s = 0; s < senders; s++) {
       int sender = s;
@@ -103,8 +115,6 @@ class SharedDrainsTest {
       t.join();
     }
     Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> count.get() == senders * perSender);
-    sending.set(false);
-    watchdog.join();
     assertThat(overlaps.get()).as("handlers of one entity running at once").isZero();
     for (Map.Entry<String, List<String>> e : handled.entrySet()) {
       for (int s = 0; s < senders; s++) {
@@ -242,21 +252,136 @@ class SharedDrainsTest {
     assertThat(new TypeRuntime(plain, null, null, -1).sharedDrains).isFalse();
   }
 
-  /** The watchdog's rule against its statement, over every input. */
-  @Property
-  void theWatchdogStartsADrainExactlyWhenEntitiesWaitBehindBlockedOrBusyDrains(@ForAll boolean waiting,
-      @ForAll boolean starting, @ForAll boolean progressed, @ForAll boolean waitedBefore,
-      @ForAll @IntRange(min = 0, max = 6) int running, @ForAll @IntRange(min = 1, max = 4) int busyLimit) {
-    boolean start = SharedDrains.shouldStart(waiting, starting, progressed, waitedBefore, running, busyLimit);
-    if (!waiting || starting) {
-      assertThat(start).as("nothing waits, or a drain is still to begin").isFalse();
-    } else if (!progressed && running > 0) {
-      assertThat(start).as("the drains are held by handlers").isTrue();
-    } else {
-      assertThat(start).as("busy below the limit").isEqualTo(waitedBefore && running < busyLimit);
+  /**
+   * A simulation: senders, the watchdog and drains (run on the test's thread, each to its end) in
+   * any order. After every step no entity with messages is left without a drain to come, and at
+   * most two drains are yet to begin (a sender's and the watchdog's); at the end every message was
+   * handled, in order, and no drain is counted.
+   */
+  @Property(tries = 300)
+  void noEntityIsLeftWithoutADrainWhateverTheOrderOfSendsWatchesAndDrains(
+      @ForAll @Size(max = 60) List<@IntRange(min = 0, max = 4) Integer> steps) {
+    List<Runnable> toBegin = new ArrayList<>();
+    SharedDrains drains = new SharedDrains(r -> {
+      toBegin.add(r);
+      return Thread.ofVirtual().unstarted(() -> {});
+    }, 1);
+    DrainHost host = new DrainHost(drains);
+    List<List<String>> handled = new ArrayList<>();
+    List<EntityInstance> entities = new ArrayList<>();
+    for (int e = 0; e < 3; e++) {
+      List<String> log = new ArrayList<>();
+      handled.add(log);
+      entities.add(instance(host, "e" + e, ctx -> (msg, c) -> log.add(msg)));
     }
-    if (start && progressed) {
-      assertThat(running).as("a busy pod never gets more than its limit").isLessThan(busyLimit);
+    int[] sent = new int[3];
+    for (int step : steps) {
+      if (step < 3) {
+        entities.get(step).offer(new Msg(String.valueOf(sent[step]++)));
+      } else if (step == 3) {
+        drains.watch();
+      } else if (!toBegin.isEmpty()) {
+        toBegin.remove(0).run();
+      }
+      boolean someWait = entities.stream().anyMatch(EntityInstance::busy);
+      assertThat(!someWait || !toBegin.isEmpty()).as("an entity with messages has a drain to come").isTrue();
+      assertThat(toBegin).as("drains yet to begin").hasSizeLessThanOrEqualTo(2);
+      assertThat(drains.drains()).as("counted drains: those yet to begin").isEqualTo(toBegin.size());
     }
+    while (!toBegin.isEmpty()) {
+      toBegin.remove(0).run();
+    }
+    assertThat(entities).noneMatch(EntityInstance::busy);
+    assertThat(drains.drains()).isZero();
+    for (int e = 0; e < 3; e++) {
+      List<String> expected = new ArrayList<>();
+      for (int n = 0; n < sent[e]; n++) {
+        expected.add(String.valueOf(n));
+      }
+      assertThat(handled.get(e)).as("e%s", e).isEqualTo(expected);
+    }
+  }
+
+  @Test
+  void theWatchdogsRule() {
+    assertThat(SharedDrains.shouldStart(false, false, false, true, 1, 4)).as("nothing waits").isFalse();
+    assertThat(SharedDrains.shouldStart(true, true, false, true, 1, 4)).as("one is yet to begin").isFalse();
+    assertThat(SharedDrains.shouldStart(true, false, false, false, 3, 1)).as("blocked, over the busy limit")
+        .isTrue();
+    assertThat(SharedDrains.shouldStart(true, false, true, false, 1, 4)).as("busy, first look").isFalse();
+    assertThat(SharedDrains.shouldStart(true, false, true, true, 1, 4)).as("busy, second look").isTrue();
+    assertThat(SharedDrains.shouldStart(true, false, true, true, 4, 4)).as("busy, at the limit").isFalse();
+  }
+
+  @Test
+  void aDrainThatCannotBeMadeIsCountedOutAndTheWatchdogTriesAgain() {
+    List<Runnable> made = new ArrayList<>();
+    AtomicInteger failures = new AtomicInteger(2);
+    SharedDrains drains = new SharedDrains(r -> {
+      if (failures.getAndDecrement() > 0) {
+        throw new OutOfMemoryError("unable to create a thread (test)");
+      }
+      made.add(r);
+      return Thread.ofVirtual().unstarted(() -> {});
+    }, 1);
+    List<String> handled = new ArrayList<>();
+    EntityInstance i = instance(new DrainHost(drains), "e", ctx -> (msg, c) -> handled.add(msg));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> i.offer(new Msg("a")))
+        .isInstanceOf(OutOfMemoryError.class);
+    assertThat(drains.drains()).isZero();
+    drains.watch(); // waits, first look
+    org.assertj.core.api.Assertions.assertThatThrownBy(drains::watch).isInstanceOf(OutOfMemoryError.class);
+    assertThat(drains.drains()).isZero();
+    drains.watch(); // tries again: not stuck on the failed start
+    assertThat(made).hasSize(1);
+    made.get(0).run();
+    assertThat(handled).containsExactly("a");
+    assertThat(drains.drains()).isZero();
+  }
+
+  @Test
+  void anEntityFencedWhileItWaitsInTheQueueBouncesItsMessagesAndLeavesItsShard() {
+    List<Runnable> made = new ArrayList<>();
+    SharedDrains drains = new SharedDrains(r -> {
+      made.add(r);
+      return Thread.ofVirtual().unstarted(() -> {});
+    }, 1);
+    DrainHost host = new DrainHost(drains);
+    List<String> handled = new ArrayList<>();
+    EntityInstance a = instance(host, "a", ctx -> (msg, c) -> handled.add(msg));
+    EntityInstance b = instance(host, "b", ctx -> (msg, c) -> handled.add(msg));
+    a.offer(new Msg("a1"));
+    Msg b1 = new Msg("b1");
+    b.offer(b1); // queued behind a
+    b.fence();
+    assertThat(b1.fate).isEqualTo("bounced");
+    made.get(0).run();
+    assertThat(handled).containsExactly("a1");
+    assertThat(b.busy()).isFalse();
+    assertThat(host.events).contains("removed");
+    assertThat(b.offer(new Msg("b2"))).isEqualTo(EntityInstance.Offer.CLOSED);
+  }
+
+  @Test
+  void aPassivationRunsTheTerminationMessageOnASharedDrain() {
+    List<Runnable> made = new ArrayList<>();
+    SharedDrains drains = new SharedDrains(r -> {
+      made.add(r);
+      return Thread.ofVirtual().unstarted(() -> {});
+    }, 1);
+    DrainHost host = new DrainHost(drains);
+    List<String> handled = new ArrayList<>();
+    EntityType<String> type = EntityType.of("t", String.class).withNonBlockingHandlers().withTerminationMessage("stop");
+    EntityInstance i = new EntityInstance(host, shard, new TypeRuntime(type, null,
+        factory(ctx -> (msg, c) -> handled.add(msg)), 0), "p");
+    i.offer(new Msg("a"));
+    made.get(0).run();
+    host.now += 10;
+    assertThat(i.passivateIfIdle(host.now)).as("a termination message to run first").isFalse();
+    assertThat(made).hasSize(2);
+    made.get(1).run();
+    assertThat(handled).containsExactly("a", "stop");
+    assertThat(host.events).containsExactly("activated", "deactivated", "removed");
+    assertThat(i.offer(new Msg("b"))).isEqualTo(EntityInstance.Offer.REMOVED);
   }
 }
