@@ -70,6 +70,12 @@ final class Rejoin {
    * @return whether the pod joined
    */
   static boolean joinAgain(Runnable register, java.util.function.BooleanSupplier closing, PodId self) {
+    return joinAgain(register, closing, self, java.util.concurrent.locks.LockSupport::parkNanos);
+  }
+
+  /** The same, pausing with {@code pauseNanos} (a parked thread in production; a test's record). */
+  static boolean joinAgain(Runnable register, java.util.function.BooleanSupplier closing, PodId self,
+      java.util.function.LongConsumer pauseNanos) {
     long pause = FIRST_PAUSE_NANOS;
     while (!closing.getAsBoolean()) {
       try {
@@ -83,7 +89,7 @@ final class Rejoin {
       } catch (RuntimeException e) {
         log.warn("pod {}: could not join again yet: {}; retrying in {} ms", self, e.getMessage(),
             TimeUnit.NANOSECONDS.toMillis(pause));
-        java.util.concurrent.locks.LockSupport.parkNanos(pause); // retry pacing, not synchronization
+        pauseNanos.accept(pause); // retry pacing, not synchronization
         pause = Math.min(LAST_PAUSE_NANOS, pause * 2);
       }
     }

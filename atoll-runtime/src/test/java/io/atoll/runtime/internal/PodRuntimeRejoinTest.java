@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.atoll.core.PodAddress;
 import io.atoll.core.PodId;
 import io.atoll.runtime.internal.cluster.ManagerLink;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -25,15 +29,29 @@ class PodRuntimeRejoinTest {
   }
 
   @Test
-  void otherFailuresAreRetriedUntilItJoins() {
+  void otherFailuresAreRetriedUntilItJoinsAfterPausesThatDoubleUpToFiveSeconds() {
     AtomicInteger calls = new AtomicInteger();
+    List<Long> pauses = new ArrayList<>();
     boolean joined = Rejoin.joinAgain(() -> {
-      if (calls.incrementAndGet() < 3) {
+      if (calls.incrementAndGet() < 10) {
         throw new IllegalStateException("the shard manager did not answer");
       }
-    }, () -> false, SELF);
+    }, () -> false, SELF, pauses::add); // a record of the pauses: no time passes
     assertThat(joined).isTrue();
-    assertThat(calls).hasValue(3);
+    assertThat(calls).hasValue(10);
+    assertThat(pauses).extracting(TimeUnit.NANOSECONDS::toMillis)
+        .containsExactly(100L, 200L, 400L, 800L, 1600L, 3200L, 5000L, 5000L, 5000L);
+  }
+
+  @Test
+  void aPodThatBeginsClosingDuringAPauseRegistersNoMore() {
+    AtomicInteger calls = new AtomicInteger();
+    AtomicBoolean closing = new AtomicBoolean();
+    assertThat(Rejoin.joinAgain(() -> {
+      calls.incrementAndGet();
+      throw new IllegalStateException("the shard manager did not answer");
+    }, closing::get, SELF, pause -> closing.set(true))).isFalse();
+    assertThat(calls).hasValue(1);
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
 import io.atoll.transport.grpc.proto.WatchRequest;
+import io.grpc.ManagedChannel;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import java.time.Duration;
@@ -50,8 +51,9 @@ final class ConfigWatch {
       return;
     }
     PodAddress at = managers.current();
+    ManagedChannel on = managers.channel();
     try {
-      managers.readyStub(ShardManagerServiceGrpc.newStub(Wire.reconnecting(managers.channel())))
+      managers.readyStub(ShardManagerServiceGrpc.newStub(Wire.reconnecting(on)))
           .watch(WatchRequest.newBuilder().setPod(Wire.ref(view.self())).build(),
           new ClientResponseObserver<WatchRequest, ConfigBytes>() {
             @Override
@@ -73,7 +75,7 @@ final class ConfigWatch {
 
             @Override
             public void onError(Throwable t) {
-              managers.failed(at, t);
+              managers.failed(on, at, t); // not if the channel was replaced under the watch
               rewatch();
             }
 

@@ -218,6 +218,24 @@ public final class ManagerAddresses implements AutoCloseable {
   }
 
   /**
+   * A call made on {@code channel} to {@code failedAt} failed with {@code failure}: as
+   * {@link #failed(PodAddress, Throwable)}, unless that channel is no longer the link's. Then the
+   * failure is the channel's own closing, by a reopen ({@link #reopenIfSilent}) or a move, and says
+   * nothing about the manager: a long-lived call (the config watch) on a channel replaced for
+   * another call's silence must not mark a live manager down and move the link off it.
+   *
+   * @return whether the current manager changed
+   */
+  public boolean failed(ManagedChannel channel, PodAddress failedAt, Throwable failure) {
+    synchronized (this) {
+      if (channel != this.channel) {
+        return false;
+      }
+    }
+    return failed(failedAt, failure);
+  }
+
+  /**
    * A call to {@code failedAt} failed with {@code failure}: as {@link #failed(PodAddress, Throwable)};
    * and if the link stays where it is and the failure was no answer at all (not a standby's refusal,
    * which is an answer), the channel is replaced if it has been silent for {@code silenceNanos}
