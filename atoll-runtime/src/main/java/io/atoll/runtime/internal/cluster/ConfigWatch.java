@@ -36,6 +36,7 @@ final class ConfigWatch {
   private volatile ClientCallStreamObserver<WatchRequest> watchCall;
   private volatile long watchBackoffNanos;
   private volatile boolean closed;
+  private final java.util.concurrent.atomic.AtomicInteger ended = new java.util.concurrent.atomic.AtomicInteger();
 
   /** @param timer runs the watches again; shut down by its owner */
   ConfigWatch(ManagerAddresses managers, View view, SignedConfigs configs, ScheduledExecutorService timer) {
@@ -75,12 +76,17 @@ final class ConfigWatch {
 
             @Override
             public void onError(Throwable t) {
+              ended.incrementAndGet();
+              if (closed) {
+                return; // our own cancel at close: says nothing about the manager
+              }
               managers.failed(on, at, t); // not if the channel was replaced under the watch
               rewatch();
             }
 
             @Override
             public void onCompleted() {
+              ended.incrementAndGet();
               rewatch();
             }
           });
@@ -100,6 +106,11 @@ final class ConfigWatch {
     } catch (RejectedExecutionException e) {
       // closed
     }
+  }
+
+  /** How many watch streams have ended (broken or completed), for tests. */
+  int streamsEnded() {
+    return ended.get();
   }
 
   /** Stops watching: cancels the stream and watches no more. */

@@ -15,6 +15,8 @@ import io.grpc.stub.StreamObserver;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,11 +32,19 @@ import org.junit.jupiter.api.Test;
 class ConfigWatchTest {
 
   private final AtomicInteger watches = new AtomicInteger();
+  /** Opened when the manager sees a watch cancelled, once a test puts one here. */
+  private volatile CountDownLatch watchEnded;
   private final Server leader = Wire.startServer("127.0.0.1", 0, List.<BindableService>of(
       new ShardManagerServiceGrpc.ShardManagerServiceImplBase() {
         @Override
         public void watch(WatchRequest request, StreamObserver<ConfigBytes> out) {
           watches.incrementAndGet(); // held open, as a manager with no new config does
+          ((io.grpc.stub.ServerCallStreamObserver<ConfigBytes>) out).setOnCancelHandler(() -> {
+            CountDownLatch l = watchEnded;
+            if (l != null) {
+              l.countDown();
+            }
+          });
         }
       }));
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
@@ -88,6 +98,22 @@ class ConfigWatchTest {
 
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> watches.get() == 2);
     assertThat(managers.current()).as("still the live manager").isEqualTo(leaderAt);
+    assertThat(managers.switches()).isZero();
+  }
+
+  @Test
+  void closingTheWatchDoesNotMoveTheLink() throws Exception {
+    PodAddress leaderAt = new PodAddress("127.0.0.1", leader.getPort());
+    managers = new ManagerAddresses(List.of(leaderAt, new PodAddress("127.0.0.1", closedPort())), Wire::channel);
+    watch = new ConfigWatch(managers, view, new SignedConfigs(), timer);
+    watch.watch();
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> watches.get() == 1);
+    CountDownLatch cancelled = new CountDownLatch(1);
+    watchEnded = cancelled;
+    watch.close(); // the pod stops: its own cancel fails the stream (CANCELLED)
+    assertThat(cancelled.await(10, TimeUnit.SECONDS)).as("the manager saw the watch end").isTrue();
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> watch.streamsEnded() == 1); // the pod saw it
+    assertThat(managers.current()).isEqualTo(leaderAt);
     assertThat(managers.switches()).isZero();
   }
 
