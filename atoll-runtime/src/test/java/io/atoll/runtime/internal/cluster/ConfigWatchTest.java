@@ -2,7 +2,6 @@ package io.atoll.runtime.internal.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.atoll.core.ClusterConfig;
 import io.atoll.core.PodAddress;
 import io.atoll.core.PodId;
 import io.atoll.transport.grpc.Wire;
@@ -48,20 +47,7 @@ class ConfigWatchTest {
         }
       }));
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-  private final View view = new View(ClusterConfig.empty(4), new PodId(new PodAddress("127.0.0.1", 2), 1),
-      new View.Callback() {
-        @Override
-        public void apply(ClusterConfig config, PodId self, boolean selfActive) {}
-
-        @Override
-        public void podGone(PodId pod) {}
-
-        @Override
-        public void changed() {}
-
-        @Override
-        public void selfDeclaredGone() {}
-      });
+  private final View view = QuietViews.of(4, new PodId(new PodAddress("127.0.0.1", 2), 1));
   private ManagerAddresses managers;
   private ConfigWatch watch;
 

@@ -2,7 +2,6 @@ package io.atoll.runtime.internal.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.atoll.core.ClusterConfig;
 import io.atoll.core.PodAddress;
 import io.atoll.core.PodId;
 import io.atoll.core.Ticker;
@@ -27,19 +26,7 @@ class PeerMemoryTest {
     return new PodId(new PodAddress("127.0.0.1", 10_000 + i), i);
   }
 
-  private final View view = new View(ClusterConfig.empty(4), SELF, new View.Callback() {
-    @Override
-    public void apply(ClusterConfig config, PodId self, boolean selfActive) {}
-
-    @Override
-    public void podGone(PodId pod) {}
-
-    @Override
-    public void changed() {}
-
-    @Override
-    public void selfDeclaredGone() {}
-  });
+  private final View view = QuietViews.of(4, SELF);
 
   @AfterEach
   void close() {

@@ -1,6 +1,7 @@
 package io.atoll.runtime.internal.host;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.atoll.runtime.EntityFactory;
 import io.atoll.runtime.EntityType;
@@ -50,6 +51,18 @@ class SharedDrainsTest {
     @SuppressWarnings("unchecked")
     EntityFactory<Object> o = (EntityFactory<Object>) (EntityFactory<?>) f;
     return o;
+  }
+
+  /**
+   * Shared drains whose threads never run: each drain is recorded in {@code made}, and runs, to
+   * its end, only when the test calls it.
+   */
+  private static SharedDrains recording(List<Runnable> made, int busyLimit) {
+    ThreadFactory notStarted = r -> {
+      made.add(r);
+      return Thread.ofVirtual().unstarted(() -> {}); // what the drains start: nothing
+    };
+    return new SharedDrains(notStarted, busyLimit);
   }
 
   private EntityInstance instance(InstanceHost host, String id, EntityFactory<String> f) {
@@ -166,11 +179,7 @@ class SharedDrainsTest {
   @Test
   void theWatchdogStartsNoSecondDrainBeforeTheOneItStartedHasBegun() {
     List<Runnable> made = new ArrayList<>();
-    ThreadFactory notStarted = r -> {
-      made.add(r);
-      return Thread.ofVirtual().unstarted(() -> {}); // the drain never runs: it stays "to begin"
-    };
-    SharedDrains drains = new SharedDrains(notStarted, 1);
+    SharedDrains drains = recording(made, 1);
     DrainHost host = new DrainHost(drains);
     EntityInstance a = instance(host, "a", ctx -> (msg, c) -> {});
     EntityInstance b = instance(host, "b", ctx -> (msg, c) -> {});
@@ -196,10 +205,7 @@ class SharedDrainsTest {
   @Test
   void aSenderThatFindsNoDrainStartsOneAndOnlyOne() {
     List<Runnable> made = new ArrayList<>();
-    SharedDrains drains = new SharedDrains(r -> {
-      made.add(r);
-      return Thread.ofVirtual().unstarted(() -> {});
-    }, 2);
+    SharedDrains drains = recording(made, 2);
     DrainHost host = new DrainHost(drains);
     instance(host, "a", ctx -> (msg, c) -> {}).offer(new Msg("1"));
     instance(host, "b", ctx -> (msg, c) -> {}).offer(new Msg("2"));
@@ -213,10 +219,7 @@ class SharedDrainsTest {
   @Test
   void aHandlerThatInterruptsItsThreadDoesNotInterruptTheNextEntitysHandler() throws Exception {
     List<Runnable> made = new ArrayList<>();
-    SharedDrains drains = new SharedDrains(r -> {
-      made.add(r);
-      return Thread.ofVirtual().unstarted(() -> {});
-    }, 1);
+    SharedDrains drains = recording(made, 1);
     DrainHost host = new DrainHost(drains);
     List<Boolean> seen = Collections.synchronizedList(new ArrayList<>());
     EntityFactory<String> f = ctx -> (msg, c) -> {
@@ -235,7 +238,7 @@ class SharedDrainsTest {
 
   @Test
   void aBusyLimitBelowOneIsRefused() {
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new SharedDrains(Thread.ofVirtual().factory(), 0))
+    assertThatThrownBy(() -> new SharedDrains(Thread.ofVirtual().factory(), 0))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("busyLimit: 0 (expected: >= 1)");
     assertThat(SharedDrains.defaultBusyLimit()).isBetween(1, Runtime.getRuntime().availableProcessors());
   }
@@ -262,10 +265,7 @@ class SharedDrainsTest {
   void noEntityIsLeftWithoutADrainWhateverTheOrderOfSendsWatchesAndDrains(
       @ForAll @Size(max = 60) List<@IntRange(min = 0, max = 4) Integer> steps) {
     List<Runnable> toBegin = new ArrayList<>();
-    SharedDrains drains = new SharedDrains(r -> {
-      toBegin.add(r);
-      return Thread.ofVirtual().unstarted(() -> {});
-    }, 1);
+    SharedDrains drains = recording(toBegin, 1);
     DrainHost host = new DrainHost(drains);
     List<List<String>> handled = new ArrayList<>();
     List<EntityInstance> entities = new ArrayList<>();
@@ -326,11 +326,11 @@ class SharedDrainsTest {
     }, 1);
     List<String> handled = new ArrayList<>();
     EntityInstance i = instance(new DrainHost(drains), "e", ctx -> (msg, c) -> handled.add(msg));
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> i.offer(new Msg("a")))
+    assertThatThrownBy(() -> i.offer(new Msg("a")))
         .isInstanceOf(OutOfMemoryError.class);
     assertThat(drains.drains()).isZero();
     drains.watch(); // waits, first look
-    org.assertj.core.api.Assertions.assertThatThrownBy(drains::watch).isInstanceOf(OutOfMemoryError.class);
+    assertThatThrownBy(drains::watch).isInstanceOf(OutOfMemoryError.class);
     assertThat(drains.drains()).isZero();
     drains.watch(); // tries again: not stuck on the failed start
     assertThat(made).hasSize(1);
@@ -342,10 +342,7 @@ class SharedDrainsTest {
   @Test
   void anEntityFencedWhileItWaitsInTheQueueBouncesItsMessagesAndLeavesItsShard() {
     List<Runnable> made = new ArrayList<>();
-    SharedDrains drains = new SharedDrains(r -> {
-      made.add(r);
-      return Thread.ofVirtual().unstarted(() -> {});
-    }, 1);
+    SharedDrains drains = recording(made, 1);
     DrainHost host = new DrainHost(drains);
     List<String> handled = new ArrayList<>();
     EntityInstance a = instance(host, "a", ctx -> (msg, c) -> handled.add(msg));
@@ -365,10 +362,7 @@ class SharedDrainsTest {
   @Test
   void aPassivationRunsTheTerminationMessageOnASharedDrain() {
     List<Runnable> made = new ArrayList<>();
-    SharedDrains drains = new SharedDrains(r -> {
-      made.add(r);
-      return Thread.ofVirtual().unstarted(() -> {});
-    }, 1);
+    SharedDrains drains = recording(made, 1);
     DrainHost host = new DrainHost(drains);
     List<String> handled = new ArrayList<>();
     EntityType<String> type = EntityType.of("t", String.class).withNonBlockingHandlers().withTerminationMessage("stop");
