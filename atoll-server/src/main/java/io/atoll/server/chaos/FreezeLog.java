@@ -9,16 +9,19 @@ import java.util.OptionalLong;
  * When each pod's process was frozen (SIGSTOP to SIGCONT), in the activation log's time, by the
  * address the pod announces: what {@link ActivationLog} needs to excuse a handler that started late
  * because its process was frozen between its lease check and the handler's first line.
- * Thread-safe.
+ * Thread-safe. Public for the process tests that freeze pods; not API.
  */
-final class FreezeLog implements ActivationLog.Freezes {
+public final class FreezeLog implements ActivationLog.Freezes {
 
   private record Freeze(String address, long from, long to) {}
 
   private final List<Freeze> freezes = new ArrayList<>();
 
+  /** An empty log. */
+  public FreezeLog() {}
+
   /** Records that the pod announcing {@code address} was frozen from {@code fromMicros} to {@code toMicros}. */
-  synchronized void frozen(String address, long fromMicros, long toMicros) {
+  public synchronized void frozen(String address, long fromMicros, long toMicros) {
     freezes.add(new Freeze(address, fromMicros, toMicros));
   }
 
