@@ -40,17 +40,20 @@ public final class EntityType<M> {
   private final MessageCodec codec;
   private final String role;
   private final ShardHasher hasher;
-  private final boolean nonBlockingHandlers;
+  /** How its entities' handlers are run: see {@link #withNonBlockingHandlers}, {@link #withInlineLocalSends}. */
+  private final Run run;
+
+  private enum Run { OWN_THREAD, SHARED_DRAINS, INLINE_LOCAL_SENDS }
 
   private EntityType(String name, Class<M> messageClass, M terminationMessage, Duration idleTime,
       Set<Class<?>> extraTypes, MessageCodec codec) {
-    this(name, messageClass, terminationMessage, idleTime, extraTypes, codec, Space.DEFAULT_ROLE, null, false);
+    this(name, messageClass, terminationMessage, idleTime, extraTypes, codec, Space.DEFAULT_ROLE, null, Run.OWN_THREAD);
   }
 
   private EntityType(String name, Class<M> messageClass, M terminationMessage, Duration idleTime,
-      Set<Class<?>> extraTypes, MessageCodec codec, String role, ShardHasher hasher, boolean nonBlockingHandlers) {
+      Set<Class<?>> extraTypes, MessageCodec codec, String role, ShardHasher hasher, Run run) {
     this.role = role;
-    this.nonBlockingHandlers = nonBlockingHandlers;
+    this.run = run;
     this.hasher = hasher;
     this.name = name;
     this.messageClass = messageClass;
@@ -81,7 +84,7 @@ public final class EntityType<M> {
    */
   public EntityType<M> withTerminationMessage(M message) {
     Objects.requireNonNull(message, "message");
-    return new EntityType<>(name, messageClass, message, idleTime, extraTypes, codec, role, hasher, nonBlockingHandlers);
+    return new EntityType<>(name, messageClass, message, idleTime, extraTypes, codec, role, hasher, run);
   }
 
   /**
@@ -93,20 +96,20 @@ public final class EntityType<M> {
     if (idle.isNegative()) {
       throw new IllegalArgumentException("idle time: " + idle + " (expected: >= 0)");
     }
-    return new EntityType<>(name, messageClass, terminationMessage, idle, extraTypes, codec, role, hasher, nonBlockingHandlers);
+    return new EntityType<>(name, messageClass, terminationMessage, idle, extraTypes, codec, role, hasher, run);
   }
 
   /** With more types the default codec may carry (e.g. answer types it cannot find by itself). */
   public EntityType<M> withTypes(Class<?>... types) {
     Set<Class<?>> all = new LinkedHashSet<>(extraTypes);
     all.addAll(List.of(types));
-    return new EntityType<>(name, messageClass, terminationMessage, idleTime, Set.copyOf(all), codec, role, hasher, nonBlockingHandlers);
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, Set.copyOf(all), codec, role, hasher, run);
   }
 
   /** With a codec of its own for messages and answers, e.g. {@code ProtobufCodec}. */
   public EntityType<M> withCodec(MessageCodec c) {
     return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, Objects.requireNonNull(c), role, hasher,
-        nonBlockingHandlers);
+        run);
   }
 
   /**
@@ -120,7 +123,7 @@ public final class EntityType<M> {
    */
   public EntityType<M> onRole(String role) {
     return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, codec, Space.checkRole(role), hasher,
-        nonBlockingHandlers);
+        run);
   }
 
   /**
@@ -135,7 +138,7 @@ public final class EntityType<M> {
    */
   public EntityType<M> withHasher(ShardHasher h) {
     return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, codec, role,
-        Objects.requireNonNull(h, "hasher"), nonBlockingHandlers);
+        Objects.requireNonNull(h, "hasher"), run);
   }
 
   /**
@@ -157,12 +160,58 @@ public final class EntityType<M> {
    * need not agree.
    */
   public EntityType<M> withNonBlockingHandlers() {
-    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, codec, role, hasher, true);
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, codec, role, hasher,
+        Run.SHARED_DRAINS);
   }
 
-  /** Whether its handlers never block ({@link #withNonBlockingHandlers}). */
+  /**
+   * With handlers that never block, run as {@link #withNonBlockingHandlers} runs them, and one
+   * step further: a send on this pod to an idle entity of the type that is already active is
+   * handled on the sending thread, before {@code tell} or {@code ask} returns, with no hand-off to
+   * another thread at all (docs/benchmarks.md). The sender gets the same stage as ever: a tell's is
+   * complete when it is returned, and an ask's as soon as the handler answers. What the entity
+   * promises is unchanged: one message at a time, in order, the lease checked before each handler,
+   * never two activations at once.
+   *
+   * <p>What the sending thread takes on, which a type should declare only if its senders can:
+   * <ul>
+   *   <li>it runs that one handler; what reached the entity meanwhile (other senders' messages,
+   *       other pods') goes to the pod's drains. A handler that blocks anyway blocks the sender,
+   *       and no watchdog starts another thread for it;
+   *   <li>the handler sees the sender's thread: its thread-locals (logging context, a
+   *       transaction), its locks held (a handler taking one the sender holds enters it);
+   *   <li>a continuation added to a stage that is already complete runs at once on the sending
+   *       thread: a chain that sends the next message from the last one's continuation recurses on
+   *       one stack (use the {@code ...Async} forms, or a loop);
+   *   <li>an interrupt of the sender is hidden from the handler and kept; one that comes while
+   *       the handler runs (from the handler or elsewhere) stays with the sender;
+   *   <li>an {@link Error} outside the handler (whose failures fail the message, as always), e.g.
+   *       a stack overflow on a deep stack, reaches the sender; the entity's drain passes to the
+   *       pod's drains first.
+   * </ul>
+   * Never run on the sending thread: the first message of an activation (the factory and the
+   * activation start on a drain), a message for an entity that is busy or waits for a fenced
+   * predecessor, messages from other pods, sends from a handler (of any type), and sends from the
+   * pod's own calls into the caller's code (a continuation run as the pod completes a message, an
+   * observer's callback): those go to the drains as {@link #withNonBlockingHandlers} describes. A
+   * pod decides this for the entities it hosts; senders need not agree.
+   */
+  public EntityType<M> withInlineLocalSends() {
+    return new EntityType<>(name, messageClass, terminationMessage, idleTime, extraTypes, codec, role, hasher,
+        Run.INLINE_LOCAL_SENDS);
+  }
+
+  /**
+   * Whether its handlers never block: {@link #withNonBlockingHandlers} or
+   * {@link #withInlineLocalSends}.
+   */
   public boolean nonBlockingHandlers() {
-    return nonBlockingHandlers;
+    return run != Run.OWN_THREAD;
+  }
+
+  /** Whether a local send may be handled on the sending thread ({@link #withInlineLocalSends}). */
+  public boolean inlineLocalSends() {
+    return run == Run.INLINE_LOCAL_SENDS;
   }
 
   /** The hasher set with {@link #withHasher}, or null for the pod's. */

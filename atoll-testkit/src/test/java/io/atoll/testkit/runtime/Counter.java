@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 /** The test entity: a counter that also records the order of what it was told. */
 public final class Counter implements Entity<Counter.Msg> {
 
-  sealed interface Msg permits Add, Get, Append, Log, Fail, Block, Token, Stop {}
+  sealed interface Msg permits Add, Get, Append, Log, Fail, Block, Token, Where, Stop {}
 
   record Add(long delta) implements Msg {}
 
@@ -30,6 +30,17 @@ public final class Counter implements Entity<Counter.Msg> {
   record Block(String key) implements Msg {}
 
   record Token(Reply<String> reply) implements Msg {}
+
+  /**
+   * Answers the thread its handler runs on; with {@code relayTo}, that counter's answer too, after
+   * this one's ("mine|theirs"), asked without blocking.
+   */
+  record Where(Reply<String> reply, String relayTo) implements Msg {}
+
+  /** How {@link Where} names a thread: its id, and whether it is virtual. */
+  static String describe(Thread t) {
+    return t.threadId() + (t.isVirtual() ? " virtual" : " platform");
+  }
 
   record Stop() implements Msg {}
 
@@ -55,6 +66,20 @@ public final class Counter implements Entity<Counter.Msg> {
     @Override
     public Sharding.Builder apply(Sharding.Builder b) {
       return b.register(TYPE.withNonBlockingHandlers(), ctx -> new Counter());
+    }
+  }
+
+  /**
+   * Pods hosting counters whose local sends may be handled on the sending thread
+   * ({@link EntityType#withInlineLocalSends}).
+   */
+  public static final class InlinePods implements PodTemplate {
+    /** Creates it. */
+    public InlinePods() {}
+
+    @Override
+    public Sharding.Builder apply(Sharding.Builder b) {
+      return b.register(TYPE.withInlineLocalSends(), ctx -> new Counter());
     }
   }
 
@@ -109,6 +134,16 @@ public final class Counter implements Entity<Counter.Msg> {
         }
       }
       case Token t -> t.reply().send(ctx.pod() + " " + ctx.token());
+      case Where w -> {
+        String here = describe(Thread.currentThread());
+        if (w.relayTo() == null) {
+          w.reply().send(here);
+        } else {
+          Reply<String> reply = w.reply();
+          ctx.sharding().entity(TYPE, w.relayTo()).<String>ask(r -> new Where(r, null))
+              .whenComplete((there, e) -> reply.send(here + "|" + (e != null ? e.toString() : there)));
+        }
+      }
       case Stop s -> { }
     }
   }

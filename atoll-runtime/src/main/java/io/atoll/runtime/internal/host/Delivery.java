@@ -33,6 +33,16 @@ public interface Delivery {
   /** The entity's handler returned: acknowledges a tell; an ask waits for its answer. */
   void handled();
 
+  /**
+   * As {@link #handled()}, but the sender's bookkeeping may join {@code open} (null if none), the
+   * batch of this drain's turn, or a new batch; returns the batch now open. The caller flushes
+   * what it returns (see {@link Deferred}). The acknowledgement itself is never deferred.
+   */
+  default Deferred handled(Deferred open) {
+    handled();
+    return open;
+  }
+
   /** The message failed; the sender gets {@code e}. */
   void failed(DeliveryException e);
 

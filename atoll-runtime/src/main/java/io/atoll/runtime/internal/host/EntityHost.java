@@ -8,6 +8,7 @@ import io.atoll.runtime.Sharding;
 import io.atoll.runtime.ShardingObserver;
 import io.atoll.runtime.internal.cluster.Lease;
 import io.atoll.runtime.internal.cluster.View;
+import io.atoll.runtime.internal.util.Draining;
 import io.atoll.runtime.internal.util.GuardedBy;
 import io.atoll.runtime.internal.util.PodContext;
 import java.util.ArrayList;
@@ -106,6 +107,9 @@ public final class EntityHost {
     Map<String, TypeRuntime> byName = new LinkedHashMap<>();
     for (TypeRuntime t : types) {
       byName.put(t.name, t);
+      if (t.inlineLocalSends) {
+        Draining.enable(); // from now on this JVM's threads say when they must not run a handler
+      }
     }
     this.typesByName = Collections.unmodifiableMap(byName);
     int numberOfShards = view.numberOfShards();
@@ -148,7 +152,12 @@ public final class EntityHost {
 
   /** Whether a new message for the shard is accepted here now. */
   public boolean accepts(int shard) {
-    return !stopping && shards[shard].state == ShardState.ACTIVE && lease.valid();
+    return accepts(shard, ctx.ticker().nanoTime());
+  }
+
+  /** As {@link #accepts(int)}, with the time read moments ago by the caller. */
+  public boolean accepts(int shard, long now) {
+    return !stopping && shards[shard].state == ShardState.ACTIVE && lease.valid(now);
   }
 
   /**
@@ -156,63 +165,94 @@ public final class EntityHost {
    * route keeps it). A type this pod does not host fails the delivery.
    */
   public boolean deliverLocal(int shard, TypeRuntime type, String entityId, Delivery d) {
+    return deliverLocal(shard, type, entityId, d, false, ctx.ticker().nanoTime());
+  }
+
+  /**
+   * As {@link #deliverLocal(int, TypeRuntime, String, Delivery)}; {@code callerMayRun} if the
+   * calling thread is the sender's own and holds no lock of the pod: if the type declares inline
+   * local sends and the entity is idle and active, the message is handled on this thread before
+   * this returns (see {@link EntityInstance#runHere}). {@code now} was read moments ago by the caller; the gate's
+   * lease check uses it, and the drain checks the lease again with the clock before the handler.
+   */
+  public boolean deliverLocal(int shard, TypeRuntime type, String entityId, Delivery d, boolean callerMayRun,
+      long now) {
     if (!type.hosted()) {
       d.failed(new DeliveryException(DeliveryException.Reason.UNKNOWN_ENTITY_TYPE, "send to " + type.name + "/"
           + entityId + " (shard " + shard + ") failed: this pod owns the shard but does not host entity type '"
           + type.name + "'; register it on every pod"));
       return true;
     }
-    return deliver(shards[shard], type, entityId, d);
+    return deliver(shards[shard], type, entityId, d, callerMayRun, now);
   }
 
   /** Delivers a message from another pod; false if the shard is not accepted here. */
   boolean deliverRemote(int shard, TypeRuntime t, String entityId, InboundDelivery d) {
-    return deliver(shards[shard], t, entityId, d);
+    return deliver(shards[shard], t, entityId, d, false, ctx.ticker().nanoTime());
   }
 
-  private boolean deliver(ShardState s, TypeRuntime t, String entityId, Delivery d) {
+  private boolean deliver(ShardState s, TypeRuntime t, String entityId, Delivery d, boolean callerMayRun,
+      long now) {
+    boolean[] draining = callerMayRun && t.inlineLocalSends ? Draining.mark() : null;
+    Object r;
     s.gate.incrementAndGet();
     try {
-      if (s.state != ShardState.ACTIVE || stopping || !lease.valid()) {
-        return false;
-      }
-      int maxQueued = ctx.settings().maxQueued();
-      if (activations.queued() >= maxQueued) {
-        d.failed(new DeliveryException(DeliveryException.Reason.OVERLOADED, "message to " + t.name + "/" + entityId
-            + " refused by pod " + view.self() + ": overloaded, " + maxQueued + " messages already wait for their"
-            + " entities here (maxQueued); send less or add pods"));
-        return true;
-      }
-      InstanceTable map = s.table(t.index);
-      for (;;) {
-        EntityInstance inst = map.get(entityId);
-        if (inst == null) {
-          EntityInstance fresh = new EntityInstance(activations, s, t, entityId);
-          inst = map.putIfAbsent(fresh);
-          if (inst == null) {
-            inst = fresh;
-          }
-        }
-        EntityInstance.Offer r = inst.offer(d, Math.min(maxQueued, MAX_QUEUED_PER_ENTITY));
-        if (r == EntityInstance.Offer.ACCEPTED) {
-          return true;
-        }
-        if (r == EntityInstance.Offer.FULL) {
-          d.failed(new DeliveryException(DeliveryException.Reason.OVERLOADED, "message to " + t.name + "/" + entityId
-              + " refused by pod " + view.self() + ": overloaded, " + Math.min(maxQueued, MAX_QUEUED_PER_ENTITY)
-              + " messages already wait for this entity (its handler is slow or blocked); send less to it"));
-          return true;
-        }
-        if (r == EntityInstance.Offer.CLOSED) {
-          // Fenced earlier and still finishing a handler (the shard is served again): a successor
-          // takes the messages and starts only once that handler has returned.
-          map.replace(inst, new EntityInstance(inst));
-          continue;
-        }
-        map.remove(inst); // passivated meanwhile: start a new one
-      }
+      r = enter(s, t, entityId, d, draining != null && !draining[0], now);
     } finally {
       s.gate.decrementAndGet();
+    }
+    if (r instanceof EntityInstance i) {
+      i.runHere(d, draining); // out of the gate: a release waiting for it need not wait for a handler
+      return true;
+    }
+    return r == Boolean.TRUE;
+  }
+
+  /**
+   * A delivery inside the shard's gate: false if the shard is not accepted here, true if the
+   * message was queued or failed, or the instance whose drain the caller must run now.
+   */
+  private Object enter(ShardState s, TypeRuntime t, String entityId, Delivery d, boolean runHere, long now) {
+    if (s.state != ShardState.ACTIVE || stopping || !lease.valid(now)) {
+      return false;
+    }
+    int maxQueued = ctx.settings().maxQueued();
+    if (activations.queued() >= maxQueued) {
+      d.failed(new DeliveryException(DeliveryException.Reason.OVERLOADED, "message to " + t.name + "/" + entityId
+          + " refused by pod " + view.self() + ": overloaded, " + maxQueued + " messages already wait for their"
+          + " entities here (maxQueued); send less or add pods"));
+      return true;
+    }
+    InstanceTable map = s.table(t.index);
+    for (;;) {
+      EntityInstance inst = map.get(entityId);
+      if (inst == null) {
+        EntityInstance fresh = new EntityInstance(activations, s, t, entityId);
+        inst = map.putIfAbsent(fresh);
+        if (inst == null) {
+          inst = fresh;
+        }
+      }
+      EntityInstance.Offer r = inst.offer(d, Math.min(maxQueued, MAX_QUEUED_PER_ENTITY), runHere);
+      if (r == EntityInstance.Offer.ACCEPTED) {
+        return true;
+      }
+      if (r == EntityInstance.Offer.RUN_HERE) {
+        return inst;
+      }
+      if (r == EntityInstance.Offer.FULL) {
+        d.failed(new DeliveryException(DeliveryException.Reason.OVERLOADED, "message to " + t.name + "/" + entityId
+            + " refused by pod " + view.self() + ": overloaded, " + Math.min(maxQueued, MAX_QUEUED_PER_ENTITY)
+            + " messages already wait for this entity (its handler is slow or blocked); send less to it"));
+        return true;
+      }
+      if (r == EntityInstance.Offer.CLOSED) {
+        // Fenced earlier and still finishing a handler (the shard is served again): a successor
+        // takes the messages and starts only once that handler has returned.
+        map.replace(inst, new EntityInstance(inst));
+        continue;
+      }
+      map.remove(inst); // passivated meanwhile: start a new one
     }
   }
 

@@ -8,7 +8,10 @@ import io.atoll.runtime.EntityContext;
 import io.atoll.runtime.Reply;
 import io.atoll.runtime.Sharding;
 import io.atoll.runtime.internal.codec.NoReply;
+import io.atoll.runtime.internal.util.Draining;
 import io.atoll.runtime.internal.util.GuardedBy;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -52,7 +55,13 @@ final class EntityInstance implements Runnable, EntityContext {
     /** Its shard is released or fenced: the caller bounces the delivery. */
     CLOSED,
     /** Its mailbox is full: the caller refuses the delivery as overloaded. */
-    FULL
+    FULL,
+    /**
+     * Not linked: the instance was idle and active, and the caller now holds the right to drain
+     * it; it must hand the delivery to {@link #runHere} (asked for by the caller, see
+     * {@link #offer(Delivery, int, boolean)}).
+     */
+    RUN_HERE
   }
 
   private enum Mode { OPEN, CLOSING, CLOSED, REMOVED }
@@ -76,6 +85,11 @@ final class EntityInstance implements Runnable, EntityContext {
   /** Opens when an activation closed by a fence has ended; made by the fence (most never need one). */
   @GuardedBy("this")
   private CountDownLatch ended;
+  /**
+   * Whether a fence closed this instance (its {@link #ended} latch was made): set once, read by
+   * the drain before each message without taking the monitor its senders take.
+   */
+  private volatile boolean fencedMark;
   /** Whether an activation closed by a fence has ended (its {@link #ended} latch is open). */
   @GuardedBy("this")
   private boolean fencedEnded;
@@ -95,7 +109,18 @@ final class EntityInstance implements Runnable, EntityContext {
   @GuardedBy("the draining thread")
   private boolean passivateAfter;
 
+  /** When the last message began, or the last drain ended; see {@link #drain}. */
   volatile long lastActive;
+
+  private static final VarHandle LAST_ACTIVE;
+
+  static {
+    try {
+      LAST_ACTIVE = MethodHandles.lookup().findVarHandle(EntityInstance.class, "lastActive", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   EntityInstance(InstanceHost host, ShardState shard, TypeRuntime type, String id) {
     this.host = host;
@@ -148,6 +173,17 @@ final class EntityInstance implements Runnable, EntityContext {
    * cannot take the whole pod's (or a stream's) room from the others: its senders are refused fast.
    */
   Offer offer(Delivery d, int maxSize) {
+    return offer(d, maxSize, false);
+  }
+
+  /**
+   * As {@link #offer(Delivery, int)}; if {@code mayRunHere} and the instance was idle with its
+   * activation started (so no factory runs on the caller's thread), and no fenced predecessor
+   * must end first, it takes the right to drain for the caller and returns {@link Offer#RUN_HERE}
+   * without linking {@code d}: the caller hands {@code d} to {@link #runHere}, which handles it
+   * first.
+   */
+  Offer offer(Delivery d, int maxSize, boolean mayRunHere) {
     boolean start;
     synchronized (this) {
       if (mode != Mode.OPEN) {
@@ -155,6 +191,11 @@ final class EntityInstance implements Runnable, EntityContext {
       }
       if (size >= maxSize) {
         return Offer.FULL;
+      }
+      // behaviour is the last drain's, published by the monitor as it cleared scheduled.
+      if (mayRunHere && !scheduled && head == null && behaviour != null && predecessor == null) {
+        scheduled = true;
+        return Offer.RUN_HERE;
       }
       append(d);
       start = !scheduled;
@@ -164,6 +205,34 @@ final class EntityInstance implements Runnable, EntityContext {
       host.start(this);
     }
     return Offer.ACCEPTED;
+  }
+
+  /**
+   * Handles {@code first}, the delivery {@link #offer(Delivery, int, boolean)} did not link, on
+   * the calling thread, the sender's, which that offer gave the right to drain; whatever came
+   * meanwhile (other senders' messages, other pods') then goes to the pod's drains, never run
+   * here. Only for types whose handlers never block and whose senders accept this
+   * ({@code EntityType.withInlineLocalSends}). The caller's interrupt status is hidden from the
+   * handler and kept; an interrupt that comes while it runs stays with the caller.
+   *
+   * @param draining the calling thread's {@link Draining#mark()}, not set: this thread drains no
+   *     other entity now
+   */
+  void runHere(Delivery first, boolean[] draining) {
+    boolean callerInterrupted = Thread.interrupted();
+    draining[0] = true; // a handler's sends to other entities go to the pod's drains
+    boolean more;
+    try {
+      more = drain(first, 1, false); // its bookkeeping at once: this thread holds those locks anyway
+    } finally {
+      draining[0] = false;
+      if (callerInterrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (more) {
+      host.start(this); // still scheduled: the right passes to a drain
+    }
   }
 
   /** Whether a drain is running or due (a handler may be running). */
@@ -281,6 +350,7 @@ final class EntityInstance implements Runnable, EntityContext {
       }
       mode = Mode.CLOSED;
       ended = new CountDownLatch(1);
+      fencedMark = true;
       idle = !scheduled;
       rest = takeAll();
     }
@@ -337,8 +407,13 @@ final class EntityInstance implements Runnable, EntityContext {
       before.awaitEnded(); // a fenced activation of this entity may still be in its handler
       predecessor = null;
     }
-    while (drain(64)) {
-      Thread.yield(); // a busy entity leaves the carrier to others now and then
+    boolean[] mark = Draining.enter(); // a handler's sends to other entities never run them on this thread
+    try {
+      while (drain(64)) {
+        Thread.yield(); // a busy entity leaves the carrier to others now and then
+      }
+    } finally {
+      Draining.exit(mark);
     }
   }
 
@@ -350,51 +425,110 @@ final class EntityInstance implements Runnable, EntityContext {
    * {@code scheduled} flag calls it, so one thread at a time.
    */
   boolean drain(int max) {
+    return drain(null, max, type.sharedDrains);
+  }
+
+  /**
+   * As {@link #drain(int)}, handling {@code first} (not linked in the mailbox, null if none) first.
+   * With {@code defer}, the senders' bookkeeping of the messages handled waits (see
+   * {@link Deferred}) until the drain is about to give the instance up or meets a stop marker, and
+   * is done while it still holds it.
+   */
+  private boolean drain(Delivery first, int max, boolean defer) {
     int handled = 0;
+    Delivery next = first;
+    Deferred open = null;
     for (;;) {
-      Delivery d;
-      synchronized (this) {
-        d = head;
-        if (d == null) {
-          scheduled = false;
-          lastActive = host.now();
-          if (mode != Mode.CLOSED) {
-            return false;
-          }
-        } else if (handled >= max) {
-          return true;
-        }
-        if (d != null) {
-          head = d.next();
-          if (head == null) {
-            tail = null;
-          }
-          d.next(null);
-          if (!(d instanceof StopMarker)) {
-            size--;
-            host.queued(-1);
-          }
-        }
-      }
+      Delivery d = next;
+      next = null;
       if (d == null) {
-        closedEnd(); // fenced while this drain ran
-        return false;
+        synchronized (this) {
+          d = head;
+          boolean empty = d == null;
+          if (open == null && (empty || handled >= max)) {
+            if (!empty) {
+              return true;
+            }
+            scheduled = false;
+            if (!type.sharedDrains) {
+              lastActive = host.now(); // a handler that may block may have run long: idle from now
+            } // else idle since the last message began (see process): a short handler, no clock read
+            if (mode != Mode.CLOSED) {
+              return false;
+            }
+          } else if (!empty && handled < max) {
+            head = d.next();
+            if (head == null) {
+              tail = null;
+            }
+            d.next(null);
+            if (!(d instanceof StopMarker)) {
+              size--;
+              host.queued(-1);
+            }
+          } else {
+            d = null; // the turn ends, once its deferred bookkeeping is done
+          }
+        }
+        if (d == null) {
+          if (open != null) {
+            open = flushHeld(open);
+            continue;
+          }
+          closedEnd(); // fenced while this drain ran
+          return false;
+        }
       }
       if (d instanceof StopMarker m) {
+        if (open != null) {
+          open = flushHeld(open);
+        }
         if (stop(m)) {
           return false;
         }
         continue;
       }
       try {
-        process(d);
+        open = process(d, open, defer);
       } catch (RuntimeException e) {
         // A delivery's own callback threw (the handler's failures are caught in process): the
         // drain must go on, or the instance would stay scheduled with nobody draining it.
         host.hookFailed(this, "delivery", e);
+      } catch (Error e) {
+        handOver(e);
       }
       handled++;
     }
+  }
+
+  /**
+   * Does the senders' deferred bookkeeping (see {@link Deferred}) while this drain holds the
+   * instance; returns null.
+   */
+  private Deferred flushHeld(Deferred open) {
+    try {
+      open.flush();
+    } catch (RuntimeException e) {
+      host.hookFailed(this, "delivery", e);
+    } catch (Error e) {
+      handOver(e);
+    }
+    return null;
+  }
+
+  /**
+   * An error outside the handler (process catches the handler's), e.g. a stack overflow on a
+   * sender's deep stack, while this drain holds the instance: a drain of the pod's takes over the
+   * mailbox, or the instance would stay scheduled with nobody draining it, and the error goes on.
+   * A message in hand ends at its deadline.
+   */
+  private void handOver(Error e) {
+    try {
+      host.start(this);
+    } catch (Throwable t) {
+      e.addSuppressed(t);
+    }
+    throw e;
   }
 
   /** Handles a stop marker; true if the instance ended and the drain must return. */
@@ -434,15 +568,16 @@ final class EntityInstance implements Runnable, EntityContext {
     return true;
   }
 
-  private void process(Delivery d) {
+  private Deferred process(Delivery d, Deferred open, boolean defer) {
     if (!d.begin()) {
-      return; // the sender stopped waiting, or it expired in the mailbox and was answered
+      return open; // the sender stopped waiting, or it expired in the mailbox and was answered
     }
     long now = host.now();
+    LAST_ACTIVE.setOpaque(this, now); // read by the passivation sweep; no fence per message
     if (now - d.deadlineNanos() >= 0) {
       d.failed(new DeliveryException(DeliveryException.Reason.TIMEOUT, "message to " + type.name + "/" + id
           + " expired in its mailbox before it was handled"));
-      return;
+      return open;
     }
     if (!host.serving(shard, now) || fenced()) {
       // Bounce this and everything behind it, so a lease renewed a moment later cannot let a
@@ -451,24 +586,25 @@ final class EntityInstance implements Runnable, EntityContext {
       // its drain may have taken this message just before the fence emptied the mailbox.
       d.bounce();
       fence(); // the drain ends the activation when it finds the mailbox empty
-      return;
+      return open;
     }
     if (behaviour == null) {
       if (!activate(d)) {
-        return;
+        return open;
       }
       // The factory may take long (a database round trip to claim the entity's row) or the process
       // may freeze inside it: look at the lease again before the first handler runs.
       if (!host.serving(shard, host.now()) || fenced()) {
         d.bounce();
         fence();
-        return;
+        return open;
       }
     }
     current = d;
+    boolean ok = false;
     try {
       behaviour.onMessage(d.message(), this);
-      d.handled();
+      ok = true;
     } catch (Throwable t) {
       d.failed(new DeliveryException(DeliveryException.Reason.ENTITY_FAILED, "entity " + type.name + "/" + id
           + " failed on " + d.message().getClass().getSimpleName() + ": " + t, t));
@@ -476,16 +612,27 @@ final class EntityInstance implements Runnable, EntityContext {
     } finally {
       current = null;
     }
-    lastActive = now; // when it began the message: idle time is counted a handler's length early
-    if (passivateAfter) {
-      passivateAfter = false;
-      endActivation(false);
+    // Outside the handler's try: the delivery's own failure is not the entity's (see drain).
+    try {
+      if (ok) {
+        if (defer) {
+          open = d.handled(open); // a handler that never blocks: the bookkeeping waits for the turn's end
+        } else {
+          d.handled(); // a handler may block next: nothing waits behind it
+        }
+      }
+    } finally {
+      if (passivateAfter) {
+        passivateAfter = false;
+        endActivation(false);
+      }
     }
+    return open;
   }
 
   /** Whether a fence closed this instance: its activation may finish a running handler, never start one. */
-  private synchronized boolean fenced() {
-    return ended != null;
+  private boolean fenced() {
+    return fencedMark;
   }
 
   private boolean activate(Delivery d) {

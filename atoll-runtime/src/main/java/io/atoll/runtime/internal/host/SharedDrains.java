@@ -1,5 +1,6 @@
 package io.atoll.runtime.internal.host;
 
+import io.atoll.runtime.internal.util.Draining;
 import io.atoll.runtime.internal.util.GuardedBy;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadFactory;
@@ -29,8 +30,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * own would.
  *
  * <p><b>Order and bounds.</b> An entity is in the queue or in a drain's hands only while its
- * {@code scheduled} flag is set, which only its holder clears ({@link EntityInstance#drain}): no
- * entity is drained by two threads at once, and its messages stay in order. The watchdog starts a
+ * {@code scheduled} flag is set, which only its holder clears ({@link EntityInstance#drain}), be
+ * that a drain, the entity's own thread or a sender handling a message inline
+ * ({@link EntityInstance#runHere}): no entity is drained by two threads at once, and its messages
+ * stay in order. The watchdog starts a
  * drain only while entities wait and no drain it started is still to begin, at most one a period,
  * and a drain ends when it finds the queue empty. A handler slower than a period counts as
  * blocked, so under such handlers the drains grow a period at a time, up to the entities that have
@@ -163,6 +166,7 @@ final class SharedDrains {
     }
     int turns = 0;
     EntityInstance next = first;
+    boolean[] mark = Draining.enter(); // a handler's sends to other entities queue them, never run them here
     try {
       for (;;) {
         EntityInstance i = next != null ? next : ready.poll();
@@ -191,6 +195,8 @@ final class SharedDrains {
       // the pod must not be left with a count of drains nobody runs.
       drains.decrementAndGet();
       throw t;
+    } finally {
+      Draining.exit(mark);
     }
   }
 }

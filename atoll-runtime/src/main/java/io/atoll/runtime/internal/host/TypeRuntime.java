@@ -29,6 +29,8 @@ public final class TypeRuntime {
   final long idleNanos;
   /** Its entities run on the pod's shared drains ({@link EntityType#withNonBlockingHandlers}). */
   final boolean sharedDrains;
+  /** A local send may handle a message on the sending thread ({@link EntityType#withInlineLocalSends}). */
+  final boolean inlineLocalSends;
 
   /**
    * A type this pod hosts ({@code factory} not null, {@code index} its place among the hosted
@@ -45,6 +47,7 @@ public final class TypeRuntime {
     this.terminationMessage = type.terminationMessage();
     this.idleNanos = type.idleTime().toNanos();
     this.sharedDrains = type.nonBlockingHandlers();
+    this.inlineLocalSends = type.inlineLocalSends();
   }
 
   /** The hasher of its entities: its own, else {@code podHasher}. */

@@ -2,7 +2,9 @@ package io.atoll.runtime.internal.send;
 
 import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.Reply;
+import io.atoll.runtime.internal.host.Deferred;
 import io.atoll.runtime.internal.host.Delivery;
+import io.atoll.runtime.internal.util.Draining;
 import io.atoll.runtime.internal.host.TypeRuntime;
 import io.atoll.runtime.internal.util.GuardedBy;
 import java.lang.invoke.MethodHandles;
@@ -43,6 +45,13 @@ public final class Pending extends CompletableFuture<Object> implements Reply<Ob
 
     /** Its owner resolved it: handled or failed, or refused ({@code retry}). */
     void resolved(Pending p, boolean retry);
+
+    /**
+     * A shared drain handled the messages of {@code shard} linked from {@code first} through
+     * {@code nextHandled} (a {@link HandledBatch}): each that its acknowledgement completed is no
+     * longer in flight, and each is resolved.
+     */
+    void handled(int shard, Pending first);
   }
 
   final Owner owner;
@@ -70,8 +79,12 @@ public final class Pending extends CompletableFuture<Object> implements Reply<Ob
    * refusal of the shard on that stream (see InboundStream).
    */
   boolean resume;
-  /** Where it waits, for timeout messages: set by whoever holds it. */
-  volatile String where = "waiting to be routed";
+  /**
+   * Where it waits, for timeout messages: set by whoever holds it, read by the deadline sweep. Not
+   * volatile: a sweep that reads the place before last says a moment-old truth, and the field is
+   * written several times per message.
+   */
+  String where = "waiting to be routed";
 
   // Timeouts: an intrusive doubly-linked list per lane.
   @GuardedBy("lane.stripe")
@@ -87,6 +100,10 @@ public final class Pending extends CompletableFuture<Object> implements Reply<Ob
   int generation;
 
   private Delivery next;
+  /** The next message of the {@link HandledBatch} it is in; the drain's thread's. */
+  Pending nextHandled;
+  /** In a {@link HandledBatch}: whether the drain's acknowledgement completed it. */
+  boolean settledInBatch;
   @SuppressWarnings("unused") // accessed through DISPATCHED
   private volatile int dispatched;
 
@@ -104,9 +121,12 @@ public final class Pending extends CompletableFuture<Object> implements Reply<Ob
     this.deadlineNanos = startNanos + this.timeoutNanos;
   }
 
-  /** Marks it dispatched (counted as outstanding by its route). */
+  /**
+   * Marks it dispatched (counted as outstanding by its route). Called under the route's monitor,
+   * whose release publishes it before the message is handed over: no fence of its own.
+   */
   void markDispatched() {
-    DISPATCHED.setVolatile(this, 1);
+    DISPATCHED.setRelease(this, 1);
   }
 
   /** Clears the dispatched mark; true only for the one caller that cleared it. */
@@ -120,14 +140,28 @@ public final class Pending extends CompletableFuture<Object> implements Reply<Ob
 
   // ---- Completion by the pod only
 
-  /** Completes it with {@code value} unless already complete; true if this call completed it. */
+  /**
+   * Completes it with {@code value} unless already complete; true if this call completed it. The
+   * caller's continuations run now, inside the pod's code: the thread is marked meanwhile, so
+   * that their sends never handle a message on the spot ({@link Draining}).
+   */
   boolean settle(Object value) {
-    return super.complete(value);
+    boolean[] mark = Draining.enter();
+    try {
+      return super.complete(value);
+    } finally {
+      Draining.exit(mark);
+    }
   }
 
-  /** Fails it with {@code e} unless already complete; true if this call completed it. */
+  /** Fails it with {@code e} unless already complete; true if this call completed it. As {@link #settle}. */
   boolean settleExceptionally(Throwable e) {
-    return super.completeExceptionally(e);
+    boolean[] mark = Draining.enter();
+    try {
+      return super.completeExceptionally(e);
+    } finally {
+      Draining.exit(mark);
+    }
   }
 
   private static UnsupportedOperationException notYours() {
@@ -273,6 +307,22 @@ public final class Pending extends CompletableFuture<Object> implements Reply<Ob
       owner.completed(this);
     }
     owner.resolved(this, false);
+  }
+
+  @Override
+  public Deferred handled(Deferred open) {
+    boolean settled = !ask && settle(null);
+    int s = shard;
+    if (open instanceof HandledBatch b && b.takes(this, s)) {
+      b.add(this, settled);
+      return b;
+    }
+    if (open != null) {
+      open.flush();
+    }
+    HandledBatch b = new HandledBatch(owner, s);
+    b.add(this, settled);
+    return b;
   }
 
   @Override

@@ -152,7 +152,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
       return;
     }
     if (routes.place(p)) {
-      routes.route(p.shard).send(p);
+      routes.route(p.shard).send(p, true); // the caller's own thread, holding nothing of the pod
     }
   }
 
@@ -208,6 +208,11 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
 
   @Override
   public PodId ownerOf(int shard) {
+    return ownerOf(shard, ticker.nanoTime());
+  }
+
+  @Override
+  public PodId ownerOf(int shard, long now) {
     PodEntry me = view.selfEntry();
     ClusterConfig config = view.config();
     if (shard > config.size()) {
@@ -223,7 +228,7 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
     boolean mine = owner == me
         || (owner.id().incarnation() == self.incarnation() && owner.id().equals(self));
     if (mine) {
-      return host != null && host.accepts(shard) ? SERVED_HERE : null;
+      return host != null && host.accepts(shard, now) ? SERVED_HERE : null;
     }
     return owner.id();
   }
@@ -236,9 +241,15 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
 
   @Override
   public boolean dispatch(Pending p, PodId to) {
+    return dispatch(p, to, false);
+  }
+
+  @Override
+  public boolean dispatch(Pending p, PodId to, boolean sending) {
     if (to == SERVED_HERE) {
       p.where = "in the mailbox of the entity on this pod";
-      return host != null && host.deliverLocal(p.shard, p.type, p.entityId, p);
+      return host != null && host.deliverLocal(p.shard, p.type, p.entityId, p, sending,
+          sending ? p.startNanos : ticker.nanoTime());
     }
     PeerClient c = clients.client(to);
     p.where = "sent to pod " + to + ", no answer yet";
@@ -273,6 +284,21 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
           : DeliveryException.Reason.ENTITY_FAILED);
     } else {
       observer.messageHandled(p.ask, ticker.nanoTime() - p.startNanos);
+    }
+  }
+
+  @Override
+  public void handled(int shard, Pending first) {
+    // Resolved first: a message left in the deadlines by a failure after this still has its
+    // sweep, which frees its count; one resolved nowhere would hold its route for good.
+    routes.route(shard).resolvedAll(first);
+    timeouts.removeSettled(first);
+    if (observer != ShardingObserver.NONE) {
+      for (Pending p = first; p != null; p = p.nextHandled) {
+        if (p.settledInBatch) {
+          report(p);
+        }
+      }
     }
   }
 

@@ -44,11 +44,24 @@ final class ShardRoute {
      */
     PodId ownerOf(int shard);
 
+    /** As {@link #ownerOf(int)}, with the time read moments ago by the caller. */
+    default PodId ownerOf(int shard, long now) {
+      return ownerOf(shard);
+    }
+
     /** The epoch of the shard's claim in the current view. */
     long claimEpoch(int shard);
 
     /** Hands a message to {@code to}; false if refused at once (the route keeps it). */
     boolean dispatch(Pending p, PodId to);
+
+    /**
+     * As {@link #dispatch(Pending, PodId)}; {@code sending} on the send's own call (see
+     * {@link ShardRoute#send(Pending, boolean)}).
+     */
+    default boolean dispatch(Pending p, PodId to, boolean sending) {
+      return dispatch(p, to);
+    }
 
     /** The route began ({@code on}) or stopped holding messages back: kick it when things change. */
     void holding(ShardRoute route, boolean on);
@@ -93,6 +106,16 @@ final class ShardRoute {
   }
 
   void send(Pending p) {
+    send(p, false);
+  }
+
+  /**
+   * Sends {@code p}; {@code sending} on the send's own call: the sender's thread, holding no lock
+   * of the pod, moments after {@code p} was made. Then its start time stands for now in the
+   * checks before it is handed over (the entity's drain checks the lease again with the clock),
+   * and a local entity whose handlers never block may handle it on this thread.
+   */
+  void send(Pending p, boolean sending) {
     PodId target;
     synchronized (this) {
       p.seq = nextSeq++;
@@ -100,7 +123,7 @@ final class ShardRoute {
         hold(p);
         return;
       }
-      target = callback.ownerOf(shard);
+      target = sending ? callback.ownerOf(shard, p.startNanos) : callback.ownerOf(shard);
       if (target == null || (outstanding > 0 && !target.equals(dest))) {
         holding = true;
         callback.holding(this, true);
@@ -116,7 +139,7 @@ final class ShardRoute {
       dest = target;
       p.markDispatched();
     }
-    if (!callback.dispatch(p, target)) {
+    if (!callback.dispatch(p, target, sending)) {
       resolved(p, true);
     }
   }
@@ -156,6 +179,29 @@ final class ShardRoute {
       } else if (!retry) {
         backoffNanos = 0;
       }
+      if (holding && outstanding == 0) {
+        flushLocked();
+      }
+    }
+  }
+
+  /**
+   * Messages of this shard, linked from {@code first} through {@code nextHandled}, were handled:
+   * as {@link #resolved} for each, under one hold of the monitor.
+   */
+  void resolvedAll(Pending first) {
+    synchronized (this) {
+      boolean any = false;
+      for (Pending p = first; p != null; p = p.nextHandled) {
+        if (p.clearDispatched()) {
+          outstanding--;
+          any = true;
+        }
+      }
+      if (!any) {
+        return; // each resolved before, e.g. timed out
+      }
+      backoffNanos = 0;
       if (holding && outstanding == 0) {
         flushLocked();
       }

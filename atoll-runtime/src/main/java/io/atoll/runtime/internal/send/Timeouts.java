@@ -97,6 +97,43 @@ final class Timeouts {
     inFlight.decrementAndGet();
   }
 
+  /**
+   * Removes the messages linked from {@code first} through {@code nextHandled} that are marked
+   * {@code settledInBatch}, if present: one hold of a stripe for each run of messages added on
+   * it, and one update of the count.
+   */
+  void removeSettled(Pending first) {
+    int removed = 0;
+    Pending p = first;
+    while (p != null) {
+      Lane lane = p.settledInBatch ? p.lane : null;
+      if (lane == null) {
+        p = p.nextHandled;
+        continue;
+      }
+      Stripe s = lane.stripe;
+      synchronized (s) {
+        // The run of messages on this stripe; any other ends it (read again under its own stripe).
+        while (p != null) {
+          if (p.settledInBatch) {
+            Lane l = p.lane;
+            if (l != null && l.stripe != s) {
+              break;
+            }
+            if (l != null) {
+              unlink(l, p);
+              removed++;
+            }
+          }
+          p = p.nextHandled;
+        }
+      }
+    }
+    if (removed > 0) {
+      inFlight.addAndGet(-removed);
+    }
+  }
+
   @GuardedBy("lane.stripe")
   private static void unlink(Lane lane, Pending p) {
     if (p.prevT == null) {

@@ -10,8 +10,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A user's {@link ShardingObserver} that may break its contract and throw: each call is passed on,
  * and whatever it throws is logged (the first time, then every 10,000th) and goes no further. An
- * observer's bug costs its own reports, never a message, an entity's drain or a hand-off.
- * Thread-safe if the observer is.
+ * observer's bug costs its own reports, never a message, an entity's drain or a hand-off. The
+ * calls run on the pod's threads, often inside its locks: each marks its thread ({@link Draining}),
+ * so that a send the observer makes never runs a handler there. Thread-safe if the observer is.
  */
 public final class GuardedObserver implements ShardingObserver {
 
@@ -43,82 +44,109 @@ public final class GuardedObserver implements ShardingObserver {
 
   @Override
   public void shardActivated(int shard, long epoch) {
+    boolean[] mark = Draining.enter();
     try {
       observer.shardActivated(shard, epoch);
     } catch (Throwable t) {
       failed("shardActivated", t);
+    } finally {
+      Draining.exit(mark);
     }
   }
 
   @Override
   public void shardReleased(int shard) {
+    boolean[] mark = Draining.enter();
     try {
       observer.shardReleased(shard);
     } catch (Throwable t) {
       failed("shardReleased", t);
+    } finally {
+      Draining.exit(mark);
     }
   }
 
   @Override
   public void entityActivated(String type, String entityId, FencingToken token) {
+    boolean[] mark = Draining.enter();
     try {
       observer.entityActivated(type, entityId, token);
     } catch (Throwable t) {
       failed("entityActivated", t);
+    } finally {
+      Draining.exit(mark);
     }
   }
 
   @Override
   public void entityDeactivated(String type, String entityId, FencingToken token) {
+    boolean[] mark = Draining.enter();
     try {
       observer.entityDeactivated(type, entityId, token);
     } catch (Throwable t) {
       failed("entityDeactivated", t);
+    } finally {
+      Draining.exit(mark);
     }
   }
 
   @Override
   public void fenced() {
+    boolean[] mark = Draining.enter();
     try {
       observer.fenced();
     } catch (Throwable t) {
       failed("fenced", t);
+    } finally {
+      Draining.exit(mark);
     }
   }
 
   @Override
   public void messageSent() {
+    boolean[] mark = Draining.enter();
     try {
       observer.messageSent();
     } catch (Throwable t) {
       failed("messageSent", t);
+    } finally {
+      Draining.exit(mark);
     }
   }
 
   @Override
   public void messageHandled(boolean ask, long nanos) {
+    boolean[] mark = Draining.enter();
     try {
       observer.messageHandled(ask, nanos);
     } catch (Throwable t) {
       failed("messageHandled", t);
+    } finally {
+      Draining.exit(mark);
     }
   }
 
   @Override
   public void messageFailed(DeliveryException.Reason reason) {
+    boolean[] mark = Draining.enter();
     try {
       observer.messageFailed(reason);
     } catch (Throwable t) {
       failed("messageFailed", t);
+    } finally {
+      Draining.exit(mark);
     }
   }
 
   @Override
   public void notOwnerRetry() {
+    boolean[] mark = Draining.enter();
     try {
       observer.notOwnerRetry();
     } catch (Throwable t) {
       failed("notOwnerRetry", t);
+    } finally {
+      Draining.exit(mark);
     }
   }
 }

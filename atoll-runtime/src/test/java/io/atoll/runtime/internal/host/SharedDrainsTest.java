@@ -7,6 +7,7 @@ import io.atoll.runtime.EntityFactory;
 import io.atoll.runtime.EntityType;
 import io.atoll.runtime.internal.host.EntityInstanceTest.FakeHost;
 import io.atoll.runtime.internal.host.EntityInstanceTest.Msg;
+import io.atoll.runtime.internal.util.Draining;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -72,6 +73,16 @@ class SharedDrainsTest {
 
   @Test
   void everyEntitysMessagesAreHandledOnceAndInOrderAndNeverByTwoDrainsAtOnce() throws Exception {
+    inOrderAndNeverTwoAtOnce(false);
+  }
+
+  /** The same, with senders that run an idle entity's drain on their own threads, as local sends do. */
+  @Test
+  void alsoWhenSendersRunIdleEntitiesOnTheirOwnThreads() throws Exception {
+    inOrderAndNeverTwoAtOnce(true);
+  }
+
+  private void inOrderAndNeverTwoAtOnce(boolean sendersRunHere) throws Exception {
     // Busy limit 4 and the watchdog called all along: several drains take the same entities in turn.
     SharedDrains drains = new SharedDrains(Thread.ofVirtual().name("test-drain").factory(), 4);
     DrainHost host = new DrainHost(drains);
@@ -104,7 +115,7 @@ class SharedDrainsTest {
       }
     });
     try {
-      sendAndCheck(drains, all, handled, overlaps, count, senders, perSender, entities);
+      sendAndCheck(drains, all, handled, overlaps, count, senders, perSender, entities, sendersRunHere);
     } finally {
       sending.set(false);
       watchdog.join();
@@ -113,14 +124,20 @@ class SharedDrainsTest {
 
   private static void sendAndCheck(SharedDrains drains, List<EntityInstance> all,
       Map<String, List<String>> handled, AtomicInteger overlaps, AtomicInteger count, int senders, int perSender,
-      int entities) throws Exception {
+      int entities, boolean runHere) throws Exception {
     List<Thread> threads = new ArrayList<>();
     for (int s = 0; s < senders; s++) {
       int sender = s;
       threads.add(Thread.ofPlatform().start(() -> {
         for (int n = 0; n < perSender; n++) {
           EntityInstance i = all.get((n + sender) % entities);
-          assertThat(i.offer(new Msg(sender + ":" + n))).isEqualTo(EntityInstance.Offer.ACCEPTED);
+          Msg m = new Msg(sender + ":" + n);
+          EntityInstance.Offer r = i.offer(m, Integer.MAX_VALUE, runHere);
+          if (r == EntityInstance.Offer.RUN_HERE) {
+            i.runHere(m, Draining.mark());
+          } else {
+            assertThat(r).isEqualTo(EntityInstance.Offer.ACCEPTED);
+          }
         }
       }));
     }

@@ -73,6 +73,23 @@ final class Fakes {
         route.resolved(p, retry);
       }
     }
+
+    @Override
+    public void handled(int shard, Pending first) {
+      for (Pending p = first; p != null; p = p.nextHandled) {
+        if (p.settledInBatch) {
+          completed(p);
+        }
+      }
+      synchronized (this) {
+        for (Pending p = first; p != null; p = p.nextHandled) {
+          resolved.add(p);
+        }
+      }
+      if (route != null) {
+        route.resolvedAll(first);
+      }
+    }
   }
 
   static Pending pending(Pending.Owner owner, long now, long timeoutMillis, String message) {

@@ -110,6 +110,34 @@ class ShardRouteTest {
   }
 
   @Test
+  void aBatchHandledOnADrainResolvesItsMessagesAtOnceAndOnlyThenLetsAMoveGoOn() {
+    router.owner = A;
+    Pending a = send("1");
+    Pending b = send("2");
+    Pending c = send("3");
+    router.takeDispatched();
+    router.owner = B; // moved: "4" must wait until 1..3 are resolved at A
+    send("4");
+    assertThat(router.dispatched).isEmpty();
+
+    io.atoll.runtime.internal.host.Deferred open = a.handled(null);
+    open = b.handled(open);
+    assertThat(open).isInstanceOf(HandledBatch.class);
+    assertThat(((HandledBatch) open).head).as("one batch for one router and shard").isSameAs(a);
+    assertThat(a.nextHandled).isSameAs(b);
+    assertThat(a).as("acknowledged at once, not at the flush").isCompleted();
+    assertThat(owner.completed).as("the bookkeeping waits for the flush").isEmpty();
+    open.flush();
+    assertThat(owner.completed).containsExactly(a, b);
+    assertThat(router.dispatched).as("3 is still unresolved at A").isEmpty();
+
+    c.handled(null).flush();
+    assertThat(messages(router.dispatched)).containsExactly("4");
+    assertThat(router.to).containsExactly(B);
+    assertThat(owner.completed).containsExactly(a, b, c);
+  }
+
+  @Test
   void waitsWithoutAnOwnerThenFlushesInSendOrder() {
     for (int i = 1; i <= 5; i++) {
       send(Integer.toString(i));

@@ -75,6 +75,42 @@ class TimeoutsTest {
   }
 
   @Test
+  void aHandledBatchLeavesOnlyWithItsSettledMessagesAndIsCountedOnce() throws Exception {
+    Timeouts t = new Timeouts(10);
+    Pending a = Fakes.pending(owner, now, 100, "a");
+    Pending b = Fakes.pending(owner, now, 100, "b");
+    Pending c = Fakes.pending(owner, now, 100, "c");
+    Pending d = Fakes.pending(owner, now, 200, "d");
+    Pending e = Fakes.pending(owner, now, 100, "e");
+    t.add(a);
+    t.add(b);
+    t.add(c);
+    // d and e from a thread on another stripe (stripes go by thread id): a second run of the batch.
+    Thread other;
+    do {
+      other = Thread.ofPlatform().unstarted(() -> {
+        t.add(d);
+        t.add(e);
+      });
+    } while ((other.threadId() & 15) == (Thread.currentThread().threadId() & 15));
+    other.start();
+    other.join();
+    assertThat(t.expired(now + ms(100) - 1)).isEmpty();
+    HandledBatch batch = new HandledBatch(owner, 1);
+    batch.add(a, true);
+    batch.add(b, false); // an ask, or completed by a timeout first: not this batch's to remove
+    batch.add(d, true);
+    batch.add(c, true);
+    batch.add(e, true);
+    t.removeSettled(batch.head);
+    assertThat(t.size()).isEqualTo(1);
+    assertThat(t.expired(now + ms(1_000))).containsExactly(b);
+    t.removeSettled(batch.head); // again: nothing is counted twice
+    assertThat(t.size()).isZero();
+    assertThat(t.add(a)).isTrue();
+  }
+
+  @Test
   void manyLanesAndThreadsAreAllSwept() throws Exception {
     Timeouts t = new Timeouts(100_000);
     List<Pending> all = java.util.Collections.synchronizedList(new ArrayList<>());
