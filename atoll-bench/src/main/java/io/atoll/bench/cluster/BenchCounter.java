@@ -29,15 +29,23 @@ public final class BenchCounter implements Entity<BenchCounter.Msg> {
   public static final LongAdder HANDLED = new LongAdder();
 
   /**
-   * The entity type; never passivated during a run. Its handlers never block, so it runs on the
-   * pod's shared drains, as a Pekko actor runs on its dispatcher.
+   * The entity type; never passivated during a run. Its handlers never block and its senders may
+   * run them: a local send to an idle counter is handled on the sending thread, and the rest runs
+   * on the pod's shared drains, as a Pekko actor runs on its dispatcher.
    */
   public static final EntityType<Msg> TYPE =
+      EntityType.of("counter", Msg.class).withIdleTime(Duration.ZERO).withInlineLocalSends();
+
+  /**
+   * The same type on the pod's shared drains only: no handler runs on a sender's thread. A pod
+   * hosts one of these three; senders may use any.
+   */
+  public static final EntityType<Msg> SHARED_DRAINS =
       EntityType.of("counter", Msg.class).withIdleTime(Duration.ZERO).withNonBlockingHandlers();
 
   /**
    * The same type as Atoll runs a type by default: each counter with messages drained by a
-   * virtual thread of its own. A pod hosts one or the other; senders may use either.
+   * virtual thread of its own.
    */
   public static final EntityType<Msg> OWN_THREADS = EntityType.of("counter", Msg.class).withIdleTime(Duration.ZERO);
 

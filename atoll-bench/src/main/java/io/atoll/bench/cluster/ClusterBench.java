@@ -34,8 +34,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * local-ask-64, local-ask-1, local-ask-1-vt, local-tell, local-tell-acked, idle-heap, join,
  * first-message ("-vt": the caller is a virtual thread), local-tell-own-threads and
  * local-ask-64-own-threads (the counters hosted as a type is by default, each with a thread of its
- * own, where the others host them on the pod's shared drains: {@link BenchCounter#TYPE}), and the scale figures idle-million,
- * join-large and scale-out (not run by default: they take minutes and gigabytes). The tell
+ * own, where the others declare inline local sends: {@link BenchCounter#TYPE}),
+ * local-tell-shared-drains, local-ask-64-shared-drains and local-ask-1-shared-drains (on the pod's
+ * shared drains only), and the scale figures idle-million, join-large and scale-out (not run by
+ * default: they take minutes and gigabytes). The tell
  * scenarios ignore each tell's future and confirm the handled count in batches, as the Pekko peer
  * must; "-acked" waits for every tell's acknowledgement instead (8192 in flight). A remote scenario
  * with "-tls" appended runs every connection as mutual TLS (certificates made for the run); name
@@ -101,6 +103,10 @@ public final class ClusterBench {
       case "remote-ask-1-vt" -> onVirtualThread(() -> loads.latency(Loads.refs(remote(), 1000)));
       case "local-tell" -> confirmedTells(cluster.local(), true);
       case "local-tell-own-threads" -> confirmedTells(cluster.local(BenchCounter.OWN_THREADS), true);
+      case "local-tell-shared-drains" -> confirmedTells(cluster.local(BenchCounter.SHARED_DRAINS), true);
+      case "local-ask-64-shared-drains" -> loads.throughput(Loads.refs(cluster.local(BenchCounter.SHARED_DRAINS), 1000),
+          64, true);
+      case "local-ask-1-shared-drains" -> loads.latency(Loads.refs(cluster.local(BenchCounter.SHARED_DRAINS), 1000));
       case "local-ask-64-own-threads" -> loads.throughput(Loads.refs(cluster.local(BenchCounter.OWN_THREADS), 1000), 64,
           true);
       case "local-tell-acked" -> loads.throughput(Loads.refs(cluster.local(), 1000), 8192, false);
@@ -111,7 +117,8 @@ public final class ClusterBench {
       case "first-message" -> firstMessage();
       default -> throw new IllegalArgumentException("scenario: " + scenario
           + " (expected: remote-ask-64, remote-ask-1, remote-tell, local-ask-64, local-ask-1, local-tell, idle-heap,"
-          + " join, first-message, idle-million, join-large, scale-out, local-tell-own-threads, local-ask-64-own-threads)");
+          + " join, first-message, idle-million, join-large, scale-out, local-tell-own-threads, local-ask-64-own-threads,"
+          + " local-tell-shared-drains, local-ask-64-shared-drains, local-ask-1-shared-drains)");
     };
   }
 

@@ -33,12 +33,18 @@ public final class SideBySide {
   /** The figures compared, in table order. */
   public static final List<Figure> FIGURES = List.of(
       new Figure("local tell, handled per second", "local-tell", "msg/s", true, 3, "/s"),
+      new Figure("local tell, on the pod's shared drains only", "local-tell-shared-drains", "local-tell",
+          "msg/s", true, 0, "/s"),
       new Figure("local tell, each entity a thread of its own (Atoll's default)", "local-tell-own-threads", "local-tell",
           "msg/s", true, 0, "/s"),
       new Figure("local ask, 64 in flight", "local-ask-64", "msg/s", true, 3, "/s"),
+      new Figure("local ask, 64 in flight, on the pod's shared drains only", "local-ask-64-shared-drains",
+          "local-ask-64", "msg/s", true, 0, "/s"),
       new Figure("local ask, 64 in flight, each entity a thread of its own", "local-ask-64-own-threads",
           "local-ask-64", "msg/s", true, 0, "/s"),
       new Figure("local ask p50, caller on a platform thread", "local-ask-1", "p50_us", false, 3, "µs"),
+      new Figure("local ask p50, platform thread, on the pod's shared drains only", "local-ask-1-shared-drains",
+          "local-ask-1", "p50_us", false, 0, "µs"),
       new Figure("local ask p50, caller on a virtual thread", "local-ask-1-vt", "p50_us", false, 0, "µs"),
       new Figure("remote ask, 64 in flight", "remote-ask-64", "msg/s", true, 5, "/s"),
       new Figure("remote tell, handled per second", "remote-tell", "msg/s", true, 4, "/s"),
@@ -52,11 +58,13 @@ public final class SideBySide {
       "local-ask-1-vt", "remote-ask-64", "remote-tell", "remote-ask-1", "idle-heap", "join");
 
   /**
-   * The scenarios Atoll's runs: the same, and the local throughputs once more with each counter on
-   * a thread of its own (Pekko has no such variant: its row compares with Pekko's one figure).
+   * The scenarios Atoll's runs: the same (the counters declare inline local sends), and the local
+   * figures once more with the counters on the pod's shared drains only and on a thread of their
+   * own each (Pekko has no such variants: their rows compare with Pekko's one figure).
    */
-  public static final List<String> ATOLL_SCENARIOS = List.of("local-tell", "local-tell-own-threads", "local-ask-64",
-      "local-ask-64-own-threads", "local-ask-1", "local-ask-1-vt", "remote-ask-64", "remote-tell", "remote-ask-1",
+  public static final List<String> ATOLL_SCENARIOS = List.of("local-tell", "local-tell-shared-drains",
+      "local-tell-own-threads", "local-ask-64", "local-ask-64-shared-drains", "local-ask-64-own-threads",
+      "local-ask-1", "local-ask-1-shared-drains", "local-ask-1-vt", "remote-ask-64", "remote-tell", "remote-ask-1",
       "idle-heap", "join");
 
   private SideBySide() {}
