@@ -96,6 +96,17 @@ public final class Counter implements Entity<Counter.Msg> {
    */
   static final java.util.Map<String, List<Long>> JOURNAL = new java.util.concurrent.ConcurrentHashMap<>();
 
+  /**
+   * How many {@link Append}s were handled on each thread whose name begins with {@code "load-"}:
+   * a load generator's own thread, so a count here is a message handled on its sender's thread.
+   */
+  static final java.util.Map<String, Long> HANDLED_ON_LOAD_THREAD = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** How many {@link Append}s were handled on the thread named {@code name} (0 if none). */
+  static long handledOnThread(String name) {
+    return HANDLED_ON_LOAD_THREAD.getOrDefault(name, 0L);
+  }
+
   static List<Long> journal(String entityId, int sender) {
     List<Long> l = JOURNAL.get(entityId + "#" + sender);
     if (l == null) {
@@ -119,6 +130,10 @@ public final class Counter implements Entity<Counter.Msg> {
         List<Long> j = JOURNAL.computeIfAbsent(ctx.entityId() + "#" + a.sender(), k -> new ArrayList<>());
         synchronized (j) {
           j.add(a.seq());
+        }
+        String thread = Thread.currentThread().getName();
+        if (thread.startsWith("load-")) {
+          HANDLED_ON_LOAD_THREAD.merge(thread, 1L, Long::sum);
         }
       }
       case Log l -> l.reply().send(new ArrayList<>(appended.getOrDefault(l.sender(), List.of())));

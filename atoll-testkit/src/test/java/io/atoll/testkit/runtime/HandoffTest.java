@@ -33,6 +33,14 @@ class HandoffTest {
     return new Counter.Pods();
   }
 
+  /**
+   * Whether the counters' local sends are handled on their senders' threads when they can; if
+   * not, no message may be.
+   */
+  boolean inlineLocalSends() {
+    return false;
+  }
+
   @BeforeEach
   void start() {
     cluster = atoll.cluster();
@@ -54,9 +62,13 @@ class HandoffTest {
     /** The entities' ids: {@code prefix + n}. */
     final String prefix;
 
+    /** The load's thread's name: unique in the JVM, so {@link Counter#handledOnThread} is this load's. */
+    final String threadName;
+
     Load(Sharding from, String prefix, int sender, int entities) {
       this.prefix = prefix;
-      thread = Thread.ofPlatform().name("load").start(() -> {
+      this.threadName = "load-" + prefix + sender;
+      thread = Thread.ofPlatform().name(threadName).start(() -> {
         long seq = 0;
         while (running.get()) {
           List<CompletableFuture<Void>> round = new ArrayList<>();
@@ -126,8 +138,14 @@ class HandoffTest {
     assertThat(b.servedShards().size() + a.servedShards().size()).isEqualTo(60);
   }
 
-  private static void checkLogs(Load load, int sender) {
+  private void checkLogs(Load load, int sender) {
     assertThat(load.failures).as("failed sends").isEmpty();
+    long onSender = Counter.handledOnThread(load.threadName);
+    if (inlineLocalSends()) {
+      assertThat(onSender).as("messages handled on their sender's thread").isPositive();
+    } else {
+      assertThat(onSender).as("messages handled on their sender's thread").isZero();
+    }
     // Every acknowledged message was handled exactly once, in send order, across activations.
     for (int e = 0; e < 40; e++) {
       String id = load.prefix + e;
