@@ -9,6 +9,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,7 +22,7 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * A store's server ({@code redis-server}, {@code etcd}) run by a test as a real process on
- * 127.0.0.1, with its output in a log file. Started by {@link #start}, restarted on the same
+ * 127.0.0.1, with its output in a log file. Started by {@link #redis} or {@link #etcd}, restarted on the same
  * ports and data by {@link #restart}, stopped by {@link #close}.
  *
  * <p>A missing binary fails the test under CI ({@code CI=true}: CI installs the servers, so a
@@ -31,14 +33,41 @@ public final class ServerProcess implements AutoCloseable {
   private final List<String> command;
   private final Path log;
   private final int port;
+  private final Probe probe;
   private Process process;
   /** Starts on fresh ports after an "address in use", before a start fails the test. */
   static final int START_TRIES = 3;
 
-  private ServerProcess(List<String> command, Path log, int port) {
+  private ServerProcess(List<String> command, Path log, int port, Probe probe) {
     this.command = command;
     this.log = log;
     this.port = port;
+    this.probe = probe;
+  }
+
+  /**
+   * Whether the server on a connected socket answers in its own protocol. A connect alone proves
+   * nothing: a socket another process holds listening on the port completes the handshake from its
+   * backlog without anyone accepting, before our server has even tried (and failed) to bind.
+   */
+  @FunctionalInterface
+  interface Probe {
+    boolean answers(Socket s) throws IOException;
+  }
+
+  /** Sends {@code request} and reads whether the reply begins with {@code expected}. */
+  static Probe replies(String request, String expected) {
+    return s -> {
+      s.setSoTimeout(500);
+      s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      try {
+        byte[] reply = s.getInputStream().readNBytes(expected.length());
+        return new String(reply, StandardCharsets.US_ASCII).equals(expected);
+      } catch (SocketTimeoutException silent) {
+        return false;
+      }
+    };
   }
 
   /**
@@ -84,7 +113,7 @@ public final class ServerProcess implements AutoCloseable {
   static ServerProcess redis(Path dir, IntSupplier ports) throws IOException {
     String binary = binary("redis-server", "redis-server");
     Files.createDirectories(dir);
-    return onFreePorts(dir.resolve("redis.log"), ports, 1, p -> List.of(binary, "--port", Integer.toString(p[0]),
+    return onFreePorts(dir.resolve("redis.log"), ports, 1, replies("PING\r\n", "+PONG\r\n"), p -> List.of(binary, "--port", Integer.toString(p[0]),
         "--bind", "127.0.0.1", "--dir", dir.toString(), "--appendonly", "yes", "--appendfsync", "always",
         "--save", "", "--daemonize", "no", "--protected-mode", "yes"));
   }
@@ -96,7 +125,8 @@ public final class ServerProcess implements AutoCloseable {
   public static ServerProcess etcd(Path dir) throws IOException {
     String binary = binary("etcd", "etcd-server");
     Files.createDirectories(dir);
-    return onFreePorts(dir.resolve("etcd.log"), ServerProcess::freePort, 2, p -> {
+    return onFreePorts(dir.resolve("etcd.log"), ServerProcess::freePort, 2,
+        replies("GET /health HTTP/1.0\r\n\r\n", "HTTP/1."), p -> {
       String clientUrl = "http://127.0.0.1:" + p[0];
       String peerUrl = "http://127.0.0.1:" + p[1];
       return List.of(binary, "--name", "atoll", "--data-dir", dir.resolve("data").toString(),
@@ -114,24 +144,18 @@ public final class ServerProcess implements AutoCloseable {
    * (tests run side by side); a server that exits at start saying its address is in use is
    * started again on other ports, up to {@link #START_TRIES} times.
    */
-  private static ServerProcess onFreePorts(Path log, IntSupplier ports, int count, Function<int[], List<String>> command) {
+  private static ServerProcess onFreePorts(Path log, IntSupplier ports, int count, Probe probe,
+      Function<int[], List<String>> command) {
     for (int attempt = 1; ; attempt++) {
       int[] p = new int[count];
       for (int i = 0; i < count; i++) {
         p[i] = ports.getAsInt();
       }
-      ServerProcess s = new ServerProcess(List.copyOf(command.apply(p)), log, p[0]);
+      ServerProcess s = new ServerProcess(List.copyOf(command.apply(p)), log, p[0], probe);
       if (s.run(attempt < START_TRIES)) {
         return s;
       }
     }
-  }
-
-  /** Starts {@code command}, logging to {@code log}, and waits until {@code port} accepts. */
-  public static ServerProcess start(List<String> command, Path log, int port) {
-    ServerProcess p = new ServerProcess(List.copyOf(command), log, port);
-    p.run(false);
-    return p;
   }
 
   private void run() {
@@ -139,7 +163,7 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   /**
-   * Starts the process and waits until its port accepts.
+   * Starts the process and waits until it answers its probe on its port.
    *
    * @param mayRetry whether to return false, rather than fail, when the server exits at start
    *     because its address is in use
@@ -168,7 +192,7 @@ public final class ServerProcess implements AutoCloseable {
       }
       try (Socket s = new Socket()) {
         s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-        return true;
+        return probe.answers(s);
       } catch (IOException e) {
         return false;
       }

@@ -43,4 +43,18 @@ class ServerProcessTest {
       }
     }
   }
+
+  /**
+   * A port held listening by another process completes a connect from its backlog, though no one
+   * accepts: the server's readiness is its answer, never the connect (CI once took the held port
+   * for the started server, before redis had tried to bind it).
+   */
+  @Test
+  void aPortHeldListeningIsNotAServerThatAnswers() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", taken.getLocalPort()), 2000);
+      assertThat(ServerProcess.replies("PING\r\n", "+PONG\r\n").answers(s)).isFalse();
+    }
+  }
 }
