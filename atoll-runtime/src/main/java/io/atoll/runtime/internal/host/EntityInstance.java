@@ -305,8 +305,11 @@ final class EntityInstance implements Runnable, EntityContext {
     if (start) {
       host.start(this);
     } else if (mode == Mode.CLOSED) {
-      endActivation(false);
-      done.countDown();
+      try {
+        endActivation(false);
+      } finally {
+        done.countDown();
+      }
     }
   }
 
@@ -371,8 +374,11 @@ final class EntityInstance implements Runnable, EntityContext {
    * once: on the fencing thread if the instance was idle, else on its drain as it finishes.
    */
   private void closedEnd() {
-    endActivation(false);
-    fencedActivationEnded();
+    try {
+      endActivation(false);
+    } finally {
+      fencedActivationEnded(); // a successor waits for it, whatever the end threw
+    }
   }
 
   /** The activation of a fenced instance has ended: it leaves the shard; waiters are told. */
@@ -531,39 +537,60 @@ final class EntityInstance implements Runnable, EntityContext {
     throw e;
   }
 
-  /** Handles a stop marker; true if the instance ended and the drain must return. */
+  /**
+   * Handles a stop marker; true if the instance ended and the drain must return. An error from
+   * ending the activation (its hooks; e.g. a stack overflow on a sender's deep stack) does not stop
+   * the instance from ending or going on: the error goes on after the instance is given up, or
+   * after a drain of the pod's has taken it over when more messages came.
+   */
   private boolean stop(StopMarker m) {
-    endActivation(true);
+    Error failed = null;
+    try {
+      endActivation(true);
+    } catch (Error e) {
+      failed = e;
+    }
     List<Delivery> rest = List.of();
-    boolean removed;
+    boolean removed = false;
     boolean fenced;
+    boolean goesOn = false;
     synchronized (this) {
       fenced = ended != null; // fenced while the termination message ran: end as a fenced instance
       if (fenced) {
         rest = takeAll();
         scheduled = false;
-        removed = false;
       } else if (m.release) {
         mode = Mode.CLOSED;
         rest = takeAll();
         scheduled = false;
-        removed = false;
       } else if (head == null) {
         mode = Mode.REMOVED;
         scheduled = false;
         removed = true;
       } else {
-        return false; // more arrived: the next message starts a new activation
+        goesOn = true; // more arrived: the next message starts a new activation
       }
     }
-    for (Delivery d : rest) {
-      d.bounce();
+    if (goesOn) {
+      if (failed != null) {
+        handOver(failed); // still held: a drain of the pod's takes the rest
+      }
+      return false;
     }
-    m.finished();
-    if (fenced) {
-      fencedActivationEnded(); // a successor may be waiting for this activation to end
-    } else if (removed) {
-      host.removed(this);
+    try {
+      for (Delivery d : rest) {
+        d.bounce();
+      }
+    } finally {
+      m.finished(); // a release waits for it
+      if (fenced) {
+        fencedActivationEnded(); // a successor may be waiting for this activation to end
+      } else if (removed) {
+        host.removed(this);
+      }
+    }
+    if (failed != null) {
+      throw failed;
     }
     return true;
   }
@@ -660,18 +687,21 @@ final class EntityInstance implements Runnable, EntityContext {
     if (behaviour == null) {
       return;
     }
-    if (terminate && type.terminationMessage != null && host.serving(shard, host.now()) && !fenced()) {
-      try {
-        behaviour.onMessage(type.terminationMessage, this);
-      } catch (Throwable t) {
-        host.terminationFailed(this, t);
-      }
-    }
-    behaviour = null;
     try {
-      host.deactivated(this);
-    } catch (RuntimeException e) {
-      host.hookFailed(this, "deactivation", e);
+      if (terminate && type.terminationMessage != null && host.serving(shard, host.now()) && !fenced()) {
+        try {
+          behaviour.onMessage(type.terminationMessage, this);
+        } catch (Throwable t) {
+          host.terminationFailed(this, t);
+        }
+      }
+    } finally {
+      behaviour = null; // ended, even if an error outside the handler goes on from here
+      try {
+        host.deactivated(this);
+      } catch (RuntimeException e) {
+        host.hookFailed(this, "deactivation", e);
+      }
     }
   }
 

@@ -1,6 +1,8 @@
 package io.atoll.runtime.internal.host;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.EntityFactory;
@@ -9,6 +11,7 @@ import io.atoll.runtime.Reply;
 import io.atoll.runtime.internal.codec.NoReply;
 import io.atoll.runtime.internal.host.EntityInstanceTest.FakeHost;
 import io.atoll.runtime.internal.util.Draining;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -347,5 +350,72 @@ class DrainBatchTest {
     assertThat(i.drain(16)).isFalse();
     assertThat(log).containsExactly("x", "y", "flush y");
     assertThat(i.busy()).isFalse();
+  }
+
+  @Test
+  void anErrorEndingAPassivatedActivationStillRemovesTheInstanceAndGivesItUp() {
+    EntityInstance i = instance(true, "stop");
+    i.offer(new Rec("a"));
+    drain(i);
+    assertThat(i.passivateIfIdle(host.now + 1)).isFalse(); // queues its termination message
+    host.started.clear();
+    host.deactivationError = new StackOverflowError("deep");
+    assertThatThrownBy(() -> i.drain(16)).isInstanceOf(StackOverflowError.class);
+    assertThat(i.busy()).as("given up, not left scheduled with no drain to come").isFalse();
+    assertThat(host.started).isEmpty();
+    assertThat(host.events).endsWith("deactivated", "removed");
+  }
+
+  @Test
+  void anErrorEndingAReleasedActivationStillCountsTheReleaseDown() {
+    EntityInstance i = instance(true, "stop");
+    i.offer(new Rec("a"));
+    drain(i);
+    CountDownLatch released = new CountDownLatch(1);
+    i.release(released);
+    host.started.clear();
+    host.deactivationError = new StackOverflowError("deep");
+    assertThatThrownBy(() -> i.drain(16)).isInstanceOf(StackOverflowError.class);
+    assertThat(released.getCount()).as("the hand-off is not left waiting").isZero();
+    assertThat(i.busy()).isFalse();
+  }
+
+  @Test
+  void anErrorEndingAnActivationWithMessagesBehindItsStopMarkerHandsThemToThePodsDrains() {
+    EntityInstance i = instance(true, "stop");
+    i.offer(new Rec("a"));
+    drain(i);
+    assertThat(i.passivateIfIdle(host.now + 1)).isFalse();
+    i.offer(new Rec("b")); // behind the marker
+    host.started.clear();
+    log.clear();
+    host.deactivationError = new StackOverflowError("deep");
+    assertThatThrownBy(() -> i.drain(16)).isInstanceOf(StackOverflowError.class);
+    assertThat(host.started).as("the drain passed on, not dropped").containsExactly(i);
+    assertThat(i.busy()).isTrue();
+    drain(i);
+    assertThat(log).containsExactly("stop", "b", "flush b");
+    assertThat(host.events).endsWith("deactivated", "activated");
+    assertThat(i.busy()).isFalse();
+  }
+
+  @Test
+  void anErrorEndingAFencedActivationStillLetsItsSuccessorStart() {
+    EntityInstance i = active();
+    Rec a = new Rec("a") {
+      @Override
+      public boolean begin() {
+        i.fence(); // as the drain takes it: the drain ends the activation
+        return true;
+      }
+    };
+    i.offer(a);
+    host.deactivationError = new StackOverflowError("deep");
+    assertThatThrownBy(() -> i.drain(16)).isInstanceOf(StackOverflowError.class);
+    assertThat(log).containsExactly("bounced a");
+    assertThat(host.events).endsWith("deactivated", "removed");
+    assertThat(i.busy()).isFalse();
+    // A successor waits for this; it must not wait forever.
+    assertTimeoutPreemptively(Duration.ofSeconds(10), i::awaitEnded);
   }
 }

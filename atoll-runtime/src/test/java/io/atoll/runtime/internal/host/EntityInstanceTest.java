@@ -35,6 +35,8 @@ class EntityInstanceTest {
     long generation;
     /** Whether activated and deactivated throw, as an observer that throws would make them. */
     boolean throwing;
+    /** Thrown once by the next deactivated, as an error outside the handler (a deep stack) would be. */
+    Error deactivationError;
 
     int queued;
 
@@ -79,6 +81,11 @@ class EntityInstanceTest {
     @Override
     public void deactivated(EntityInstance instance) {
       events.add("deactivated");
+      Error e = deactivationError;
+      if (e != null) {
+        deactivationError = null;
+        throw e;
+      }
       if (throwing) {
         throw new IllegalStateException("observer failed on deactivation");
       }
