@@ -383,7 +383,15 @@ final class EntityInstance implements Runnable, EntityContext {
 
   /** The activation of a fenced instance has ended: it leaves the shard; waiters are told. */
   private void fencedActivationEnded() {
-    host.removed(this);
+    try {
+      host.removed(this);
+    } finally {
+      letSuccessorStart();
+    }
+  }
+
+  /** Tells those waiting for this fenced activation to end: a successor, and releases. */
+  private void letSuccessorStart() {
     CountDownLatch l;
     List<CountDownLatch> waiting;
     synchronized (this) {
@@ -499,7 +507,7 @@ final class EntityInstance implements Runnable, EntityContext {
       } catch (RuntimeException e) {
         // A delivery's own callback threw (the handler's failures are caught in process): the
         // drain must go on, or the instance would stay scheduled with nobody draining it.
-        host.hookFailed(this, "delivery", e);
+        reportHeld("delivery", e);
       } catch (Error e) {
         handOver(e);
       }
@@ -515,11 +523,24 @@ final class EntityInstance implements Runnable, EntityContext {
     try {
       open.flush();
     } catch (RuntimeException e) {
-      host.hookFailed(this, "delivery", e);
+      reportHeld("delivery", e);
     } catch (Error e) {
       handOver(e);
     }
     return null;
+  }
+
+  /**
+   * Reports a failure of {@code hook} while this drain holds the instance, and goes on; if the
+   * report itself throws, the drain is handed over as for an error.
+   */
+  private void reportHeld(String hook, RuntimeException e) {
+    try {
+      host.hookFailed(this, hook, e);
+    } catch (RuntimeException | Error x) {
+      x.addSuppressed(e);
+      handOver(x);
+    }
   }
 
   /**
@@ -528,13 +549,16 @@ final class EntityInstance implements Runnable, EntityContext {
    * mailbox, or the instance would stay scheduled with nobody draining it, and the error goes on.
    * A message in hand ends at its deadline.
    */
-  private void handOver(Error e) {
+  private void handOver(Throwable e) {
     try {
       host.start(this);
     } catch (Throwable t) {
       e.addSuppressed(t);
     }
-    throw e;
+    if (e instanceof RuntimeException r) {
+      throw r;
+    }
+    throw (Error) e;
   }
 
   /**
@@ -544,10 +568,10 @@ final class EntityInstance implements Runnable, EntityContext {
    * after a drain of the pod's has taken it over when more messages came.
    */
   private boolean stop(StopMarker m) {
-    Error failed = null;
+    Throwable failed = null;
     try {
       endActivation(true);
-    } catch (Error e) {
+    } catch (RuntimeException | Error e) {
       failed = e;
     }
     List<Delivery> rest = List.of();
@@ -572,7 +596,9 @@ final class EntityInstance implements Runnable, EntityContext {
       }
     }
     if (goesOn) {
-      if (failed != null) {
+      if (failed instanceof RuntimeException r) {
+        reportHeld("deactivation", r);
+      } else if (failed != null) {
         handOver(failed); // still held: a drain of the pod's takes the rest
       }
       return false;
@@ -589,8 +615,10 @@ final class EntityInstance implements Runnable, EntityContext {
         host.removed(this);
       }
     }
-    if (failed != null) {
-      throw failed;
+    if (failed instanceof RuntimeException r) {
+      host.hookFailed(this, "deactivation", r); // given up: nothing waits on this drain any more
+    } else if (failed != null) {
+      throw (Error) failed;
     }
     return true;
   }

@@ -378,6 +378,28 @@ class DrainBatchTest {
     assertThatThrownBy(() -> i.drain(16)).isInstanceOf(StackOverflowError.class);
     assertThat(released.getCount()).as("the hand-off is not left waiting").isZero();
     assertThat(i.busy()).isFalse();
+    assertThat(host.started).as("given up, not handed to a second drain").isEmpty();
+  }
+
+  @Test
+  void aReportOfADeliverysFailureThatThrowsHandsTheDrainOver() {
+    EntityInstance i = instance(false, null);
+    Rec a = new Rec("a") {
+      @Override
+      public void handled() {
+        throw new IllegalStateException("the sender's callback failed");
+      }
+    };
+    i.offer(a);
+    i.offer(new Rec("b"));
+    host.started.clear();
+    host.reportError = new StackOverflowError("deep");
+    assertThatThrownBy(() -> i.drain(16)).isInstanceOf(StackOverflowError.class);
+    assertThat(host.started).as("the drain passed on, not dropped").containsExactly(i);
+    assertThat(i.busy()).isTrue();
+    drain(i);
+    assertThat(log).containsExactly("a", "b", "acked b");
+    assertThat(i.busy()).isFalse();
   }
 
   @Test

@@ -37,6 +37,8 @@ class EntityInstanceTest {
     boolean throwing;
     /** Thrown once by the next deactivated, as an error outside the handler (a deep stack) would be. */
     Error deactivationError;
+    /** Thrown once by the next hookFailed, as a logger on a deep stack would. */
+    Error reportError;
 
     int queued;
 
@@ -94,6 +96,11 @@ class EntityInstanceTest {
     @Override
     public void hookFailed(EntityInstance instance, String hook, Throwable t) {
       events.add("hook failed");
+      Error e = reportError;
+      if (e != null) {
+        reportError = null;
+        throw e;
+      }
     }
 
     @Override
