@@ -1,0 +1,461 @@
+package io.atoll.runtime.internal.host;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.atoll.core.Claim;
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.FencingToken;
+import io.atoll.core.Pod;
+import io.atoll.core.PodAddress;
+import io.atoll.core.PodEntry;
+import io.atoll.core.PodId;
+import io.atoll.core.PodStatus;
+import io.atoll.core.PodVersion;
+import io.atoll.core.Ticker;
+import io.atoll.runtime.DeliveryException;
+import io.atoll.runtime.EntityFactory;
+import io.atoll.runtime.EntityType;
+import io.atoll.runtime.Reply;
+import io.atoll.runtime.ShardingObserver;
+import io.atoll.runtime.internal.cluster.Lease;
+import io.atoll.runtime.internal.cluster.View;
+import io.atoll.runtime.internal.codec.NoReply;
+import io.atoll.runtime.internal.util.PodContext;
+import io.atoll.runtime.internal.util.TestSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The host's serving state machine with real instances and real drains: a view gives shards, a
+ * release hands them off (queued messages first, then the termination message, then refusals), a
+ * release that outlasts its timeout fences the entities and still waits for their handlers, a
+ * config that gives a shard away without a release fences it, an older config never serves a
+ * shard again after a newer release, the lease running out fences everything, and a graceful stop
+ * refuses everything until a new incarnation. The view, the lease and the clock are the pod's own
+ * classes; the clock is the test's, moved by hand.
+ */
+class EntityHostTest {
+
+  private static final PodId SELF = new PodId(new PodAddress("127.0.0.1", 7001), 1);
+  private static final PodId PEER = new PodId(new PodAddress("127.0.0.1", 7002), 2);
+  private static final int SHARDS = 4;
+  private static final long HOUR = TimeUnit.HOURS.toNanos(1);
+  private static final long WAIT_SECONDS = 10;
+
+  /** A message that records what became of it; read from the test's thread, written by drains. */
+  static final class Sent implements Delivery {
+    final String text;
+    volatile String fate;
+    private final CountDownLatch settled = new CountDownLatch(1);
+    private Delivery next;
+
+    Sent(String text) {
+      this.text = text;
+    }
+
+    @Override
+    public Object message() {
+      return text;
+    }
+
+    @Override
+    public boolean isAsk() {
+      return false;
+    }
+
+    @Override
+    public long deadlineNanos() {
+      return Long.MAX_VALUE;
+    }
+
+    @Override
+    public boolean isDone() {
+      return fate != null;
+    }
+
+    @Override
+    public boolean begin() {
+      return !isDone();
+    }
+
+    private void settle(String f) {
+      fate = f;
+      settled.countDown();
+    }
+
+    @Override
+    public void handled() {
+      settle("handled");
+    }
+
+    @Override
+    public void failed(DeliveryException e) {
+      settle("failed " + e.reason());
+    }
+
+    @Override
+    public void bounce() {
+      settle("bounced");
+    }
+
+    @Override
+    public Reply<Object> reply() {
+      return NoReply.INSTANCE;
+    }
+
+    @Override
+    public Delivery next() {
+      return next;
+    }
+
+    @Override
+    public void next(Delivery d) {
+      next = d;
+    }
+
+    String awaitFate() throws InterruptedException {
+      assertThat(settled.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("%s settled", text).isTrue();
+      return fate;
+    }
+  }
+
+  private final AtomicLong clock = new AtomicLong(1_000_000);
+  private final Ticker ticker = clock::get;
+  private final List<String> events = Collections.synchronizedList(new ArrayList<>());
+  private final List<String> handled = Collections.synchronizedList(new ArrayList<>());
+  private final List<String> served = Collections.synchronizedList(new ArrayList<>());
+  private final CountDownLatch entered = new CountDownLatch(1);
+  private final CountDownLatch letGo = new CountDownLatch(1);
+  private final ExecutorService releasing = Executors.newCachedThreadPool();
+  private int releasesFinished;
+
+  private final ShardingObserver observer = new ShardingObserver() {
+    @Override
+    public void shardActivated(int shard, long epoch) {
+      events.add("shard " + shard + " served at " + epoch);
+    }
+
+    @Override
+    public void shardReleased(int shard) {
+      events.add("shard " + shard + " released");
+    }
+
+    @Override
+    public void entityActivated(String type, String entityId, FencingToken token) {
+      events.add("activated " + entityId + " at " + token.epoch());
+    }
+
+    @Override
+    public void entityDeactivated(String type, String entityId, FencingToken token) {
+      events.add("deactivated " + entityId);
+    }
+  };
+
+  private View view;
+  private Lease lease;
+  private TypeRuntime type;
+  private EntityHost host;
+
+  @AfterEach
+  void letHandlersGo() {
+    letGo.countDown();
+    releasing.shutdownNow();
+  }
+
+  /** A host of one type, "stop" its termination message unless {@code terminationMessage} is null. */
+  private EntityHost host(EntityType<String> declared) {
+    EntityFactory<String> factory = ctx -> (msg, c) -> {
+      if (msg.equals("hold")) {
+        entered.countDown();
+        if (!letGo.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+          throw new IllegalStateException("the test never let the handler go");
+        }
+      }
+      handled.add(c.entityId() + ":" + msg);
+    };
+    @SuppressWarnings("unchecked")
+    EntityFactory<Object> f = (EntityFactory<Object>) (EntityFactory<?>) factory;
+    type = new TypeRuntime(declared, null, f, 0);
+    PodContext base = TestSettings.context(ticker);
+    PodContext ctx = new PodContext(base.settings().withObserver(observer), ticker, base.scheduler());
+    view = new View(ClusterConfig.empty(SHARDS), SELF, new View.Callback() {
+      @Override
+      public void apply(ClusterConfig config, PodId self, boolean selfActive) {}
+
+      @Override
+      public void podGone(PodId pod) {}
+
+      @Override
+      public void changed() {}
+
+      @Override
+      public void selfDeclaredGone() {}
+    });
+    lease = new Lease(ticker, false, view.guard(), () -> "test-pod", new Lease.Callback() {
+      @Override
+      public void fence() {}
+
+      @Override
+      public void unfence() {}
+
+      @Override
+      public void extended() {}
+
+      @Override
+      public void fenced() {}
+    });
+    lease.renewed(clock.get(), HOUR);
+    host = new EntityHost(ctx, view, lease, new TypeRuntime[] {type}, null, new EntityHost.Callback() {
+      @Override
+      public void shardServed(int shard) {
+        served.add("served " + shard);
+      }
+
+      @Override
+      public synchronized void releaseFinished() {
+        releasesFinished++;
+      }
+    });
+    return host;
+  }
+
+  private static EntityType<String> counters() {
+    return EntityType.of("counter", String.class).withTerminationMessage("stop");
+  }
+
+  private static PodEntry entry(PodId id) {
+    return new PodEntry(new Pod(id, PodVersion.of("1")), PodStatus.ACTIVE, 1);
+  }
+
+  /** A config in which shard {@code shard} (1-based) is {@code owner}'s at {@code epoch}, the rest nobody's. */
+  private static ClusterConfig config(int shard, PodId owner, long epoch) {
+    return ClusterConfig.empty(SHARDS).toBuilder()
+        .pod(entry(SELF))
+        .pod(entry(PEER))
+        .claim(shard - 1, Claim.stable(owner, epoch))
+        .build();
+  }
+
+  private Sent send(int shard, String entity, String text) {
+    Sent s = new Sent(text);
+    assertThat(host.deliverLocal(shard, type, entity, s)).as("shard %d accepted %s", shard, text).isTrue();
+    return s;
+  }
+
+  private CompletableFuture<List<Integer>> releaseAsync(int shard, long newEpoch, long timeoutMillis) {
+    return CompletableFuture.supplyAsync(() -> host.release(List.of(shard), newEpoch, timeoutMillis), releasing);
+  }
+
+  @Test
+  void aConfigThatNamesThisPodServesTheShardAndReportsItOnce() throws Exception {
+    host(counters());
+    assertThat(host.accepts(2)).isFalse();
+    assertThat(host.deliverLocal(2, type, "a", new Sent("early"))).as("not served yet: the route keeps it").isFalse();
+
+    host.onView(config(2, SELF, 3), SELF, true);
+    host.onView(config(2, SELF, 3), SELF, true); // the same config again changes nothing
+
+    assertThat(served).containsExactly("served 2");
+    assertThat(host.accepts(2)).isTrue();
+    assertThat(host.accepts(1)).isFalse();
+    assertThat(send(2, "a", "one").awaitFate()).isEqualTo("handled");
+    assertThat(handled).containsExactly("a:one");
+    assertThat(events).containsExactly("shard 2 served at 3", "activated a at 3");
+  }
+
+  @Test
+  void aConfigOfAnInactivePodServesNothing() {
+    host(counters());
+    host.onView(config(2, SELF, 3), SELF, false);
+    assertThat(served).isEmpty();
+    assertThat(host.accepts(2)).isFalse();
+  }
+
+  @Test
+  void aReleaseHandlesWhatWasQueuedThenTheTerminationMessageAndOnlyThenReturns() throws Exception {
+    host(counters());
+    host.onView(config(1, SELF, 1), SELF, true);
+    Sent hold = send(1, "a", "hold");
+    assertThat(entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    Sent queued = send(1, "a", "queued");
+    Sent other = send(1, "b", "other");
+    assertThat(other.awaitFate()).isEqualTo("handled");
+
+    CompletableFuture<List<Integer>> release = releaseAsync(1, 2, TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+    await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> !host.accepts(1));
+    assertThat(host.deliverLocal(1, type, "a", new Sent("late"))).as("after the release began: refused").isFalse();
+    assertThat(release).as("a handler of the shard still runs").isNotDone();
+
+    letGo.countDown();
+    assertThat(release.get(WAIT_SECONDS, TimeUnit.SECONDS)).containsExactly(1);
+    assertThat(hold.fate).isEqualTo("handled");
+    assertThat(queued.fate).isEqualTo("handled");
+    assertThat(handled).containsSubsequence("a:hold", "a:queued", "a:stop");
+    assertThat(handled).contains("b:stop");
+    assertThat(events).contains("deactivated a", "deactivated b").endsWith("shard 1 released");
+    assertThat(releasesFinished).isEqualTo(1);
+  }
+
+  @Test
+  void aHandlerThatOutlastsTheReleaseIsFencedAndTheReleaseStillWaitsForIt() throws Exception {
+    host(counters());
+    host.onView(config(1, SELF, 1), SELF, true);
+    send(1, "a", "hold");
+    assertThat(entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    Sent queued = send(1, "a", "queued");
+
+    CompletableFuture<List<Integer>> release = releaseAsync(1, 2, 1);
+    assertThat(queued.awaitFate()).as("fenced: what waited behind the handler goes back to its sender").isEqualTo("bounced");
+    assertThat(release).as("never reported released while its handler runs").isNotDone();
+    assertThat(events).doesNotContain("shard 1 released");
+
+    letGo.countDown();
+    assertThat(release.get(WAIT_SECONDS, TimeUnit.SECONDS)).containsExactly(1);
+    assertThat(handled).as("its handler had ended; a fenced entity gets no termination message")
+        .containsExactly("a:hold");
+    assertThat(events).contains("deactivated a", "shard 1 released");
+  }
+
+  @Test
+  void aReleaseOlderThanTheClaimThisPodServesKeepsTheShard() throws Exception {
+    host(counters());
+    host.onView(config(1, SELF, 5), SELF, true);
+    send(1, "a", "one").awaitFate();
+
+    assertThat(releaseAsync(1, 5, 1000).get(WAIT_SECONDS, TimeUnit.SECONDS)).as("re-issued to this pod at 5").isEmpty();
+    assertThat(host.accepts(1)).isTrue();
+    assertThat(releaseAsync(1, 6, 1000).get(WAIT_SECONDS, TimeUnit.SECONDS)).containsExactly(1);
+    assertThat(host.accepts(1)).isFalse();
+  }
+
+  @Test
+  void afterAReleaseOnlyAClaimAtLeastAsNewServesTheShardAgain() throws Exception {
+    host(counters());
+    host.onView(config(1, SELF, 1), SELF, true);
+    send(1, "a", "one").awaitFate();
+    assertThat(releaseAsync(1, 7, 1000).get(WAIT_SECONDS, TimeUnit.SECONDS)).containsExactly(1);
+
+    host.onView(config(1, SELF, 6), SELF, true); // a config older than the hand-off
+    assertThat(host.accepts(1)).as("a stale config never serves a released shard").isFalse();
+
+    host.onView(config(1, SELF, 7), SELF, true);
+    assertThat(host.accepts(1)).isTrue();
+    assertThat(served).containsExactly("served 1", "served 1");
+    assertThat(send(1, "a", "two").awaitFate()).isEqualTo("handled");
+    assertThat(events).contains("activated a at 7");
+  }
+
+  @Test
+  void aConcurrentReleaseOfTheSameShardReturnsOnlyWhenTheFirstHasStoppedItsEntities() throws Exception {
+    host(counters());
+    host.onView(config(1, SELF, 1), SELF, true);
+    send(1, "a", "hold");
+    assertThat(entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+
+    CompletableFuture<List<Integer>> first = releaseAsync(1, 2, TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+    await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> !host.accepts(1));
+    CompletableFuture<List<Integer>> second =
+        CompletableFuture.supplyAsync(() -> host.release(List.of(1), 3, 1), releasing);
+    try {
+      assertThat(first).isNotDone();
+      assertThat(second).as("the retry waits for the stop the first release began").isNotDone();
+      letGo.countDown();
+      assertThat(second.get(WAIT_SECONDS, TimeUnit.SECONDS)).containsExactly(1);
+      assertThat(first.get(WAIT_SECONDS, TimeUnit.SECONDS)).containsExactly(1);
+      assertThat(handled).containsExactly("a:hold", "a:stop");
+    } finally {
+      letGo.countDown();
+    }
+  }
+
+  @Test
+  void aConfigThatGivesTheShardAwayWithoutAReleaseFencesItsEntitiesAtOnce() throws Exception {
+    host(counters());
+    host.onView(config(1, SELF, 1), SELF, true);
+    send(1, "a", "hold");
+    assertThat(entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    Sent queued = send(1, "a", "queued");
+    Sent idle = send(1, "b", "one");
+    assertThat(idle.awaitFate()).isEqualTo("handled");
+
+    host.onView(config(1, PEER, 2), SELF, true); // this pod was taken for dead
+
+    assertThat(queued.awaitFate()).isEqualTo("bounced");
+    assertThat(host.accepts(1)).isFalse();
+    assertThat(host.deliverLocal(1, type, "a", new Sent("late"))).isFalse();
+    assertThat(events).contains("deactivated b", "shard 1 released");
+    letGo.countDown();
+    await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> events.contains("deactivated a"));
+    assertThat(handled).as("no termination message when fenced").containsExactlyInAnyOrder("a:hold", "b:one");
+  }
+
+  @Test
+  void whenTheLeaseRunsOutNothingIsAcceptedAndFenceAllStopsEveryShard() throws Exception {
+    host(counters());
+    host.onView(config(1, SELF, 1), SELF, true);
+    Sent before = send(1, "a", "one");
+    assertThat(before.awaitFate()).isEqualTo("handled");
+
+    clock.addAndGet(HOUR);
+    assertThat(host.accepts(1)).as("the gate reads the lease").isFalse();
+    assertThat(host.deliverLocal(1, type, "a", new Sent("late"))).isFalse();
+
+    host.fenceAll();
+    await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> events.contains("deactivated a"));
+    assertThat(events).contains("shard 1 released");
+    lease.renewed(clock.get(), HOUR);
+    assertThat(host.accepts(1)).as("fenced: served again only when a config gives it again").isFalse();
+    host.onView(config(1, SELF, 2), SELF, true);
+    assertThat(host.accepts(1)).isTrue();
+  }
+
+  @Test
+  void aGracefulStopRunsTerminationMessagesAndServesNothingUntilANewIncarnation() throws Exception {
+    host(counters());
+    host.onView(config(1, SELF, 1), SELF, true);
+    send(1, "a", "one").awaitFate();
+
+    host.releaseAll(1000);
+    assertThat(handled).containsExactly("a:one", "a:stop");
+    assertThat(host.accepts(1)).isFalse();
+    host.onView(config(1, SELF, 2), SELF, true);
+    assertThat(host.accepts(1)).as("a stopping pod takes no shard").isFalse();
+
+    host.resetForNewIncarnation();
+    host.onView(config(1, SELF, 2), SELF, true);
+    assertThat(host.accepts(1)).isTrue();
+  }
+
+  @Test
+  void aTypeOnTheSharedDrainsIsReleasedTheSameWay() throws Exception {
+    host(counters().withNonBlockingHandlers());
+    host.onView(config(3, SELF, 1), SELF, true);
+    List<Sent> sent = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      sent.add(send(3, "e" + (i % 5), "m" + i));
+    }
+    assertThat(releaseAsync(3, 2, TimeUnit.SECONDS.toMillis(WAIT_SECONDS)).get(WAIT_SECONDS, TimeUnit.SECONDS))
+        .containsExactly(3);
+    for (Sent s : sent) {
+      assertThat(s.fate).as(s.text).isEqualTo("handled");
+    }
+    List<String> order = List.copyOf(handled);
+    for (int e = 0; e < 5; e++) {
+      String entity = "e" + e + ":";
+      List<String> its = order.stream().filter(h -> h.startsWith(entity)).toList();
+      assertThat(its).as("e%d: its ten messages in order, then its termination message", e).hasSize(11)
+          .endsWith(entity + "stop").startsWith(entity + "m" + e, entity + "m" + (e + 5));
+    }
+  }
+}
