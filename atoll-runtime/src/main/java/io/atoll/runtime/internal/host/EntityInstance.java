@@ -463,13 +463,16 @@ final class EntityInstance implements Runnable, EntityContext {
             if (!empty) {
               return true;
             }
-            scheduled = false;
-            if (!type.sharedDrains) {
-              lastActive = host.now(); // a handler that may block may have run long: idle from now
-            } // else idle since the last message began (see process): a short handler, no clock read
             if (mode != Mode.CLOSED) {
+              scheduled = false;
+              if (!type.sharedDrains) {
+                lastActive = host.now(); // a handler that may block may have run long: idle from now
+              } // else idle since the last message began (see process): a short handler, no clock read
               return false;
             }
+            // Fenced while this drain ran: it holds the instance until the activation has ended
+            // (below), so a release waiting for the instance (busy) reports the shard released
+            // only after that end.
           } else if (!empty && handled < max) {
             head = d.next();
             if (head == null) {
@@ -489,7 +492,13 @@ final class EntityInstance implements Runnable, EntityContext {
             open = flushHeld(open);
             continue;
           }
-          closedEnd(); // fenced while this drain ran
+          try {
+            closedEnd(); // fenced while this drain ran
+          } finally {
+            synchronized (this) {
+              scheduled = false;
+            }
+          }
           return false;
         }
       }

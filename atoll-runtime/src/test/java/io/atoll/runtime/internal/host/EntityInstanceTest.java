@@ -39,6 +39,8 @@ class EntityInstanceTest {
     Error deactivationError;
     /** Thrown once by the next hookFailed, as a logger on a deep stack would. */
     Error reportError;
+    /** Whether the instance was busy (a drain held it) as each deactivation was reported. */
+    final List<Boolean> busyWhenDeactivated = Collections.synchronizedList(new ArrayList<>());
 
     int queued;
 
@@ -83,6 +85,7 @@ class EntityInstanceTest {
     @Override
     public void deactivated(EntityInstance instance) {
       events.add("deactivated");
+      busyWhenDeactivated.add(instance.busy());
       Error e = deactivationError;
       if (e != null) {
         deactivationError = null;
@@ -336,6 +339,22 @@ class EntityInstanceTest {
     hold.countDown();
     first.get(5, TimeUnit.SECONDS);
     assertThat(done.await(5, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void aFencedInstanceIsBusyUntilItsActivationHasEnded() throws Exception {
+    EntityInstance i = instance(false);
+    i.offer(new Msg("hold"));
+    CompletableFuture<Void> first = CompletableFuture.runAsync(() -> drain(i));
+    assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
+    i.fence(); // the lease ran out while the handler runs; a release waits while the instance is busy
+    assertThat(i.busy()).isTrue();
+    hold.countDown();
+    first.get(5, TimeUnit.SECONDS);
+    assertThat(host.events).containsExactly("activated", "deactivated", "removed");
+    assertThat(host.busyWhenDeactivated).as("a release waiting for the instance returns only after its end")
+        .containsExactly(true);
+    assertThat(i.busy()).isFalse();
   }
 
   @Test
