@@ -382,10 +382,13 @@ public final class EntityHost {
       for (EntityInstance i : instances) {
         i.fence();
       }
-      for (EntityInstance i : instances) {
-        while (i.busy()) {
-          LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // a handler's end has no signal
-        }
+    }
+    // Also when every stop was counted in time: a fence from elsewhere (the lease ran out:
+    // fenceAll) finishes the stop markers of instances whose handlers still run. An instance
+    // stopped by its marker is no longer busy, so this costs a released shard nothing.
+    for (EntityInstance i : instances) {
+      while (i.busy()) {
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // a handler's end has no signal
       }
     }
     synchronized (this) {

@@ -332,6 +332,28 @@ class EntityHostTest {
   }
 
   @Test
+  void aReleaseWhoseEntitiesTheLapsedLeaseFencedStillWaitsForTheirRunningHandlers() throws Exception {
+    host(counters());
+    host.onView(config(1, SELF, 1), SELF, true);
+    send(1, "a", "hold");
+    assertThat(entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+
+    CompletableFuture<List<Integer>> release = releaseAsync(1, 2, PATIENT);
+    await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> !host.accepts(1));
+    clock.addAndGet(HOUR);
+    host.fenceAll(); // the lease ran out during the hand-off: the fence finishes the stop markers
+    assertThat(events).contains("shard 1 released");
+    // The release never reports a shard while one of its handlers runs (before, it returned at once).
+    await("the release still waiting for the handler").during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+        .until(() -> !release.isDone());
+
+    letGo.countDown();
+    assertThat(release.get(2 * WAIT_SECONDS, TimeUnit.SECONDS)).containsExactly(1);
+    assertThat(handled).containsExactly("a:hold");
+    assertThat(events).endsWith("deactivated a", "shard 1 released");
+  }
+
+  @Test
   void aReleaseOlderThanTheClaimThisPodServesKeepsTheShard() throws Exception {
     host(counters());
     host.onView(config(1, SELF, 5), SELF, true);
