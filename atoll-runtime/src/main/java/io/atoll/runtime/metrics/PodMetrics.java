@@ -43,6 +43,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code atoll.shards.activated}, {@code atoll.shards.released}, {@code atoll.pod.fencings}.
  * </ul>
  *
+ * <p>A message is counted as handled or failed just after its sender's stage completes, on the
+ * thread that completed it (on a pod's shared drains, at the end of the drain's turn), so a caller
+ * woken by that completion may read the counters a moment before they count its message.
+ *
  * <p>Every meter of the message path is registered up front: counting a message is an increment
  * of an existing counter and allocates nothing. Per-type meters are made at a type's first
  * activation. Thread-safe.
