@@ -46,19 +46,7 @@ class PeerMemoryTest {
 
   @Test
   void unhealthyReportsOfPodsThatLeftTheConfigAreForgotten() {
-    Lease lease = new Lease(Ticker.SYSTEM, false, view.guard(), () -> SELF, new Lease.Callback() {
-      @Override
-      public void fence() {}
-
-      @Override
-      public void unfence() {}
-
-      @Override
-      public void extended() {}
-
-      @Override
-      public void fenced() {}
-    });
+    Lease lease = QuietViews.lease(Ticker.SYSTEM, view);
     ManagerAddresses channel = new ManagerAddresses(java.util.List.of(new PodAddress("127.0.0.1", 1)), Wire::channel);
     ManagerLink link = new ManagerLink(TestSettings.context(Ticker.SYSTEM), channel, view, lease, peer -> nowhere,
         why -> { }, new SignedConfigs());

@@ -19,6 +19,7 @@ import io.atoll.runtime.EntityType;
 import io.atoll.runtime.Reply;
 import io.atoll.runtime.ShardingObserver;
 import io.atoll.runtime.internal.cluster.Lease;
+import io.atoll.runtime.internal.cluster.QuietViews;
 import io.atoll.runtime.internal.cluster.View;
 import io.atoll.runtime.internal.codec.NoReply;
 import io.atoll.runtime.internal.util.PodContext;
@@ -191,32 +192,8 @@ class EntityHostTest {
     type = new TypeRuntime(declared, null, f, 0);
     PodContext base = TestSettings.context(ticker);
     PodContext ctx = new PodContext(base.settings().withObserver(observer), ticker, base.scheduler());
-    view = new View(ClusterConfig.empty(SHARDS), SELF, new View.Callback() {
-      @Override
-      public void apply(ClusterConfig config, PodId self, boolean selfActive) {}
-
-      @Override
-      public void podGone(PodId pod) {}
-
-      @Override
-      public void changed() {}
-
-      @Override
-      public void selfDeclaredGone() {}
-    });
-    lease = new Lease(ticker, false, view.guard(), () -> "test-pod", new Lease.Callback() {
-      @Override
-      public void fence() {}
-
-      @Override
-      public void unfence() {}
-
-      @Override
-      public void extended() {}
-
-      @Override
-      public void fenced() {}
-    });
+    view = QuietViews.of(SHARDS, SELF);
+    lease = QuietViews.lease(ticker, view);
     lease.renewed(clock.get(), HOUR);
     host = new EntityHost(ctx, view, lease, new TypeRuntime[] {type}, null, new EntityHost.Callback() {
       @Override
