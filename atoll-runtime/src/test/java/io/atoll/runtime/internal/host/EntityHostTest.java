@@ -13,15 +13,13 @@ import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
 import io.atoll.core.PodVersion;
 import io.atoll.core.Ticker;
-import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.EntityFactory;
 import io.atoll.runtime.EntityType;
-import io.atoll.runtime.Reply;
 import io.atoll.runtime.ShardingObserver;
 import io.atoll.runtime.internal.cluster.Lease;
 import io.atoll.runtime.internal.cluster.QuietViews;
 import io.atoll.runtime.internal.cluster.View;
-import io.atoll.runtime.internal.codec.NoReply;
+import io.atoll.runtime.internal.host.EntityInstanceTest.Msg;
 import io.atoll.runtime.internal.util.PodContext;
 import io.atoll.runtime.internal.util.TestSettings;
 import java.time.Duration;
@@ -55,83 +53,6 @@ class EntityHostTest {
   private static final long WAIT_SECONDS = 10;
   /** A release timeout no drain outlasts on a loaded machine, for releases that must not fence. */
   private static final long PATIENT = TimeUnit.SECONDS.toMillis(WAIT_SECONDS);
-
-  /** A message that records what became of it; read from the test's thread, written by drains. */
-  static final class Sent implements Delivery {
-    final String text;
-    volatile String fate;
-    private final CountDownLatch settled = new CountDownLatch(1);
-    private Delivery next;
-
-    Sent(String text) {
-      this.text = text;
-    }
-
-    @Override
-    public Object message() {
-      return text;
-    }
-
-    @Override
-    public boolean isAsk() {
-      return false;
-    }
-
-    @Override
-    public long deadlineNanos() {
-      return Long.MAX_VALUE;
-    }
-
-    @Override
-    public boolean isDone() {
-      return fate != null;
-    }
-
-    @Override
-    public boolean begin() {
-      return !isDone();
-    }
-
-    private void settle(String f) {
-      fate = f;
-      settled.countDown();
-    }
-
-    @Override
-    public void handled() {
-      settle("handled");
-    }
-
-    @Override
-    public void failed(DeliveryException e) {
-      settle("failed " + e.reason());
-    }
-
-    @Override
-    public void bounce() {
-      settle("bounced");
-    }
-
-    @Override
-    public Reply<Object> reply() {
-      return NoReply.INSTANCE;
-    }
-
-    @Override
-    public Delivery next() {
-      return next;
-    }
-
-    @Override
-    public void next(Delivery d) {
-      next = d;
-    }
-
-    String awaitFate() throws InterruptedException {
-      assertThat(settled.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("%s settled", text).isTrue();
-      return fate;
-    }
-  }
 
   private final AtomicLong clock = new AtomicLong(1_000_000);
   private final Ticker ticker = clock::get;
@@ -226,10 +147,19 @@ class EntityHostTest {
         .build();
   }
 
-  private Sent send(int shard, String entity, String text) {
-    Sent s = new Sent(text);
+  private Msg send(int shard, String entity, String text) {
+    Msg s = new Msg(text);
     assertThat(host.deliverLocal(shard, type, entity, s)).as("shard %d accepted %s", shard, text).isTrue();
     return s;
+  }
+
+  /** A host serving shard 1 at epoch 1, whose entity "a" is inside its handler of "hold" until {@link #letGo}. */
+  private Msg servingAWithItsHandlerHeld() throws InterruptedException {
+    host(counters());
+    host.onView(config(1, SELF, 1), SELF, true);
+    Msg hold = send(1, "a", "hold");
+    assertThat(entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    return hold;
   }
 
   private CompletableFuture<List<Integer>> releaseAsync(int shard, long newEpoch, long timeoutMillis) {
@@ -240,7 +170,7 @@ class EntityHostTest {
   void aConfigThatNamesThisPodServesTheShardAndReportsItOnce() throws Exception {
     host(counters());
     assertThat(host.accepts(2)).isFalse();
-    assertThat(host.deliverLocal(2, type, "a", new Sent("early"))).as("not served yet: the route keeps it").isFalse();
+    assertThat(host.deliverLocal(2, type, "a", new Msg("early"))).as("not served yet: the route keeps it").isFalse();
 
     host.onView(config(2, SELF, 3), SELF, true);
     host.onView(config(2, SELF, 3), SELF, true); // the same config again changes nothing
@@ -263,17 +193,14 @@ class EntityHostTest {
 
   @Test
   void aReleaseHandlesWhatWasQueuedThenTheTerminationMessageAndOnlyThenReturns() throws Exception {
-    host(counters());
-    host.onView(config(1, SELF, 1), SELF, true);
-    Sent hold = send(1, "a", "hold");
-    assertThat(entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
-    Sent queued = send(1, "a", "queued");
-    Sent other = send(1, "b", "other");
+    Msg hold = servingAWithItsHandlerHeld();
+    Msg queued = send(1, "a", "queued");
+    Msg other = send(1, "b", "other");
     assertThat(other.awaitFate()).isEqualTo("handled");
 
     CompletableFuture<List<Integer>> release = releaseAsync(1, 2, PATIENT);
     await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> !host.accepts(1));
-    assertThat(host.deliverLocal(1, type, "a", new Sent("late"))).as("after the release began: refused").isFalse();
+    assertThat(host.deliverLocal(1, type, "a", new Msg("late"))).as("after the release began: refused").isFalse();
     assertThat(release).as("a handler of the shard still runs").isNotDone();
 
     letGo.countDown();
@@ -288,11 +215,8 @@ class EntityHostTest {
 
   @Test
   void aHandlerThatOutlastsTheReleaseIsFencedAndTheReleaseStillWaitsForIt() throws Exception {
-    host(counters());
-    host.onView(config(1, SELF, 1), SELF, true);
-    send(1, "a", "hold");
-    assertThat(entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
-    Sent queued = send(1, "a", "queued");
+    servingAWithItsHandlerHeld();
+    Msg queued = send(1, "a", "queued");
 
     CompletableFuture<List<Integer>> release = releaseAsync(1, 2, 1);
     assertThat(queued.awaitFate()).as("fenced: what waited behind the handler goes back to its sender")
@@ -310,10 +234,7 @@ class EntityHostTest {
 
   @Test
   void aReleaseWhoseEntitiesTheLapsedLeaseFencedStillWaitsForTheirRunningHandlers() throws Exception {
-    host(counters());
-    host.onView(config(1, SELF, 1), SELF, true);
-    send(1, "a", "hold");
-    assertThat(entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    servingAWithItsHandlerHeld();
 
     CompletableFuture<List<Integer>> release = releaseAsync(1, 2, PATIENT);
     await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> !host.accepts(1));
@@ -362,18 +283,15 @@ class EntityHostTest {
 
   @Test
   void aConcurrentReleaseOfTheSameShardReturnsOnlyWhenTheFirstHasStoppedItsEntities() throws Exception {
-    host(counters());
-    host.onView(config(1, SELF, 1), SELF, true);
-    send(1, "a", "hold");
-    assertThat(entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    servingAWithItsHandlerHeld();
 
     CompletableFuture<List<Integer>> first = releaseAsync(1, 2, PATIENT);
     await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> !host.accepts(1));
     CompletableFuture<List<Integer>> second =
         CompletableFuture.supplyAsync(() -> host.release(List.of(1), 3, 1), releasing);
     try {
-      assertThat(first).isNotDone();
-      assertThat(second).as("the retry waits for the stop the first release began").isNotDone();
+      await("the retry waits for the stop the first release began").during(Duration.ofMillis(300))
+          .atMost(Duration.ofSeconds(2)).until(() -> !first.isDone() && !second.isDone());
       letGo.countDown();
       assertThat(second.get(2 * WAIT_SECONDS, TimeUnit.SECONDS)).containsExactly(1);
       assertThat(first.get(2 * WAIT_SECONDS, TimeUnit.SECONDS)).containsExactly(1);
@@ -385,19 +303,16 @@ class EntityHostTest {
 
   @Test
   void aConfigThatGivesTheShardAwayWithoutAReleaseFencesItsEntitiesAtOnce() throws Exception {
-    host(counters());
-    host.onView(config(1, SELF, 1), SELF, true);
-    send(1, "a", "hold");
-    assertThat(entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
-    Sent queued = send(1, "a", "queued");
-    Sent idle = send(1, "b", "one");
+    servingAWithItsHandlerHeld();
+    Msg queued = send(1, "a", "queued");
+    Msg idle = send(1, "b", "one");
     assertThat(idle.awaitFate()).isEqualTo("handled");
 
     host.onView(config(1, PEER, 2), SELF, true); // this pod was taken for dead
 
     assertThat(queued.awaitFate()).isEqualTo("bounced");
     assertThat(host.accepts(1)).isFalse();
-    assertThat(host.deliverLocal(1, type, "a", new Sent("late"))).isFalse();
+    assertThat(host.deliverLocal(1, type, "a", new Msg("late"))).isFalse();
     assertThat(events).contains("deactivated b", "shard 1 released");
     letGo.countDown();
     await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> events.contains("deactivated a"));
@@ -408,12 +323,12 @@ class EntityHostTest {
   void whenTheLeaseRunsOutNothingIsAcceptedAndFenceAllStopsEveryShard() throws Exception {
     host(counters());
     host.onView(config(1, SELF, 1), SELF, true);
-    Sent before = send(1, "a", "one");
+    Msg before = send(1, "a", "one");
     assertThat(before.awaitFate()).isEqualTo("handled");
 
     clock.addAndGet(HOUR);
     assertThat(host.accepts(1)).as("the gate reads the lease").isFalse();
-    assertThat(host.deliverLocal(1, type, "a", new Sent("late"))).isFalse();
+    assertThat(host.deliverLocal(1, type, "a", new Msg("late"))).isFalse();
 
     host.fenceAll();
     await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> events.contains("deactivated a"));
@@ -445,13 +360,13 @@ class EntityHostTest {
   void aTypeOnTheSharedDrainsIsReleasedTheSameWay() throws Exception {
     host(counters().withNonBlockingHandlers());
     host.onView(config(3, SELF, 1), SELF, true);
-    List<Sent> sent = new ArrayList<>();
+    List<Msg> sent = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
       sent.add(send(3, "e" + (i % 5), "m" + i));
     }
     assertThat(releaseAsync(3, 2, PATIENT).get(2 * WAIT_SECONDS, TimeUnit.SECONDS))
         .containsExactly(3);
-    for (Sent s : sent) {
+    for (Msg s : sent) {
       assertThat(s.fate).as(s.text).isEqualTo("handled");
     }
     List<String> order = List.copyOf(handled);

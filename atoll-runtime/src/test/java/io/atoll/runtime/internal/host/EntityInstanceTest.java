@@ -122,11 +122,12 @@ class EntityInstanceTest {
     }
   }
 
-  /** A message in the mailbox that records its fate. */
+  /** A message in the mailbox that records its fate; read from the test's thread, written by drains. */
   static final class Msg implements Delivery {
     final String text;
     final long deadline;
-    String fate;
+    volatile String fate;
+    private final CountDownLatch settled = new CountDownLatch(1);
     /** Runs when a drain takes the message, before anything is checked. */
     Runnable onTaken;
     private Delivery next;
@@ -170,17 +171,28 @@ class EntityInstanceTest {
 
     @Override
     public void handled() {
-      fate = "handled";
+      settle("handled");
     }
 
     @Override
     public void failed(DeliveryException e) {
-      fate = "failed " + e.reason();
+      settle("failed " + e.reason());
     }
 
     @Override
     public void bounce() {
-      fate = "bounced";
+      settle("bounced");
+    }
+
+    private void settle(String f) {
+      fate = f;
+      settled.countDown();
+    }
+
+    /** Its fate, once handled, failed or bounced (waits up to 10 s). */
+    String awaitFate() throws InterruptedException {
+      assertThat(settled.await(10, TimeUnit.SECONDS)).as("%s settled", text).isTrue();
+      return fate;
     }
 
     @Override
