@@ -15,9 +15,11 @@ public final class DeliveryException extends RuntimeException {
     /** Too many messages of this pod are in flight; nothing was sent. */
     TOO_MANY_IN_FLIGHT,
     /**
-     * The owning pod has as many messages waiting for their entities as it allows ({@code
-     * maxQueued}): it refused this one at once, unhandled, rather than let it wait past its timeout.
-     * Send less, or add pods.
+     * The owning pod refused this message unhandled, rather than let it wait past its timeout:
+     * it had as many messages waiting for their entities as it allows ({@code maxQueued}), or it
+     * expected the message to wait longer than it allows ({@code maxQueueTime}) or to miss its
+     * deadline. {@link #retryAfter()} says how long the pod expected its queue to need. Send less,
+     * or add pods.
      */
     OVERLOADED,
     /** The encoded message is larger than the limit; nothing was sent. */
@@ -37,21 +39,43 @@ public final class DeliveryException extends RuntimeException {
   }
 
   private final Reason reason;
+  private final java.time.Duration retryAfter;
 
   /** A failure for one reason, with a message naming the entity, the place and the remedy. */
   public DeliveryException(Reason reason, String message) {
     super(message);
     this.reason = reason;
+    this.retryAfter = java.time.Duration.ZERO;
+  }
+
+  /**
+   * A refusal ({@link Reason#OVERLOADED}) with a hint: the refusing pod expected its queue to need
+   * about {@code retryAfter} (zero or negative: no estimate).
+   */
+  public DeliveryException(Reason reason, String message, java.time.Duration retryAfter) {
+    super(message);
+    this.reason = reason;
+    this.retryAfter = retryAfter == null || retryAfter.isNegative() ? java.time.Duration.ZERO : retryAfter;
   }
 
   /** The same, with a cause. */
   public DeliveryException(Reason reason, String message, Throwable cause) {
     super(message, cause);
     this.reason = reason;
+    this.retryAfter = java.time.Duration.ZERO;
   }
 
   /** Why the delivery failed. */
   public Reason reason() {
     return reason;
+  }
+
+  /**
+   * For an {@link Reason#OVERLOADED} refusal, how long the refusing pod expected its queue to need
+   * before a retry is likely to be taken; {@link java.time.Duration#ZERO} when it gave no estimate.
+   * A sender that retries should wait at least this long (with jitter), or send less.
+   */
+  public java.time.Duration retryAfter() {
+    return retryAfter;
   }
 }

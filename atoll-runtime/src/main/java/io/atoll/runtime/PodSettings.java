@@ -30,6 +30,8 @@ import java.time.Duration;
  * @param ticker the clock
  * @param observer hears shard and entity events
  * @param maxQueued most messages waiting in this pod's mailboxes; more are refused as overloaded
+ * @param maxQueueTime longest a message is expected to wait for its entity; one expected to wait
+ *     longer is refused as overloaded ({@link Duration#ZERO}: no bound but the sender's deadline)
  * @param advertise the address announced to the manager and peers, or null for {@code host} and the
  *     bound port
  * @param managers every shard manager address, {@code manager} first; the pod follows the leader
@@ -55,13 +57,21 @@ public record PodSettings(
     Ticker ticker,
     ShardingObserver observer,
     int maxQueued,
+    Duration maxQueueTime,
     PodAddress advertise,
     java.util.List<PodAddress> managers,
     WireSecurity security,
     java.util.List<String> roles) {
 
+  /** The default {@link #maxQueueTime()}. */
+  public static final Duration DEFAULT_MAX_QUEUE_TIME = Duration.ofSeconds(1);
+
   /** Validates the manager addresses and the roles. */
   public PodSettings {
+    java.util.Objects.requireNonNull(maxQueueTime, "maxQueueTime");
+    if (maxQueueTime.isNegative()) {
+      throw new IllegalArgumentException("max queue time: " + maxQueueTime + " (expected: >= 0)");
+    }
     roles = new io.atoll.core.Pod(new io.atoll.core.PodId(manager, 0), version, roles).roles(); // validated, sorted
     java.util.Objects.requireNonNull(manager, "manager");
     managers = managers == null || managers.isEmpty() ? java.util.List.of(manager) : java.util.List.copyOf(managers);
@@ -78,7 +88,7 @@ public record PodSettings(
       java.util.List<PodAddress> managers, WireSecurity security) {
     this(manager, host, port, version, askTimeout, sendTimeout, bufferSize, maxInFlight, maxMessageBytes,
         terminationTimeout, gossipInterval, startTimeout, clientOnly, keepServingWhileManagerDown, hasher, ticker,
-        observer, maxQueued, advertise, managers, security, io.atoll.core.Pod.DEFAULT_ROLES);
+        observer, maxQueued, DEFAULT_MAX_QUEUE_TIME, advertise, managers, security, io.atoll.core.Pod.DEFAULT_ROLES);
   }
 
   /** The pod as the cluster knows it, under {@code id}: its version and roles. */
@@ -101,6 +111,6 @@ public record PodSettings(
   public PodSettings withObserver(ShardingObserver o) {
     return new PodSettings(manager, host, port, version, askTimeout, sendTimeout, bufferSize, maxInFlight,
         maxMessageBytes, terminationTimeout, gossipInterval, startTimeout, clientOnly, keepServingWhileManagerDown,
-        hasher, ticker, o, maxQueued, advertise, managers, security, roles);
+        hasher, ticker, o, maxQueued, maxQueueTime, advertise, managers, security, roles);
   }
 }

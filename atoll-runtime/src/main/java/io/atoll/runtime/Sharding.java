@@ -143,6 +143,7 @@ public final class Sharding implements AutoCloseable {
     private ShardingObserver observer = ShardingObserver.NONE;
     private PodAddress advertise;
     private int maxQueued = 10_000;
+    private Duration maxQueueTime = PodSettings.DEFAULT_MAX_QUEUE_TIME;
     private WireSecurity security = WireSecurity.PLAINTEXT;
     private final Map<EntityType<?>, EntityFactory<?>> types = new LinkedHashMap<>();
     private final java.util.TreeSet<String> roles = new java.util.TreeSet<>();
@@ -272,6 +273,23 @@ public final class Sharding implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Longest a message may be expected to wait in this pod for its entity: one that would wait
+     * longer (the messages ahead of it in its entity's mailbox times the type's recent handler time,
+     * plus the pod's standing queue delay) is refused at once with
+     * {@link DeliveryException.Reason#OVERLOADED}, unhandled, with {@link DeliveryException#retryAfter()}
+     * the expected wait. Whatever this says, a message expected to miss its sender's deadline is
+     * refused too, on arrival or when its turn comes. {@link Duration#ZERO} bounds the wait by the
+     * deadlines only. Default 1 s.
+     */
+    public Builder maxQueueTime(Duration d) {
+      if (d == null || d.isNegative()) {
+        throw new IllegalArgumentException("max queue time: " + d + " (expected: >= 0)");
+      }
+      this.maxQueueTime = d;
+      return this;
+    }
+
     /** Most messages of this pod in flight at once. Default 200,000. */
     public Builder maxInFlight(int n) {
       this.maxInFlight = atLeast("max in flight", n, 16);
@@ -386,7 +404,7 @@ public final class Sharding implements AutoCloseable {
       }
       PodSettings s = new PodSettings(managers.get(0), host, port, version, askTimeout, sendTimeout, bufferSize,
           maxInFlight, maxMessageBytes, terminationTimeout, gossipInterval, startTimeout, clientOnly,
-          keepServingWhileManagerDown, hasher, ticker, observer, maxQueued, advertise, managers,
+          keepServingWhileManagerDown, hasher, ticker, observer, maxQueued, maxQueueTime, advertise, managers,
           security, hostedRoles());
       PodProvider.Pod rt = PodProviders.get().create(s, types);
       Sharding sharding = new Sharding(rt);

@@ -28,6 +28,12 @@ public interface ShardingObserver {
   /** This pod fenced itself: its lease ran out and it stopped serving every shard. */
   default void fenced() {}
 
+  /**
+   * This pod refused a message to one of its entities of {@code type} as overloaded, unhandled,
+   * for {@code cause} (whoever sent it: this pod or another).
+   */
+  default void messageRefused(String type, OverloadCause cause) {}
+
   // Messages sent from this pod. Called once per message: implementations must not allocate.
 
   /** A tell or an ask was sent from this pod (before it is routed). */

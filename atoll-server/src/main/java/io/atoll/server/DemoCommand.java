@@ -24,7 +24,7 @@ final class DemoCommand implements Callable<Integer> {
   @Mixin
   Main.ConfigOption config;
 
-  @Option(names = "--duration", defaultValue = "40s", description = "How long the load runs (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--duration", defaultValue = "35s", description = "How long the load runs (default: ${DEFAULT-VALUE}).")
   Duration duration;
 
   @Option(names = "--keep-running", description = "Run the cluster under load until interrupted (Ctrl-C), no faults.")
@@ -39,9 +39,10 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--concurrency", defaultValue = "20000", description = "Most messages in flight (default: ${DEFAULT-VALUE}).")
   int concurrency;
 
-  @Option(names = "--rate", defaultValue = "3000", description = "Messages per second, 0 for as many as"
+  @Option(names = "--rate", defaultValue = "auto", description = "Deposits per second; auto: a short closed-loop"
+      + " run first finds what this machine sustains, and the load runs at half of it; 0 for as many as"
       + " --concurrency allows (default: ${DEFAULT-VALUE}).")
-  int rate;
+  String rateText;
 
   @Option(names = "--lease", defaultValue = "3s", description = "The pods' lease (default: ${DEFAULT-VALUE}).")
   Duration lease;
@@ -67,9 +68,19 @@ final class DemoCommand implements Callable<Integer> {
       System.err.println("atoll demo: --pods " + pods + " (expected: 2..8)");
       return 2;
     }
-    if (accounts < 1 || concurrency < 1 || concurrency > 100_000 || rate < 0) {
-      System.err.println("atoll demo: --accounts " + accounts + ", --concurrency " + concurrency + ", --rate " + rate
-          + " (expected: accounts >= 1, concurrency 1..100000, rate >= 0)");
+    int rate;
+    try {
+      rate = rateText.equals("auto") ? DemoRun.CALIBRATE : Integer.parseInt(rateText);
+    } catch (NumberFormatException e) {
+      rate = -2;
+    }
+    if (rate == -2 || (rate < 0 && rate != DemoRun.CALIBRATE) || rate > 1_000_000) {
+      System.err.println("atoll demo: --rate " + rateText + " (expected: auto, or deposits per second 0..1000000)");
+      return 2;
+    }
+    if (accounts < 1 || concurrency < 1 || concurrency > 100_000) {
+      System.err.println("atoll demo: --accounts " + accounts + ", --concurrency " + concurrency
+          + " (expected: accounts >= 1, concurrency 1..100000)");
       return 2;
     }
     if (duration.toSeconds() < 10) {

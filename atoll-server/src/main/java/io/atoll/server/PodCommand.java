@@ -76,6 +76,12 @@ final class PodCommand implements Callable<Integer> {
       + " the demo's messages is a database transaction).")
   int maxQueued;
 
+  @Option(names = "--max-queue-time", defaultValue = "1s", description = "Longest a message may be expected to wait"
+      + " in this pod for its entity (the messages ahead of it times the type's recent handler time, plus the pod's"
+      + " standing queue delay); one expected to wait longer, or to miss its sender's deadline, is refused at once"
+      + " as overloaded with a retry hint; 0s: bounded by the deadlines only (default: ${DEFAULT-VALUE}).")
+  Duration maxQueueTime;
+
   @Option(names = "--http-port", defaultValue = "-1", description = "Serve /metrics, /health/live, /health/ready and /cluster over HTTP on this port; 0 for any, -1 for none (default: ${DEFAULT-VALUE}).")
   int httpPort;
 
@@ -167,6 +173,7 @@ final class PodCommand implements Callable<Integer> {
           .terminationTimeout(terminationTimeout)
           .sendTimeout(sendTimeout)
           .maxQueued(maxQueued)
+          .maxQueueTime(maxQueueTime)
           .askTimeout(sendTimeout)
           .start();
     } catch (RuntimeException e) {

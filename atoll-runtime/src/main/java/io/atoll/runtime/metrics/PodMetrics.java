@@ -2,6 +2,7 @@ package io.atoll.runtime.metrics;
 
 import io.atoll.core.FencingToken;
 import io.atoll.runtime.DeliveryException;
+import io.atoll.runtime.OverloadCause;
 import io.atoll.runtime.Sharding;
 import io.atoll.runtime.ShardingObserver;
 import io.micrometer.core.instrument.Counter;
@@ -39,7 +40,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       atoll.pod.lease.held} (1 while the pod holds its lease);
  *   <li>per entity type: {@code atoll.entities.active{type}} (gauge), {@code
  *       atoll.entities.activations{type}}, {@code atoll.entities.deactivations{type}} (passivation,
- *       hand-off, failure, fencing);
+ *       hand-off, failure, fencing), {@code atoll.messages.refused{type,cause}}: messages to this
+ *       pod's entities refused unhandled as overloaded, one per {@link OverloadCause};
  *   <li>{@code atoll.shards.activated}, {@code atoll.shards.released}, {@code atoll.pod.fencings}.
  * </ul>
  *
@@ -66,7 +68,7 @@ public final class PodMetrics implements ShardingObserver {
   private final ConcurrentHashMap<String, TypeMeters> types = new ConcurrentHashMap<>();
 
   /** Meters of one entity type. */
-  private record TypeMeters(AtomicLong active, Counter activations, Counter deactivations) {}
+  private record TypeMeters(AtomicLong active, Counter activations, Counter deactivations, Counter[] refused) {}
 
   /** Registers the message-path meters in {@code registry}. */
   public PodMetrics(MeterRegistry registry) {
@@ -175,17 +177,30 @@ public final class PodMetrics implements ShardingObserver {
     fencings.increment();
   }
 
+  @Override
+  public void messageRefused(String type, OverloadCause cause) {
+    type(type).refused[cause.ordinal()].increment();
+  }
+
   private TypeMeters type(String type) {
     TypeMeters m = types.get(type);
     return m != null ? m : types.computeIfAbsent(type, t -> {
       AtomicLong active = new AtomicLong();
       Gauge.builder("atoll.entities.active", active, AtomicLong::get).tag("type", t)
           .description("live activations of this entity type on this pod").register(registry);
+      OverloadCause[] causes = OverloadCause.values();
+      Counter[] refused = new Counter[causes.length];
+      for (OverloadCause c : causes) {
+        refused[c.ordinal()] = Counter.builder("atoll.messages.refused").tag("type", t).tag("cause", c.name())
+            .description("messages to this pod's entities refused unhandled as overloaded, by cause")
+            .register(registry);
+      }
       return new TypeMeters(active,
           Counter.builder("atoll.entities.activations").tag("type", t)
               .description("activations of this entity type on this pod").register(registry),
           Counter.builder("atoll.entities.deactivations").tag("type", t)
-              .description("ended activations (passivation, hand-off, failure, fencing)").register(registry));
+              .description("ended activations (passivation, hand-off, failure, fencing)").register(registry),
+          refused);
     });
   }
 }

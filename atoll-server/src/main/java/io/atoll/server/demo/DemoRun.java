@@ -58,7 +58,20 @@ public final class DemoRun {
     }
   }
 
+  /** {@link Options#rate()} that asks for a calibration first: the load runs at {@link #SHARE} of what it finds. */
+  public static final int CALIBRATE = -1;
+  /** The share of the calibrated rate the load runs at: room for the faults, the second load and a joining JVM. */
+  static final double SHARE = 0.5;
+  /** Messages in flight while calibrating. */
+  static final int PROBE_CONCURRENCY = 200;
+  /** The longest calibration, in seconds. */
+  static final int PROBE_SECONDS = 12;
+  /** A deposit in flight at a kill -9, or sent this long after one, counts as "around the kill". */
+  static final long AFTER_KILL_NANOS = TimeUnit.SECONDS.toNanos(5);
+
   private final Options o;
+  /** When each kill -9 of an accounts pod (or of the leading manager) was done. */
+  private final List<Long> kills = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final PrintStream out;
   private final long start = System.nanoTime();
   private final PodNames names = new PodNames();
@@ -165,11 +178,18 @@ public final class DemoRun {
       ClusterChecks.awaitEveryShardOwned(c, o.pods() + DemoStatements.PODS, Duration.ofSeconds(30));
       say(o.pods() + " pods up; " + names.shardsLine(c.config()));
       Ledger ledger = new Ledger();
-      Load load = new Load(client, ledger, o.accounts(), o.concurrency(), 1, o.rate()).start();
-      say("load started: deposits (tell) and balance checks (ask), " + (o.rate() > 0 ? o.rate() + "/s, " : "")
+      long loadStart = System.nanoTime();
+      int rate = o.rate();
+      long firstOp = 1;
+      if (rate == CALIBRATE) {
+        rate = calibrate(client, ledger);
+        firstOp = lastProbe.nextOp();
+      }
+      Load load = new Load(client, ledger, o.accounts(), o.concurrency(), firstOp, rate).start();
+      say("load started: deposits (tell) and balance checks (ask), " + (rate > 0 ? rate + "/s, " : "")
           + "at most " + o.concurrency() + " in flight");
-      statements.startLoad(client, o.rate() > 0 ? o.rate() : 3000, o.accounts());
-      timeline(processes, c, ledger, load, managerAddress, url, pods);
+      statements.startLoad(client, rate > 0 ? rate : 3000, o.accounts());
+      timeline(processes, c, ledger, load, managerAddress, url, pods, rate);
       say("load stopping; waiting for what is in flight");
       load.stop(15_000);
       statements.stopLoad(15_000);
@@ -177,6 +197,8 @@ public final class DemoRun {
       Audit a = Audit.of(ledger, url, log);
       boolean ok = new RunReport(out).print(a, ledger, log,
           o.dir().toString());
+      RunReport.printPhases(out, ledger.outcomes().split(kills, AFTER_KILL_NANOS), AFTER_KILL_NANOS,
+          ledger.outcomes().firstAckMillisAfter(loadStart));
       ok &= statements.report(out);
       if (standbyManager != null && !o.keepRunning()) {
         if (leaderChangeMillis < 0) {
@@ -208,13 +230,57 @@ public final class DemoRun {
     }
   }
 
+  private Load lastProbe;
+
+  /**
+   * Finds the rate this machine sustains: deposits with {@link #PROBE_CONCURRENCY} in flight, as
+   * fast as they are answered, counted second by second until three seconds in a row agree within
+   * a tenth (the processes are warm and the accounts active) or {@link #PROBE_SECONDS} have passed.
+   * Returns {@link #SHARE} of the best of the last three seconds. Its deposits are real: the ledger
+   * audits them with the rest.
+   */
+  private int calibrate(Sharding client, Ledger ledger) throws InterruptedException {
+    say("calibrating: deposits with " + PROBE_CONCURRENCY + " in flight until the rate holds steady (at most "
+        + PROBE_SECONDS + " s), to find what this machine sustains (--rate N skips this)");
+    Load probe = new Load(client, ledger, o.accounts(), PROBE_CONCURRENCY, 1, 0).start();
+    lastProbe = probe;
+    List<Double> perSecond = new ArrayList<>();
+    long last = ledger.ackedCount();
+    long lastAt = System.nanoTime();
+    while (perSecond.size() < PROBE_SECONDS && !interrupted) {
+      TimeUnit.SECONDS.sleep(1); // the probe's measuring pace
+      long acked = ledger.ackedCount();
+      long now = System.nanoTime();
+      perSecond.add((acked - last) / ((now - lastAt) / 1e9));
+      last = acked;
+      lastAt = now;
+      if (perSecond.size() >= 4 && steady(perSecond.subList(perSecond.size() - 3, perSecond.size()))) {
+        break;
+      }
+    }
+    probe.stop(15_000);
+    double sustained = perSecond.subList(Math.max(0, perSecond.size() - 3), perSecond.size()).stream()
+        .mapToDouble(Double::doubleValue).max().orElse(0);
+    int rate = Math.max(50, (int) Math.round(sustained * SHARE / 50) * 50);
+    say(String.format("this machine sustains ~%,.0f deposits/s (after %d s); running at %,d/s (%.0f %% of it: room"
+        + " for the faults, the statements and a joining pod)", sustained, perSecond.size(), rate, SHARE * 100));
+    return rate;
+  }
+
+  /** Whether the rates agree within a tenth of the largest. */
+  static boolean steady(List<Double> rates) {
+    double max = rates.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+    double min = rates.stream().mapToDouble(Double::doubleValue).min().orElse(0);
+    return max > 0 && min >= 0.9 * max;
+  }
+
   private ManagedProcess startPod(ProcessCluster processes, int i, String managers, String url) {
     return processes.start(AtollProcesses.pod("pod-" + i, managers, url,
         certs == null ? List.of() : certs.pod("pod-" + i)));
   }
 
   private void timeline(ProcessCluster processes, Sharding client, Ledger ledger, Load load, String manager, String url,
-      List<ManagedProcess> pods) throws Exception {
+      List<ManagedProcess> pods, int rate) throws Exception {
     long total = o.duration().toNanos();
     // Each fault waits for the previous one to settle, so the story reads in order on a busy machine.
     long addAt = total * 3 / 20;
@@ -226,6 +292,7 @@ public final class DemoRun {
     boolean tookOver = standbyManager == null;
     String addedName = null;
     boolean added = false;
+    boolean addedActive = false;
     boolean stopped = false;
     boolean killed = false;
     boolean waitingNoted = false;
@@ -260,6 +327,7 @@ public final class DemoRun {
         managerKilled = true;
         managerKilledNanos = System.nanoTime();
         say("x killing the leading shard manager (kill -9): the standby takes over when its store lease lapses");
+        kills.add(System.nanoTime());
         leadingManager.kill();
       }
       if (!tookOver && managerKilled) {
@@ -287,6 +355,14 @@ public final class DemoRun {
         addedName = joining.name();
         addedNanos = System.nanoTime();
         say("+ starting " + joining.name());
+      }
+      if (addedName != null && !addedActive) {
+        Integer owned = names.shardCounts(client.config()).get(addedName);
+        if (owned != null && owned > 0) {
+          addedActive = true;
+          say(String.format("  %s is active: it owns %d shards, %.1f s after its start", addedName, owned,
+              (System.nanoTime() - addedNanos) / 1e9));
+        }
       }
       if (joining != null) {
         PodAddress address = joining.addressIfUp().orElse(null);
@@ -317,6 +393,7 @@ public final class DemoRun {
         killed = true;
         ManagedProcess victim = pods.get(1);
         say("x killing " + victim.name() + " (kill -9): its shards move once its lease runs out");
+        kills.add(System.nanoTime());
         victim.kill();
       }
       ClusterConfig view = client.config();
@@ -328,10 +405,10 @@ public final class DemoRun {
       lastEpoch = view.epoch();
       if (now - lastTick >= TimeUnit.SECONDS.toNanos(2)) {
         long acked = ledger.ackedCount();
-        double rate = (acked - lastAcked) / ((now - lastTick) / 1e9);
+        double perSecond = (acked - lastAcked) / ((now - lastTick) / 1e9);
         int pace = load.pace();
-        say(String.format("%,8.0f msg/s | acked %,d | unacked %,d | %s%s", rate, acked, ledger.failedCount(),
-            names.shardsLine(view), pace > 0 && pace < o.rate() ? " | backing off to " + pace + "/s" : ""));
+        say(String.format("%,8.0f msg/s | acked %,d | unacked %,d | %s%s", perSecond, acked, ledger.failedCount(),
+            names.shardsLine(view), pace > 0 && pace < rate ? " | backing off to " + pace + "/s" : ""));
         lastAcked = acked;
         lastTick = now;
       }

@@ -25,6 +25,12 @@ public final class Ledger {
   final Map<DeliveryException.Reason, LongAdder> failures = new ConcurrentHashMap<>();
   /** Deposits refused as OVERLOADED: refused before any handler saw them, so never applied. */
   final Set<Long> refusedOps = ConcurrentHashMap.newKeySet();
+  final Outcomes outcomes = new Outcomes();
+
+  /** When each deposit was sent and answered (recorded by the load). */
+  public Outcomes outcomes() {
+    return outcomes;
+  }
 
   /** A deposit was sent. */
   public void sent() {

@@ -102,7 +102,9 @@ public final class Load {
       long op = nextOp.getAndIncrement();
       long amount = 1 + rnd.nextInt(100);
       ledger.sent();
+      long sentAt = System.nanoTime();
       client.entity(Account.TYPE, account).tell(new AccountMsg.Deposit(op, amount)).whenComplete((v, e) -> {
+        ledger.outcomes.record(sentAt, System.nanoTime(), e);
         if (e == null) {
           ledger.acked(op, account, amount);
           acks.acked(account);
@@ -112,6 +114,11 @@ public final class Load {
         permits.release();
       });
     }
+  }
+
+  /** The id the next deposit would get: a later load starts there. */
+  public long nextOp() {
+    return nextOp.get();
   }
 
   /** The send rate now (lower than asked while pods refuse deposits as overloaded); 0 for a closed loop. */

@@ -4,6 +4,7 @@ import io.atoll.runtime.DeliveryException;
 import java.io.PrintStream;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /** Prints the end of a demo or chaos run: the audit of the ledger and the activation log's check. */
@@ -65,5 +66,27 @@ public final class RunReport {
         + " assuming one wall clock for every process here, the pods' monotonic clocks running at the manager's"
         + " rate within the lease margin, and the database refusing older tokens");
     return ok;
+  }
+
+  /**
+   * Prints how the deposits ended in steady state and around the kills (in flight at a kill -9, or
+   * sent within {@code windowNanos} after one), and when the first was acknowledged
+   * ({@code firstAckMillis} after the load started, -1 if never).
+   */
+  public static void printPhases(PrintStream out, Outcomes.Split split, long windowNanos, long firstAckMillis) {
+    out.println();
+    out.println("== how the deposits ended ==");
+    phase(out, "steady state", split.steady());
+    phase(out, "around a kill -9", split.aroundKills());
+    out.printf("                       (in flight at a kill -9, or sent within %d s after one)%n",
+        TimeUnit.NANOSECONDS.toSeconds(windowNanos));
+    out.println(firstAckMillis < 0 ? "first acknowledgement  none"
+        : String.format("first acknowledgement  %,d ms after the load started", firstAckMillis));
+  }
+
+  private static void phase(PrintStream out, String name, Outcomes.Tally t) {
+    out.printf("%-22s %,d sent: %,d acknowledged, %,d refused as overloaded, %,d timed out, %,d failed"
+        + " (%.2f %% acknowledged or refused)%n", name, t.sent(), t.acked(), t.refused(), t.timedOut(), t.failed(),
+        t.answered() * 100);
   }
 }

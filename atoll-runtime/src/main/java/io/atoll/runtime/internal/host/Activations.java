@@ -3,6 +3,7 @@ package io.atoll.runtime.internal.host;
 import io.atoll.core.FencingToken;
 import io.atoll.core.PodId;
 import io.atoll.core.Ticker;
+import io.atoll.runtime.OverloadCause;
 import io.atoll.runtime.Sharding;
 import io.atoll.runtime.ShardingObserver;
 import io.atoll.runtime.internal.cluster.Lease;
@@ -31,6 +32,7 @@ final class Activations implements InstanceHost {
   private final ShardingObserver observer;
   private final Supplier<ShardState[]> shards;
   private final TypeRuntime[] types;
+  private final Admission admission;
   private final ThreadFactory entityThreads = Thread.ofVirtual().name("atoll-entity").factory();
   private final SharedDrains sharedDrains =
       new SharedDrains(Thread.ofVirtual().name("atoll-drain").factory(), SharedDrains.defaultBusyLimit());
@@ -45,9 +47,12 @@ final class Activations implements InstanceHost {
    * @param shards the host's shards by number (index 0 unused), read for passivation; the array
    *     grows when spaces are appended, so it is read afresh each time
    * @param types the hosted types, by index
+   * @param admission told how long messages waited and handlers ran; asked whether a message is too
+   *     late to begin
    */
   Activations(Ticker ticker, Supplier<PodId> self, Lease lease, Sharding sharding, ShardingObserver observer,
-      Supplier<ShardState[]> shards, TypeRuntime[] types) {
+      Supplier<ShardState[]> shards, TypeRuntime[] types, Admission admission) {
+    this.admission = admission;
     this.ticker = ticker;
     this.self = self;
     this.lease = lease;
@@ -102,6 +107,26 @@ final class Activations implements InstanceHost {
   @Override
   public long now() {
     return ticker.nanoTime();
+  }
+
+  @Override
+  public void began(long waited, long now) {
+    admission.began(waited, now);
+  }
+
+  @Override
+  public boolean lateToBegin(TypeRuntime type, long now, long queuedAt, long deadline) {
+    return admission.lateToBegin(type.index, now, queuedAt == Delivery.NOT_QUEUED ? now : queuedAt, deadline);
+  }
+
+  @Override
+  public void handlerTime(TypeRuntime type, long nanos) {
+    admission.handled(type.index, nanos);
+  }
+
+  @Override
+  public void refused(TypeRuntime type, OverloadCause cause) {
+    observer.messageRefused(type.name, cause);
   }
 
   @Override

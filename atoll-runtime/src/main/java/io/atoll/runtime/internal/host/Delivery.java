@@ -18,6 +18,20 @@ public interface Delivery {
   /** When the sender stops waiting, in ticker nanoseconds. */
   long deadlineNanos();
 
+  /** No time known: see {@link #queuedAt()}. */
+  long NOT_QUEUED = Long.MIN_VALUE;
+
+  /**
+   * When it entered its entity's mailbox, in ticker nanoseconds ({@link #NOT_QUEUED} if never
+   * set): the pod's admission measures how long messages wait from there.
+   */
+  default long queuedAt() {
+    return NOT_QUEUED;
+  }
+
+  /** Sets {@link #queuedAt()}; called by the host as it hands the delivery to its entity. */
+  default void queuedAt(long now) {}
+
   /** Whether nobody waits for this any more (answered, failed or timed out). */
   boolean isDone();
 

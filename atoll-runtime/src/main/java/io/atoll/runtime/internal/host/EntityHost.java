@@ -4,6 +4,7 @@ import io.atoll.core.ClusterConfig;
 import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
 import io.atoll.runtime.DeliveryException;
+import io.atoll.runtime.OverloadCause;
 import io.atoll.runtime.Sharding;
 import io.atoll.runtime.ShardingObserver;
 import io.atoll.runtime.internal.cluster.Lease;
@@ -88,6 +89,7 @@ public final class EntityHost {
   private final TypeRuntime[] types;
   private final Map<String, TypeRuntime> typesByName;
   private final Activations activations;
+  private final Admission admission;
   @GuardedBy("this") // for writes
   private volatile boolean stopping;
 
@@ -117,7 +119,9 @@ public final class EntityHost {
     for (int s = 1; s <= numberOfShards; s++) {
       shards[s] = new ShardState(s, types.length);
     }
-    this.activations = new Activations(ctx.ticker(), view::self, lease, sharding, observer, () -> shards, types);
+    this.admission = new Admission(types.length, ctx.settings().maxQueueTime().toNanos(), ctx.ticker().nanoTime());
+    this.activations = new Activations(ctx.ticker(), view::self, lease, sharding, observer, () -> shards, types,
+        admission);
   }
 
   /**
@@ -218,14 +222,20 @@ public final class EntityHost {
     }
     int maxQueued = ctx.settings().maxQueued();
     if (activations.queued() >= maxQueued) {
-      d.failed(new DeliveryException(DeliveryException.Reason.OVERLOADED, "message to " + t.name + "/" + entityId
+      refuse(d, t, OverloadCause.POD_QUEUE_FULL, admission.standing(now), "message to " + t.name + "/" + entityId
           + " refused by pod " + view.self() + ": overloaded, " + maxQueued + " messages already wait for their"
-          + " entities here (maxQueued); send less or add pods"));
+          + " entities here (maxQueued); send less or add pods");
       return true;
     }
     InstanceTable map = s.table(t.index);
     for (;;) {
       EntityInstance inst = map.get(entityId);
+      // Before a new instance is made: a refused message leaves nothing behind.
+      Admission.Refusal late = admission.admit(t.index, inst == null ? 0 : inst.ahead(), now, d.deadlineNanos());
+      if (late != null) {
+        refuse(d, t, late.cause(), late.waitNanos(), refusal(t, entityId, late, now, d.deadlineNanos()));
+        return true;
+      }
       if (inst == null) {
         EntityInstance fresh = new EntityInstance(activations, s, t, entityId);
         inst = map.putIfAbsent(fresh);
@@ -233,6 +243,7 @@ public final class EntityHost {
           inst = fresh;
         }
       }
+      d.queuedAt(now);
       EntityInstance.Offer r = inst.offer(d, Math.min(maxQueued, MAX_QUEUED_PER_ENTITY), runHere);
       if (r == EntityInstance.Offer.ACCEPTED) {
         return true;
@@ -241,9 +252,10 @@ public final class EntityHost {
         return inst;
       }
       if (r == EntityInstance.Offer.FULL) {
-        d.failed(new DeliveryException(DeliveryException.Reason.OVERLOADED, "message to " + t.name + "/" + entityId
-            + " refused by pod " + view.self() + ": overloaded, " + Math.min(maxQueued, MAX_QUEUED_PER_ENTITY)
-            + " messages already wait for this entity (its handler is slow or blocked); send less to it"));
+        refuse(d, t, OverloadCause.ENTITY_QUEUE_FULL, inst.ahead() * admission.handlerNanos(t.index), "message to "
+            + t.name + "/" + entityId + " refused by pod " + view.self() + ": overloaded, "
+            + Math.min(maxQueued, MAX_QUEUED_PER_ENTITY)
+            + " messages already wait for this entity (its handler is slow or blocked); send less to it");
         return true;
       }
       if (r == EntityInstance.Offer.CLOSED) {
@@ -254,6 +266,27 @@ public final class EntityHost {
       }
       map.remove(inst); // passivated meanwhile: start a new one
     }
+  }
+
+  /** Refuses {@code d}, unhandled, as overloaded for {@code cause}, with the hint {@code waitNanos}. */
+  private void refuse(Delivery d, TypeRuntime t, OverloadCause cause, long waitNanos, String why) {
+    try {
+      activations.refused(t, cause);
+    } finally {
+      d.failed(new DeliveryException(DeliveryException.Reason.OVERLOADED, why,
+          java.time.Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(waitNanos))));
+    }
+  }
+
+  private String refusal(TypeRuntime t, String entityId, Admission.Refusal r, long now, long deadline) {
+    String waits = "about " + TimeUnit.NANOSECONDS.toMillis(r.waitNanos()) + " ms";
+    return "message to " + t.name + "/" + entityId + " refused by pod " + view.self() + ": overloaded, "
+        + switch (r.cause()) {
+          case QUEUE_TIME -> "it would wait " + waits + " for its entity, more than this pod's maxQueueTime of "
+              + ctx.settings().maxQueueTime().toMillis() + " ms";
+          default -> "it would be done in " + waits + ", past its sender's deadline in "
+              + TimeUnit.NANOSECONDS.toMillis(deadline - now) + " ms";
+        } + "; retry after that, send less, or add pods";
   }
 
   private static void awaitGate(ShardState s) {

@@ -5,6 +5,7 @@ import io.atoll.core.PodId;
 import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.Entity;
 import io.atoll.runtime.EntityContext;
+import io.atoll.runtime.OverloadCause;
 import io.atoll.runtime.Reply;
 import io.atoll.runtime.Sharding;
 import io.atoll.runtime.internal.codec.NoReply;
@@ -233,6 +234,14 @@ final class EntityInstance implements Runnable, EntityContext {
     if (more) {
       host.start(this); // still scheduled: the right passes to a drain
     }
+  }
+
+  /**
+   * Messages ahead of a new one: those linked in the mailbox, and one more while a drain is running
+   * or due. Read without the monitor, for an estimate only (it may be a moment stale).
+   */
+  int ahead() {
+    return size + (scheduled ? 1 : 0);
   }
 
   /** Whether a drain is running or due (a handler may be running). */
@@ -638,9 +647,17 @@ final class EntityInstance implements Runnable, EntityContext {
     }
     long now = host.now();
     LAST_ACTIVE.setOpaque(this, now); // read by the passivation sweep; no fence per message
+    long queuedAt = d.queuedAt();
+    if (queuedAt != Delivery.NOT_QUEUED) {
+      host.began(now - queuedAt, now);
+    }
     if (now - d.deadlineNanos() >= 0) {
       d.failed(new DeliveryException(DeliveryException.Reason.TIMEOUT, "message to " + type.name + "/" + id
           + " expired in its mailbox before it was handled"));
+      return open;
+    }
+    if (host.lateToBegin(type, now, queuedAt, d.deadlineNanos())) {
+      tooLate(d, now);
       return open;
     }
     if (!host.serving(shard, now) || fenced()) {
@@ -666,9 +683,15 @@ final class EntityInstance implements Runnable, EntityContext {
     }
     current = d;
     boolean ok = false;
+    // Handlers that may block are timed every time (a clock read is nothing beside them); those
+    // on shared drains, which never block, one in eight.
+    boolean timed = !type.sharedDrains || (now & 7) == 0;
     try {
       behaviour.onMessage(d.message(), this);
       ok = true;
+      if (timed) {
+        host.handlerTime(type, host.now() - now);
+      }
     } catch (Throwable t) {
       d.failed(new DeliveryException(DeliveryException.Reason.ENTITY_FAILED, "entity " + type.name + "/" + id
           + " failed on " + d.message().getClass().getSimpleName() + ": " + t, t));
@@ -692,6 +715,22 @@ final class EntityInstance implements Runnable, EntityContext {
       }
     }
     return open;
+  }
+
+  /**
+   * Refuses {@code d}, taken but not handled, as overloaded: too little of its deadline is left
+   * for this type's handlers. The sender hears it before it would have timed out.
+   */
+  private void tooLate(Delivery d, long now) {
+    try {
+      host.refused(type, OverloadCause.DEADLINE_AT_HANDLER);
+    } finally {
+      d.failed(new DeliveryException(DeliveryException.Reason.OVERLOADED, "message to " + type.name + "/" + id
+          + " refused by pod " + host.self() + " unhandled: overloaded, it waited until "
+          + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(d.deadlineNanos() - now)
+          + " ms were left of its sender's deadline, less than this type's handlers take now; retry later, send"
+          + " less, or add pods"));
+    }
   }
 
   /** Whether a fence closed this instance: its activation may finish a running handler, never start one. */

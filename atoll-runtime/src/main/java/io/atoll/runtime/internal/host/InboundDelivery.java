@@ -27,6 +27,7 @@ public final class InboundDelivery implements Delivery, Reply<Object> {
   private boolean taken;
   private volatile boolean answered;
   private Delivery next;
+  private long queuedAt = NOT_QUEUED;
   /** Links of the stream's list of outstanding deliveries (guarded by that list). */
   InboundDelivery prevOut;
   InboundDelivery nextOut;
@@ -105,6 +106,16 @@ public final class InboundDelivery implements Delivery, Reply<Object> {
   }
 
   @Override
+  public long queuedAt() {
+    return queuedAt;
+  }
+
+  @Override
+  public void queuedAt(long now) {
+    queuedAt = now;
+  }
+
+  @Override
   public boolean isAsk() {
     return ask;
   }
@@ -131,7 +142,7 @@ public final class InboundDelivery implements Delivery, Reply<Object> {
   public void failed(DeliveryException e) {
     leave();
     if (claim()) {
-      stream.failure(id, e.reason(), e.getMessage());
+      stream.failure(id, e.reason(), e.getMessage(), e.retryAfter().toMillis());
     }
   }
 

@@ -358,8 +358,13 @@ public final class InboundStream implements StreamObserver<DeliverBatch> {
   }
 
   void failure(long id, DeliveryException.Reason reason, String message) {
-    enqueue(Reply.newBuilder().setId(id)
-        .setFailure(Failure.newBuilder().setCode(FailureCodes.toWire(reason)).setMessage(message)).build());
+    failure(id, reason, message, 0);
+  }
+
+  /** As {@link #failure(long, DeliveryException.Reason, String)}, with a retry hint (0: none). */
+  void failure(long id, DeliveryException.Reason reason, String message, long retryAfterMillis) {
+    enqueue(Reply.newBuilder().setId(id).setFailure(Failure.newBuilder().setCode(FailureCodes.toWire(reason))
+        .setMessage(message).setRetryAfterMillis(Math.max(0, retryAfterMillis))).build());
   }
 
   void notOwner(long id, int shard) {

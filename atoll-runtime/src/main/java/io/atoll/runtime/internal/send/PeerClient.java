@@ -275,7 +275,8 @@ final class PeerClient {
         callback.resolved(p, true);
       }
       case FAILURE -> {
-        p.failWith(new DeliveryException(FailureCodes.fromWire(r.getFailure().getCode()), r.getFailure().getMessage()));
+        p.failWith(new DeliveryException(FailureCodes.fromWire(r.getFailure().getCode()), r.getFailure().getMessage(),
+            java.time.Duration.ofMillis(Math.max(0, r.getFailure().getRetryAfterMillis()))));
         callback.resolved(p, false);
       }
       default -> {

@@ -100,6 +100,8 @@ public final class Pending extends CompletableFuture<Object> implements Reply<Ob
   int generation;
 
   private Delivery next;
+  /** When it entered its entity's mailbox on this pod (see {@link Delivery#queuedAt()}). */
+  private long queuedAt = NOT_QUEUED;
   /** The next message of the {@link HandledBatch} it is in; the drain's thread's. */
   Pending nextHandled;
   /** In a {@link HandledBatch}: whether the drain's acknowledgement completed it. */
@@ -299,6 +301,16 @@ public final class Pending extends CompletableFuture<Object> implements Reply<Ob
   @Override
   public long deadlineNanos() {
     return deadlineNanos;
+  }
+
+  @Override
+  public long queuedAt() {
+    return queuedAt;
+  }
+
+  @Override
+  public void queuedAt(long now) {
+    queuedAt = now;
   }
 
   @Override

@@ -103,6 +103,18 @@ public final class GuardedObserver implements ShardingObserver {
   }
 
   @Override
+  public void messageRefused(String type, io.atoll.runtime.OverloadCause cause) {
+    boolean[] mark = Draining.enter();
+    try {
+      observer.messageRefused(type, cause);
+    } catch (Throwable t) {
+      failed("messageRefused", t);
+    } finally {
+      Draining.exit(mark);
+    }
+  }
+
+  @Override
   public void messageSent() {
     boolean[] mark = Draining.enter();
     try {

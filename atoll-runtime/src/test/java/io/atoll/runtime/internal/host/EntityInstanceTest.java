@@ -111,6 +111,33 @@ class EntityInstanceTest {
       events.add("termination failed");
     }
 
+    /** Whether every message is too late to begin (what the pod's admission would say under overload). */
+    volatile boolean late;
+    /** How long each message taken waited, as the drains reported. */
+    final List<Long> waits = Collections.synchronizedList(new ArrayList<>());
+    /** The handler times reported. */
+    final List<Long> handlerTimes = Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public void began(long waited, long at) {
+      waits.add(waited);
+    }
+
+    @Override
+    public boolean lateToBegin(TypeRuntime type, long at, long queuedAt, long deadline) {
+      return late;
+    }
+
+    @Override
+    public void handlerTime(TypeRuntime type, long nanos) {
+      handlerTimes.add(nanos);
+    }
+
+    @Override
+    public void refused(TypeRuntime type, io.atoll.runtime.OverloadCause cause) {
+      events.add("refused " + cause);
+    }
+
     @Override
     public PodId self() {
       return null;
