@@ -2,15 +2,15 @@ package io.atoll.server.demo;
 
 /**
  * The send rate of an open-loop load that backs off when the cluster says it is overloaded, as a
- * well-behaved client does: each OVERLOADED refusal cuts the rate to 70 % (at most one cut per
- * 200 ms, so one burst of refusals counts once), and every second without one gives back 5 % of the
- * target, up to the target. Between those, sends are spaced by the current rate, with at most
+ * well-behaved client does: each OVERLOADED refusal cuts the rate to 70 % (at most one cut a
+ * second, so a burst of refusals, e.g. while a handed-off shard's entities activate, counts once),
+ * and every second without one gives back 10 % of the target, up to the target. Between those, sends are spaced by the current rate, with at most
  * 100 ms of unused credit saved up. Pure logic on a caller's clock; not thread-safe (one sender),
  * but {@link #overloaded} may be called from any thread.
  */
 final class Pacer {
 
-  static final long CUT_SPACING_NANOS = 200_000_000L;
+  static final long CUT_SPACING_NANOS = 1_000_000_000L;
   static final long RECOVERY_STEP_NANOS = 1_000_000_000L;
 
   private final double target;
@@ -69,7 +69,7 @@ final class Pacer {
       lastRecovery = Math.max(lastRecovery, lastCut);
     }
     if (nowNanos - lastRecovery >= RECOVERY_STEP_NANOS && nowNanos - lastCut >= RECOVERY_STEP_NANOS) {
-      rate = Math.min(target, rate + target / 20);
+      rate = Math.min(target, rate + target / 10);
       lastRecovery = nowNanos;
     }
   }

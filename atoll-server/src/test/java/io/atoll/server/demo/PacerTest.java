@@ -41,12 +41,14 @@ class PacerTest {
     assertThat(p.rate()).isEqualTo(700);
     // 0.9 s at 700/s, plus the 100 ms of credit saved while nobody sent.
     assertThat(sends(p, 1100 * MS, 900)).isBetween(620, 705);
+    p.overloaded(1900 * MS);
+    assertThat(p.rate()).as("within a second of the last cut: no second cut").isEqualTo(700);
     p.overloaded(2300 * MS);
     assertThat(p.rate()).isEqualTo(490);
-    // Back by 5 % of the target per quiet second: 490 -> 1000 in 11 seconds, never above.
-    sends(p, 2300 * MS, 5000);
-    assertThat(p.rate()).isBetween(650, 800);
-    sends(p, 7300 * MS, 8000);
+    // Back by 10 % of the target per quiet second: 490 -> 1000 in 6 seconds, never above.
+    sends(p, 2300 * MS, 3000);
+    assertThat(p.rate()).isBetween(650, 850);
+    sends(p, 5300 * MS, 8000);
     assertThat(p.rate()).isEqualTo(1000);
   }
 
@@ -58,7 +60,7 @@ class PacerTest {
     }
     assertThat(p.rate()).isEqualTo(50);
     // Half a second (before the first quiet second gives some back) at 50/s, plus 100 ms of credit.
-    assertThat(sends(p, 100 * Pacer.CUT_SPACING_NANOS, 500)).isBetween(24, 31);
+    assertThat(sends(p, 99 * Pacer.CUT_SPACING_NANOS, 500)).isBetween(24, 31);
   }
 
   @Test
