@@ -50,10 +50,11 @@ public final class DeliveryException extends RuntimeException {
 
   /**
    * A refusal ({@link Reason#OVERLOADED}) with a hint: the refusing pod expected its queue to need
-   * about {@code retryAfter} (zero or negative: no estimate).
+   * about {@code retryAfter} (zero or negative: no estimate). It carries no stack trace: it is made
+   * by a pod for its sender, often, under load, and the message says where and why.
    */
   public DeliveryException(Reason reason, String message, java.time.Duration retryAfter) {
-    super(message);
+    super(message, null, true, false);
     this.reason = reason;
     this.retryAfter = retryAfter == null || retryAfter.isNegative() ? java.time.Duration.ZERO : retryAfter;
   }

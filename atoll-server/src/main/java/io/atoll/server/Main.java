@@ -17,7 +17,8 @@ import picocli.CommandLine.Command;
 @Command(name = "atoll", mixinStandardHelpOptions = true, version = "atoll 0.1.0-SNAPSHOT",
     description = "Cluster sharding for the JVM.",
     subcommands = {ManagerCommand.class, PodCommand.class, StatusCommand.class, RebalanceCommand.class,
-        DemoCommand.class, ChaosCommand.class, KvCommand.class, KvDemoCommand.class, CertsCommand.class})
+        DemoCommand.class, ChaosCommand.class, KvCommand.class, KvDemoCommand.class, CertsCommand.class,
+        WarmUpCommand.class})
 public final class Main implements Callable<Integer> {
 
   /** Runs the command line and exits with its code. */

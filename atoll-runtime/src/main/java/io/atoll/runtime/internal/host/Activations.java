@@ -115,13 +115,13 @@ final class Activations implements InstanceHost {
   }
 
   @Override
-  public boolean lateToBegin(TypeRuntime type, long now, long queuedAt, long deadline) {
-    return admission.lateToBegin(type.index, now, queuedAt == Delivery.NOT_QUEUED ? now : queuedAt, deadline);
+  public boolean lateToBegin(TypeRuntime type, long now, long deadline) {
+    return admission.lateToBegin(type.index, now, deadline);
   }
 
   @Override
-  public void handlerTime(TypeRuntime type, long nanos) {
-    admission.handled(type.index, nanos);
+  public void handlerTime(TypeRuntime type, long nanos, long now) {
+    admission.handled(type.index, nanos, now);
   }
 
   @Override

@@ -28,6 +28,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * ({@link OverloadCause#DEADLINE_AT_HANDLER}) if less than the type's handler time and the margin
  * is left: an answer before the sender gives up, instead of a timeout whose outcome it cannot know.
  *
+ * <p>An average that no handler has refreshed for {@link #HALF_LIFE_NANOS} fades by half per
+ * such time, so a type whose handlers all stalled once is not refused for good. The standing delay
+ * is measured only on messages that found their entity idle: a message behind its own entity's
+ * backlog says nothing about the pod, and that backlog is counted per entity already.
+ *
  * <p>The estimates are racy on purpose (a lost update of an average is harmless); nothing here
  * decides safety, only whether a message is worth taking. Times are the pod ticker's nanoseconds.
  */
@@ -38,8 +43,20 @@ final class Admission {
   /** At most this much of a deadline is kept for the answer's way back. */
   static final long MARGIN_CAP_NANOS = 100_000_000L;
 
+  /**
+   * With no handler of a type timed for this long, its handler time counts half, then a quarter,
+   * and so on: an estimate that refuses everything (one handler stalled, say, while nothing else of
+   * its type is admitted to be timed) fades, and messages are let through to measure again.
+   */
+  static final long HALF_LIFE_NANOS = 1_000_000_000L;
+  /** Longs between two types' slots: each on a cache line of its own. */
+  private static final int STRIDE = 8;
+
   private final long maxQueueNanos;
-  /** By type index: the handler time's moving average (0 until measured). */
+  /**
+   * By type index × {@link #STRIDE}: the handler time's moving average (0 until measured); at
+   * +1, when it was last timed.
+   */
   private final AtomicLongArray handlerNanos;
   private volatile long intervalStart;
   /** The least wait seen in the current interval ({@link Long#MAX_VALUE}: none yet). */
@@ -54,7 +71,7 @@ final class Admission {
    */
   Admission(int types, long maxQueueNanos, long now) {
     this.maxQueueNanos = maxQueueNanos;
-    this.handlerNanos = new AtomicLongArray(Math.max(1, types));
+    this.handlerNanos = new AtomicLongArray(Math.max(1, types) * STRIDE);
     this.intervalStart = now;
   }
 
@@ -66,9 +83,17 @@ final class Admission {
     return Math.min(MARGIN_CAP_NANOS, Math.max(0, left) / 10);
   }
 
-  /** The recent handler time of the type of index {@code type}. */
-  long handlerNanos(int type) {
-    return handlerNanos.getOpaque(type);
+  /**
+   * The recent handler time of the type of index {@code type} at {@code now}: the moving average,
+   * halved for every {@link #HALF_LIFE_NANOS} since a handler of the type was last timed.
+   */
+  long handlerNanos(int type, long now) {
+    long h = handlerNanos.getOpaque(type * STRIDE);
+    if (h == 0) {
+      return 0;
+    }
+    long age = now - handlerNanos.getOpaque(type * STRIDE + 1);
+    return age < HALF_LIFE_NANOS ? h : Math.max(1, h >>> Math.min(62, age / HALF_LIFE_NANOS));
   }
 
   /** The pod's standing queue delay at {@code now}. */
@@ -81,7 +106,7 @@ final class Admission {
    * before it, whose sender waits until {@code deadline}: null to take it, else the refusal.
    */
   Refusal admit(int type, int ahead, long now, long deadline) {
-    long h = handlerNanos(type);
+    long h = handlerNanos(type, now);
     long wait = standing(now) + ahead * h;
     if (maxQueueNanos > 0 && wait > maxQueueNanos) {
       return new Refusal(OverloadCause.QUEUE_TIME, wait);
@@ -94,13 +119,14 @@ final class Admission {
   }
 
   /**
-   * Whether a message a drain takes at {@code now}, queued at {@code queuedAt} with its sender
-   * waiting until {@code deadline}, is now too late to begin: less than the type's handler time
-   * and the margin (a tenth of the time it had when queued, at most {@link #MARGIN_CAP_NANOS}) is
-   * left. Before any handler of the type was timed, only the margin counts.
+   * Whether a message a drain takes at {@code now}, its sender waiting until {@code deadline}, is
+   * now too late to begin: less than the type's handler time and the margin is left (the same test
+   * as on arrival, with nothing ahead of it any more). Before any handler of the type was timed,
+   * only the margin counts.
    */
-  boolean lateToBegin(int type, long now, long queuedAt, long deadline) {
-    return handlerNanos(type) + margin(deadline - queuedAt) >= deadline - now;
+  boolean lateToBegin(int type, long now, long deadline) {
+    long left = deadline - now;
+    return handlerNanos(type, now) + margin(left) >= left;
   }
 
   /** A drain took a message at {@code now} that had waited {@code waited} in its mailbox. */
@@ -122,10 +148,11 @@ final class Admission {
     }
   }
 
-  /** A handler of the type of index {@code type} ran for {@code nanos}. */
-  void handled(int type, long nanos) {
-    long old = handlerNanos.getOpaque(type);
+  /** A handler of the type of index {@code type} ran for {@code nanos}, returning at {@code now}. */
+  void handled(int type, long nanos, long now) {
+    long old = handlerNanos(type, now); // an average that had faded starts again from what is left of it
     long n = Math.max(1, nanos);
-    handlerNanos.setOpaque(type, old == 0 ? n : old + (n - old) / 8);
+    handlerNanos.setOpaque(type * STRIDE, old == 0 ? n : Math.max(1, old + (n - old) / 8));
+    handlerNanos.setOpaque(type * STRIDE + 1, now);
   }
 }

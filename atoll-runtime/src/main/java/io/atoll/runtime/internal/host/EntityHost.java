@@ -209,12 +209,26 @@ public final class EntityHost {
       i.runHere(d, draining); // out of the gate: a release waiting for it need not wait for a handler
       return true;
     }
+    if (r instanceof Refused no) {
+      // Out of the gate too: the sender's continuations run now, and may block or send again.
+      try {
+        activations.refused(t, no.cause());
+      } finally {
+        d.failed(new DeliveryException(DeliveryException.Reason.OVERLOADED, no.why(),
+            java.time.Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(no.waitNanos()))));
+      }
+      return true;
+    }
     return r == Boolean.TRUE;
   }
 
+  /** A delivery refused as overloaded inside the gate, to be told to its sender outside it. */
+  private record Refused(OverloadCause cause, long waitNanos, String why) {}
+
   /**
    * A delivery inside the shard's gate: false if the shard is not accepted here, true if the
-   * message was queued or failed, or the instance whose drain the caller must run now.
+   * message was queued or failed, the instance whose drain the caller must run now, or a
+   * {@link Refused} the caller tells the sender once out of the gate.
    */
   private Object enter(ShardState s, TypeRuntime t, String entityId, Delivery d, boolean runHere, long now) {
     if (s.state != ShardState.ACTIVE || stopping || !lease.valid(now)) {
@@ -222,19 +236,18 @@ public final class EntityHost {
     }
     int maxQueued = ctx.settings().maxQueued();
     if (activations.queued() >= maxQueued) {
-      refuse(d, t, OverloadCause.POD_QUEUE_FULL, admission.standing(now), "message to " + t.name + "/" + entityId
-          + " refused by pod " + view.self() + ": overloaded, " + maxQueued + " messages already wait for their"
-          + " entities here (maxQueued); send less or add pods");
-      return true;
+      return new Refused(OverloadCause.POD_QUEUE_FULL, admission.standing(now), "message to " + t.name + "/"
+          + entityId + " refused by pod " + view.self() + ": overloaded, " + maxQueued + " messages already wait for"
+          + " their entities here (maxQueued); send less or add pods");
     }
     InstanceTable map = s.table(t.index);
     for (;;) {
       EntityInstance inst = map.get(entityId);
       // Before a new instance is made: a refused message leaves nothing behind.
-      Admission.Refusal late = admission.admit(t.index, inst == null ? 0 : inst.ahead(), now, d.deadlineNanos());
+      int ahead = inst == null ? 0 : inst.ahead();
+      Admission.Refusal late = admission.admit(t.index, ahead, now, d.deadlineNanos());
       if (late != null) {
-        refuse(d, t, late.cause(), late.waitNanos(), refusal(t, entityId, late, now, d.deadlineNanos()));
-        return true;
+        return new Refused(late.cause(), late.waitNanos(), refusal(t, entityId, late, now, d.deadlineNanos()));
       }
       if (inst == null) {
         EntityInstance fresh = new EntityInstance(activations, s, t, entityId);
@@ -243,7 +256,8 @@ public final class EntityHost {
           inst = fresh;
         }
       }
-      d.queuedAt(now);
+      // Only a message that waits behind no other of its entity's measures the pod's standing delay.
+      d.queuedAt(ahead == 0 ? now : Delivery.NOT_QUEUED);
       EntityInstance.Offer r = inst.offer(d, Math.min(maxQueued, MAX_QUEUED_PER_ENTITY), runHere);
       if (r == EntityInstance.Offer.ACCEPTED) {
         return true;
@@ -252,11 +266,10 @@ public final class EntityHost {
         return inst;
       }
       if (r == EntityInstance.Offer.FULL) {
-        refuse(d, t, OverloadCause.ENTITY_QUEUE_FULL, inst.ahead() * admission.handlerNanos(t.index), "message to "
-            + t.name + "/" + entityId + " refused by pod " + view.self() + ": overloaded, "
+        return new Refused(OverloadCause.ENTITY_QUEUE_FULL, inst.ahead() * admission.handlerNanos(t.index, now),
+            "message to " + t.name + "/" + entityId + " refused by pod " + view.self() + ": overloaded, "
             + Math.min(maxQueued, MAX_QUEUED_PER_ENTITY)
             + " messages already wait for this entity (its handler is slow or blocked); send less to it");
-        return true;
       }
       if (r == EntityInstance.Offer.CLOSED) {
         // Fenced earlier and still finishing a handler (the shard is served again): a successor
@@ -265,16 +278,6 @@ public final class EntityHost {
         continue;
       }
       map.remove(inst); // passivated meanwhile: start a new one
-    }
-  }
-
-  /** Refuses {@code d}, unhandled, as overloaded for {@code cause}, with the hint {@code waitNanos}. */
-  private void refuse(Delivery d, TypeRuntime t, OverloadCause cause, long waitNanos, String why) {
-    try {
-      activations.refused(t, cause);
-    } finally {
-      d.failed(new DeliveryException(DeliveryException.Reason.OVERLOADED, why,
-          java.time.Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(waitNanos))));
     }
   }
 

@@ -656,7 +656,7 @@ final class EntityInstance implements Runnable, EntityContext {
           + " expired in its mailbox before it was handled"));
       return open;
     }
-    if (host.lateToBegin(type, now, queuedAt, d.deadlineNanos())) {
+    if (host.lateToBegin(type, now, d.deadlineNanos())) {
       tooLate(d, now);
       return open;
     }
@@ -669,10 +669,12 @@ final class EntityInstance implements Runnable, EntityContext {
       fence(); // the drain ends the activation when it finds the mailbox empty
       return open;
     }
+    boolean activated = false;
     if (behaviour == null) {
       if (!activate(d)) {
         return open;
       }
+      activated = true;
       // The factory may take long (a database round trip to claim the entity's row) or the process
       // may freeze inside it: look at the lease again before the first handler runs.
       if (!host.serving(shard, host.now()) || fenced()) {
@@ -684,20 +686,23 @@ final class EntityInstance implements Runnable, EntityContext {
     current = d;
     boolean ok = false;
     // Handlers that may block are timed every time (a clock read is nothing beside them); those
-    // on shared drains, which never block, one in eight.
+    // on shared drains, which never block, one in eight. The handler only: an activation's
+    // factory (a database load, say) is paid once per entity, not by every message of its type.
     boolean timed = !type.sharedDrains || (now & 7) == 0;
+    long began = timed && activated ? host.now() : now;
     try {
       behaviour.onMessage(d.message(), this);
       ok = true;
-      if (timed) {
-        host.handlerTime(type, host.now() - now);
-      }
     } catch (Throwable t) {
       d.failed(new DeliveryException(DeliveryException.Reason.ENTITY_FAILED, "entity " + type.name + "/" + id
           + " failed on " + d.message().getClass().getSimpleName() + ": " + t, t));
       endActivation(false); // restart: the next message gets a fresh activation
     } finally {
       current = null;
+      if (timed) {
+        long end = host.now();
+        host.handlerTime(type, end - began, end); // a handler that threw took its time too
+      }
     }
     // Outside the handler's try: the delivery's own failure is not the entity's (see drain).
     try {
@@ -729,7 +734,7 @@ final class EntityInstance implements Runnable, EntityContext {
           + " refused by pod " + host.self() + " unhandled: overloaded, it waited until "
           + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(d.deadlineNanos() - now)
           + " ms were left of its sender's deadline, less than this type's handlers take now; retry later, send"
-          + " less, or add pods"));
+          + " less, or add pods", java.time.Duration.ZERO));
     }
   }
 

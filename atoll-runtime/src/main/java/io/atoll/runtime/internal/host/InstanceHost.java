@@ -39,14 +39,14 @@ interface InstanceHost {
   /** A drain took a message at {@code now} that had waited {@code waited} in its mailbox. */
   void began(long waited, long now);
 
-  /**
-   * Whether a message of {@code type} a drain takes at {@code now} (queued at {@code queuedAt},
-   * {@link Delivery#NOT_QUEUED} if unknown) is too late to begin before its {@code deadline}.
-   */
-  boolean lateToBegin(TypeRuntime type, long now, long queuedAt, long deadline);
+  /** Whether a message of {@code type} a drain takes at {@code now} is too late to begin before its {@code deadline}. */
+  boolean lateToBegin(TypeRuntime type, long now, long deadline);
 
-  /** A handler of {@code type} ran for {@code nanos} (a sample: not every handler is timed). */
-  void handlerTime(TypeRuntime type, long nanos);
+  /**
+   * A handler of {@code type} ran for {@code nanos}, returning at {@code now} (a sample: not every
+   * handler is timed).
+   */
+  void handlerTime(TypeRuntime type, long nanos, long now);
 
   /** A message to an entity of {@code type} was refused as overloaded for {@code cause}. */
   void refused(TypeRuntime type, io.atoll.runtime.OverloadCause cause);

@@ -24,14 +24,14 @@ class AdmissionTest {
   void nothingIsRefusedBeforeAnythingWasMeasured() {
     Admission a = new Admission(1, 100 * MS, 0);
     assertThat(a.admit(0, 5_000, 0, 10 * MS)).isNull();
-    assertThat(a.lateToBegin(0, 8 * MS, 0, 10 * MS)).isFalse();
-    assertThat(a.lateToBegin(0, 9 * MS, 0, 10 * MS)).as("within the margin, a tenth of its 10 ms").isTrue();
+    assertThat(a.lateToBegin(0, 10 * MS - 1, 10 * MS)).as("nothing is late before its deadline").isFalse();
+    assertThat(a.lateToBegin(0, 10 * MS, 10 * MS)).isTrue();
   }
 
   @Test
   void aMessageBehindALongQueueIsRefusedForQueueTimeWithTheWaitAsItsHint() {
     Admission a = new Admission(2, 100 * MS, 0);
-    a.handled(0, 10 * MS);
+    a.handled(0, 10 * MS, 0);
     Admission.Refusal r = a.admit(0, 11, 0, 10_000 * MS);
     assertThat(r).isNotNull();
     assertThat(r.cause()).isEqualTo(OverloadCause.QUEUE_TIME);
@@ -43,7 +43,7 @@ class AdmissionTest {
   @Test
   void aMessageThatWouldMissItsDeadlineIsRefusedOnArrivalEvenWithoutATimeBound() {
     Admission a = new Admission(1, 0, 0);
-    a.handled(0, 40 * MS);
+    a.handled(0, 40 * MS, 0);
     Admission.Refusal r = a.admit(0, 2, 0, 100 * MS); // 80 ms of queue, 40 of its own: past 100 ms
     assertThat(r).isNotNull();
     assertThat(r.cause()).isEqualTo(OverloadCause.DEADLINE);
@@ -55,21 +55,38 @@ class AdmissionTest {
   @Test
   void whenItsTurnComesAMessageWithTooLittleOfItsDeadlineLeftIsLate() {
     Admission a = new Admission(1, 0, 0);
-    a.handled(0, 30 * MS);
-    // queued at 0 with a 1 s deadline: its margin is 100 ms (a tenth, capped).
-    assertThat(a.lateToBegin(0, 860 * MS, 0, 1_000 * MS)).as("140 ms left: 30 + 100 fit").isFalse();
-    assertThat(a.lateToBegin(0, 880 * MS, 0, 1_000 * MS)).as("120 ms left: 30 + 100 do not").isTrue();
+    a.handled(0, 30 * MS, 9_000 * MS);
+    // A 10 s deadline: the margin is 100 ms (a tenth of what is left, capped) until 1 s is left.
+    assertThat(a.lateToBegin(0, 9_000 * MS, 10_000 * MS)).as("1 s left: 30 + 100 fit").isFalse();
+    assertThat(a.lateToBegin(0, 9_900 * MS, 10_000 * MS)).as("100 ms left: 30 + 10 fit").isFalse();
+    assertThat(a.lateToBegin(0, 9_960 * MS, 10_000 * MS)).as("40 ms left: 30 + 4 fit").isFalse();
+    assertThat(a.lateToBegin(0, 9_970 * MS, 10_000 * MS)).as("30 ms left: 30 + 3 do not").isTrue();
   }
 
   @Test
   void theHandlerTimeIsAMovingAverage() {
     Admission a = new Admission(1, 0, 0);
-    a.handled(0, 80 * MS);
-    assertThat(a.handlerNanos(0)).isEqualTo(80 * MS);
-    a.handled(0, 16 * MS);
-    assertThat(a.handlerNanos(0)).isEqualTo(72 * MS); // 80 + (16 - 80) / 8
-    a.handled(0, 0);
-    assertThat(a.handlerNanos(0)).as("a zero counts as 1 ns: measured, never unknown again").isPositive();
+    a.handled(0, 80 * MS, 0);
+    assertThat(a.handlerNanos(0, 0)).isEqualTo(80 * MS);
+    a.handled(0, 16 * MS, 0);
+    assertThat(a.handlerNanos(0, 0)).isEqualTo(72 * MS); // 80 + (16 - 80) / 8
+    a.handled(0, 0, 0);
+    assertThat(a.handlerNanos(0, 0)).as("a zero counts as 1 ns: measured, never unknown again").isPositive();
+  }
+
+  @Test
+  void theEstimateOfATypeWhoseHandlersAllStalledFadesSoItIsNotRefusedForGood() {
+    long s = 1_000 * MS;
+    Admission a = new Admission(1, 0, 0);
+    a.handled(0, 6 * s, 0); // its first handler waited 6 s on a lock: the average starts there
+    assertThat(a.admit(0, 0, 0, 5 * s)).as("6 s of handler cannot fit in a 5 s deadline").isNotNull();
+    assertThat(a.handlerNanos(0, Admission.HALF_LIFE_NANOS - 1)).isEqualTo(6 * s);
+    assertThat(a.handlerNanos(0, 2 * Admission.HALF_LIFE_NANOS)).as("halved per quiet second").isEqualTo(1_500 * MS);
+    assertThat(a.admit(0, 0, 2 * Admission.HALF_LIFE_NANOS, 2 * Admission.HALF_LIFE_NANOS + 5 * s))
+        .as("two quiet seconds later a message is let through to be timed").isNull();
+    a.handled(0, 10 * MS, 3 * s);
+    assertThat(a.handlerNanos(0, 3 * s)).as("the next sample averages with what was left")
+        .isBetween(600 * MS, 700 * MS);
   }
 
   @Test
@@ -106,7 +123,7 @@ class AdmissionTest {
     long handler = handlerMs * MS;
     long maxQueue = maxQueueMs * MS;
     Admission a = new Admission(1, maxQueue, 0);
-    record Msg(long arrived, long deadline, boolean measured) {}
+    record Msg(long arrived, long deadline, boolean measured, boolean idle) {}
     ArrayDeque<Msg> mailbox = new ArrayDeque<>();
     boolean running = false; // a handler runs until busyUntil
     long busyUntil = 0;
@@ -117,7 +134,7 @@ class AdmissionTest {
       // What the entity got to before this arrival: handlers return, the next message begins.
       for (;;) {
         if (running && busyUntil <= now) {
-          a.handled(0, handler);
+          a.handled(0, handler, busyUntil);
           running = false;
           handled++;
         }
@@ -126,8 +143,10 @@ class AdmissionTest {
         }
         Msg m = mailbox.poll();
         long begin = Math.max(busyUntil, m.arrived);
-        a.began(begin - m.arrived, begin);
-        if (a.lateToBegin(0, begin, m.arrived, m.deadline)) {
+        if (m.idle) {
+          a.began(begin - m.arrived, begin); // only a message that found its entity idle measures the pod
+        }
+        if (a.lateToBegin(0, begin, m.deadline)) {
           assertThat(m.measured).as("refused at its turn only if admitted before any handler was timed").isFalse();
           continue; // refused at its turn, before its deadline: nothing handled
         }
@@ -143,13 +162,13 @@ class AdmissionTest {
       }
       int ahead = mailbox.size() + (running ? 1 : 0);
       long deadline = now + deadlineMs * MS;
-      boolean measured = a.handlerNanos(0) > 0;
+      boolean measured = a.handlerNanos(0, now) == handler; // timed, and not faded by a quiet spell
       Admission.Refusal r = a.admit(0, ahead, now, deadline);
       if (ahead == 0 && a.standing(now) == 0 && handler + Admission.margin(deadline - now) < deadline - now) {
         assertThat(r).as("an idle entity with time for its handler takes the message").isNull();
       }
       if (r == null) {
-        mailbox.add(new Msg(now, deadline, measured));
+        mailbox.add(new Msg(now, deadline, measured, ahead == 0));
       }
     }
     assertThat(handled + mailbox.size()).as("something was admitted").isPositive();

@@ -124,12 +124,12 @@ class EntityInstanceTest {
     }
 
     @Override
-    public boolean lateToBegin(TypeRuntime type, long at, long queuedAt, long deadline) {
+    public boolean lateToBegin(TypeRuntime type, long at, long deadline) {
       return late;
     }
 
     @Override
-    public void handlerTime(TypeRuntime type, long nanos) {
+    public void handlerTime(TypeRuntime type, long nanos, long at) {
       handlerTimes.add(nanos);
     }
 
@@ -293,6 +293,24 @@ class EntityInstanceTest {
     assertThat(i.busy()).isFalse();
     i.offer(new Msg("d"));
     assertThat(host.started).as("an idle instance starts a new drain").containsExactly(i);
+  }
+
+  @Test
+  void aMessageTooLateToBeginIsRefusedAsOverloadedUnhandledAndTheNextIsHandled() {
+    EntityInstance i = instance(false);
+    Msg late = new Msg("late");
+    late.onTaken = () -> host.late = true;
+    Msg next = new Msg("next");
+    next.onTaken = () -> host.late = false;
+    i.offer(late);
+    i.offer(next);
+    drain(i);
+    assertThat(late.fate).isEqualTo("failed OVERLOADED");
+    assertThat(next.fate).isEqualTo("handled");
+    assertThat(handled).as("the late message never reached the handler").containsExactly("next");
+    assertThat(host.events).containsExactly("refused DEADLINE_AT_HANDLER", "activated");
+    assertThat(host.handlerTimes).as("the one handler that ran was timed").hasSize(1);
+    assertThat(i.busy()).isFalse();
   }
 
   @Test
