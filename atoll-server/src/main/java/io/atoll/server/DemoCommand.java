@@ -40,7 +40,7 @@ final class DemoCommand implements Callable<Integer> {
   int concurrency;
 
   @Option(names = "--rate", defaultValue = "auto", description = "Deposits per second; auto: a short closed-loop"
-      + " run first finds what this machine sustains, and the load runs at 40 % of it; 0 for as many as"
+      + " run first finds what this machine sustains, and the load runs at 30 % of it; 0 for as many as"
       + " --concurrency allows (default: ${DEFAULT-VALUE}).")
   String rateText;
 

@@ -8,8 +8,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLIntegrityConstraintViolationException;
 import java.sql.Statement;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 
 /**
  * Where the demo's accounts keep their state: a JDBC database shared by every pod (H2 over TCP in
@@ -46,18 +44,12 @@ public final class AccountDb implements AutoCloseable {
   }
 
   private final String url;
-  private final BlockingQueue<Connection> pool;
+  private final ConnectionPool pool;
 
-  /** A pool of {@code connections} connections to {@code url}. */
+  /** At most {@code connections} connections to {@code url}: one opened now, the rest as needed. */
   public AccountDb(String url, int connections) throws SQLException {
     this.url = url;
-    this.pool = new ArrayBlockingQueue<>(connections);
-    for (int i = 0; i < connections; i++) {
-      Connection c = DriverManager.getConnection(url, "sa", "");
-      c.setAutoCommit(false);
-      c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-      pool.add(c);
-    }
+    this.pool = new ConnectionPool(url, connections);
   }
 
   /** Creates the tables if needed. */
@@ -92,13 +84,7 @@ public final class AccountDb implements AutoCloseable {
   }
 
   private <T> T tx(Work<T> w) throws SQLException, StaleTokenException {
-    Connection c;
-    try {
-      c = pool.take();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new SQLException("interrupted waiting for a connection", e);
-    }
+    Connection c = pool.take();
     try {
       T r = w.run(c);
       c.commit();
@@ -107,7 +93,7 @@ public final class AccountDb implements AutoCloseable {
       c.rollback();
       throw e;
     } finally {
-      pool.add(c);
+      pool.give(c);
     }
   }
 
@@ -347,13 +333,6 @@ public final class AccountDb implements AutoCloseable {
 
   @Override
   public void close() {
-    Connection c;
-    while ((c = pool.poll()) != null) {
-      try {
-        c.close();
-      } catch (SQLException e) {
-        // closing anyway
-      }
-    }
+    pool.close();
   }
 }

@@ -61,7 +61,7 @@ public final class DemoRun {
   /** {@link Options#rate()} that asks for a calibration first: the load runs at {@link #SHARE} of what it finds. */
   public static final int CALIBRATE = -1;
   /** The share of the calibrated rate the load runs at: room for the faults, the second load and a joining JVM. */
-  static final double SHARE = 0.4;
+  static final double SHARE = 0.3;
   /** Messages in flight while calibrating. */
   static final int PROBE_CONCURRENCY = 200;
   /** The longest calibration, in seconds. */

@@ -7,8 +7,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 
 /**
  * Where the demo's statements ({@link io.atoll.server.demo.Statement}) keep their lines: tables of
@@ -21,22 +19,11 @@ import java.util.concurrent.BlockingQueue;
  */
 public final class StatementDb implements AutoCloseable {
 
-  private final BlockingQueue<Connection> pool;
+  private final ConnectionPool pool;
 
-  /** A pool of {@code connections} connections to {@code url}. */
+  /** At most {@code connections} connections to {@code url}: one opened now, the rest as needed. */
   public StatementDb(String url, int connections) throws SQLException {
-    this.pool = new ArrayBlockingQueue<>(connections);
-    try {
-      for (int i = 0; i < connections; i++) {
-        Connection c = DriverManager.getConnection(url, "sa", "");
-        c.setAutoCommit(false);
-        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-        pool.add(c);
-      }
-    } catch (SQLException e) {
-      close();
-      throw e;
-    }
+    this.pool = new ConnectionPool(url, connections);
   }
 
   /** Creates the statements' tables if needed. */
@@ -67,13 +54,7 @@ public final class StatementDb implements AutoCloseable {
   }
 
   private <T> T tx(Work<T> w) throws SQLException {
-    Connection c;
-    try {
-      c = pool.take();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new SQLException("interrupted waiting for a connection", e);
-    }
+    Connection c = pool.take();
     try {
       T r = w.run(c);
       c.commit();
@@ -82,7 +63,7 @@ public final class StatementDb implements AutoCloseable {
       c.rollback();
       throw e;
     } finally {
-      pool.add(c);
+      pool.give(c);
     }
   }
 
@@ -253,13 +234,6 @@ public final class StatementDb implements AutoCloseable {
 
   @Override
   public void close() {
-    Connection c;
-    while ((c = pool.poll()) != null) {
-      try {
-        c.close();
-      } catch (SQLException e) {
-        // closing anyway
-      }
-    }
+    pool.close();
   }
 }
