@@ -241,6 +241,11 @@ public final class ShardManager implements AutoCloseable {
     CompletableFuture<Void> f = CompletableFuture.runAsync(task, loop);
     try {
       f.get();
+      if (Thread.currentThread().isInterrupted()) {
+        // get() returns a result already there without looking at the interrupt: a start from an
+        // interrupted thread fails the same whether or not the loop was done first.
+        throw new InterruptedException("interrupted while the loop ran the task");
+      }
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException re) {
         throw re;
