@@ -237,9 +237,16 @@ public final class ManagerAddresses implements AutoCloseable {
 
   /**
    * A call to {@code failedAt} failed with {@code failure}: as {@link #failed(PodAddress, Throwable)};
-   * and if the link stays where it is and the failure was no answer at all (not a standby's refusal,
-   * which is an answer), the channel is replaced if it has been silent for {@code silenceNanos}
-   * ({@link #reopenIfSilent}). The one step every caller of the managers takes after a failure.
+   * and if the link stays where it is and the failure was no answer at all, or a standby's refusal
+   * that names no leader, the channel is replaced if no leader has answered on it for
+   * {@code silenceNanos} ({@link #reopenIfSilent}). The one step every caller of the managers takes
+   * after a failure.
+   *
+   * <p>Why a standby naming no leader too: a standby answers so only while a takeover is under way,
+   * which takes a store lease at most. A connection that a standby accepted as it handed its port to
+   * the manager it became can outlive its server, and went on answering "a standby; no manager
+   * leads" for minutes while the manager led on the same port (a pod declared dead could not join
+   * again until that manager was killed). A fresh connection reaches whoever listens now.
    *
    * @return whether the call should be retried soon: the link moved, or its channel is fresh
    */
@@ -247,7 +254,9 @@ public final class ManagerAddresses implements AutoCloseable {
     if (failed(failedAt, failure)) {
       return true;
     }
-    return unanswered(failure) && LeaderHint.refusal(failure).isEmpty() && reopenIfSilent(failedAt, silenceNanos);
+    Optional<LeaderHint.Refusal> refusal = LeaderHint.refusal(failure);
+    return unanswered(failure) && (refusal.isEmpty() || refusal.get().leader().isEmpty())
+        && reopenIfSilent(failedAt, silenceNanos);
   }
 
   /** The configured managers, for messages: the one address, or the list. */

@@ -227,13 +227,28 @@ class ManagerAddressesTest {
   }
 
   @Test
-  void afterAFailureTheLinkMovesOrReplacesASilentChannelButAnAnswerOrAStandbysRefusalKeepsIt() {
+  void aStandbyThatNamesNoLeaderForTheSilenceGetsAFreshChannel() {
+    try (ManagerAddresses lone = new ManagerAddresses(List.of(LEADER), Wire::channel, now::get)) {
+      long silence = TimeUnit.SECONDS.toNanos(1);
+      io.grpc.ManagedChannel first = lone.channel();
+      advanceMillis(900);
+      assertThat(lone.failedOrReopened(LEADER, LeaderHint.notLeader(Optional.empty(), 0), silence))
+          .as("a takeover may be under way: no leader has been silent for the silence yet").isFalse();
+      advanceMillis(100);
+      assertThat(lone.failedOrReopened(LEADER, LeaderHint.notLeader(Optional.empty(), 0), silence))
+          .as("still no leader named after the silence: a fresh connection").isTrue();
+      assertThat(lone.reopens()).isEqualTo(1);
+      assertThat(lone.channel()).isNotSameAs(first);
+      assertThat(lone.current()).isEqualTo(LEADER);
+    }
+  }
+
+  @Test
+  void afterAFailureTheLinkMovesOrReplacesASilentChannelButAnAnswerKeepsIt() {
     try (ManagerAddresses lone = new ManagerAddresses(List.of(LEADER), Wire::channel, now::get)) {
       long silence = TimeUnit.SECONDS.toNanos(1);
       advanceMillis(1_000);
       io.grpc.ManagedChannel first = lone.channel();
-      assertThat(lone.failedOrReopened(LEADER, LeaderHint.notLeader(Optional.empty(), 0), silence))
-          .as("a standby's refusal (UNAVAILABLE, but an answer) keeps the channel").isFalse();
       assertThat(lone.failedOrReopened(LEADER,
           Status.FAILED_PRECONDITION.withDescription("busy").asRuntimeException(), silence))
           .as("an error from a live manager is an answer").isFalse();
