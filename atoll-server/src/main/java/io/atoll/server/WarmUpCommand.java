@@ -20,7 +20,7 @@ import picocli.CommandLine.Command;
  * its own, and a client, all in this process on loopback, for a few deposits, then gone. It loads
  * the classes a pod and a manager load when they start, so that the {@code ./atoll} script can
  * record them in a class-data archive ({@code -XX:ArchiveClassesAtExit}) once per build, and every
- * JVM of the demo, the joining pod's among them, starts in about half the time.
+ * JVM of the demo, the joining pod's among them, starts faster (an idle pod in 0.9–1.0 s instead of 1.7–1.9 s).
  */
 @Command(name = "warm-up", hidden = true, description = "Loads what a manager and a pod load, then exits (for"
     + " the class-data archive the atoll script records).")

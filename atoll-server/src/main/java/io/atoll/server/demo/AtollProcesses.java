@@ -33,7 +33,7 @@ public final class AtollProcesses {
   private static List<String> childOptions() {
     List<String> out = new ArrayList<>();
     // The class-data archive the atoll script recorded for its jar: a child on the same class
-    // path starts in about half the time (one that does not match is ignored, silently).
+    // path starts faster (a pod in about half the time) (one that does not match is ignored, silently).
     String archive = System.getProperty("atoll.cds.archive", "");
     if (!archive.isEmpty() && java.nio.file.Files.isRegularFile(Path.of(archive))
         && System.getProperty("atoll.child.classpath") == null) {

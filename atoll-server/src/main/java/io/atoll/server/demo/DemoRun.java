@@ -182,8 +182,9 @@ public final class DemoRun {
       int rate = o.rate();
       long firstOp = 1;
       if (rate == CALIBRATE) {
-        rate = calibrate(client, ledger);
-        firstOp = lastProbe.nextOp();
+        Calibration calibration = calibrate(client, ledger);
+        rate = calibration.rate();
+        firstOp = calibration.nextOp();
       }
       Load load = new Load(client, ledger, o.accounts(), o.concurrency(), firstOp, rate).start();
       say("load started: deposits (tell) and balance checks (ask), " + (rate > 0 ? rate + "/s, " : "")
@@ -198,7 +199,7 @@ public final class DemoRun {
       boolean ok = new RunReport(out).print(a, ledger, log,
           o.dir().toString());
       RunReport.printPhases(out, ledger.outcomes().split(kills, AFTER_KILL_NANOS), AFTER_KILL_NANOS,
-          ledger.outcomes().firstAckMillisAfter(loadStart));
+          ledger.outcomes().firstAckMillisAfter(loadStart), ledger.outcomes().notKept());
       ok &= statements.report(out);
       if (standbyManager != null && !o.keepRunning()) {
         if (leaderChangeMillis < 0) {
@@ -230,7 +231,8 @@ public final class DemoRun {
     }
   }
 
-  private Load lastProbe;
+  /** What calibrating found: the rate to run at, and the first op id after the probe's deposits. */
+  private record Calibration(int rate, long nextOp) {}
 
   /**
    * Finds the rate this machine sustains: deposits with {@link #PROBE_CONCURRENCY} in flight, as
@@ -239,11 +241,10 @@ public final class DemoRun {
    * Returns {@link #SHARE} of the best of the last three seconds. Its deposits are real: the ledger
    * audits them with the rest.
    */
-  private int calibrate(Sharding client, Ledger ledger) throws InterruptedException {
+  private Calibration calibrate(Sharding client, Ledger ledger) throws InterruptedException {
     say("calibrating: deposits with " + PROBE_CONCURRENCY + " in flight until the rate holds steady (at most "
         + PROBE_SECONDS + " s), to find what this machine sustains (--rate N skips this)");
     Load probe = new Load(client, ledger, o.accounts(), PROBE_CONCURRENCY, 1, 0).start();
-    lastProbe = probe;
     List<Double> perSecond = new ArrayList<>();
     long last = ledger.ackedCount();
     long lastAt = System.nanoTime();
@@ -264,7 +265,7 @@ public final class DemoRun {
     int rate = Math.max(50, (int) Math.round(sustained * SHARE / 50) * 50);
     say(String.format("this machine sustains ~%,.0f deposits/s (after %d s); running at %,d/s (%.0f %% of it: room"
         + " for the faults, the statements and a joining pod)", sustained, perSecond.size(), rate, SHARE * 100));
-    return rate;
+    return new Calibration(rate, probe.nextOp());
   }
 
   /** Whether the rates agree within a tenth of the largest. */

@@ -27,8 +27,30 @@ public final class Outcomes {
 
   private record Outcome(long sent, long done, Kind kind) {}
 
+  /**
+   * Most outcomes kept (about 40 MB): a run kept going ({@code --keep-running}) records no more
+   * once it has this many, and counts them apart.
+   */
+  static final int MAX_KEPT = 1_000_000;
+
   private final List<Outcome> all = new ArrayList<>();
   private final AtomicLong firstAck = new AtomicLong(Long.MIN_VALUE);
+  private final AtomicLong notKept = new AtomicLong();
+  private final int maxKept;
+
+  /** Keeps up to {@link #MAX_KEPT} outcomes. */
+  public Outcomes() {
+    this(MAX_KEPT);
+  }
+
+  Outcomes(int maxKept) {
+    this.maxKept = maxKept;
+  }
+
+  /** Deposits that ended after {@link #MAX_KEPT} were kept: counted in no phase. */
+  public long notKept() {
+    return notKept.get();
+  }
 
   /** A deposit sent at {@code sent} ended at {@code done} with {@code failure} (null: acknowledged). */
   public void record(long sent, long done, Throwable failure) {
@@ -43,8 +65,12 @@ public final class Outcomes {
     }
     Outcome o = new Outcome(sent, done, k);
     synchronized (all) {
-      all.add(o);
+      if (all.size() < maxKept) {
+        all.add(o);
+        return;
+      }
     }
+    notKept.incrementAndGet();
   }
 
   /** When the first deposit was acknowledged, or {@link Long#MIN_VALUE} if none was. */

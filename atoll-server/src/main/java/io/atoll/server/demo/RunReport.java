@@ -73,13 +73,18 @@ public final class RunReport {
    * sent within {@code windowNanos} after one), and when the first was acknowledged
    * ({@code firstAckMillis} after the load started, -1 if never).
    */
-  public static void printPhases(PrintStream out, Outcomes.Split split, long windowNanos, long firstAckMillis) {
+  public static void printPhases(PrintStream out, Outcomes.Split split, long windowNanos, long firstAckMillis,
+      long notKept) {
     out.println();
     out.println("== how the deposits ended ==");
     phase(out, "steady state", split.steady());
     phase(out, "around a kill -9", split.aroundKills());
     out.printf("                       (in flight at a kill -9, or sent within %d s after one)%n",
         TimeUnit.NANOSECONDS.toSeconds(windowNanos));
+    if (notKept > 0) {
+      out.printf("not split              %,d (ended after the first %,d deposits, which alone are kept)%n", notKept,
+          Outcomes.MAX_KEPT);
+    }
     out.println(firstAckMillis < 0 ? "first acknowledgement  none"
         : String.format("first acknowledgement  %,d ms after the load started", firstAckMillis));
   }

@@ -22,14 +22,20 @@ class AvailabilityTest {
     }
   }
 
-  @Test
-  void aWindowCountsTheLongestGapThatEndsInItOrIsStillOpen() {
-    AtomicLong now = new AtomicLong(1_000 * MS);
-    Availability a = new Availability(ShardHasher.DEFAULT, 16, now::get);
-    String[] acct = twoShards(16);
+  private final AtomicLong now = new AtomicLong(1_000 * MS);
+  private final Availability a = new Availability(ShardHasher.DEFAULT, 16, now::get);
+  private final String[] acct = twoShards(16);
+
+  /** A window begins, and both shards are acknowledged at once. */
+  private void beginWithBothAcked() {
     a.begin();
     a.acked(acct[0]);
     a.acked(acct[1]);
+  }
+
+  @Test
+  void aWindowCountsTheLongestGapThatEndsInItOrIsStillOpen() {
+    beginWithBothAcked();
     now.addAndGet(300 * MS);
     a.acked(acct[0]); // a 300 ms gap, closed
     now.addAndGet(400 * MS);
@@ -38,12 +44,7 @@ class AvailabilityTest {
 
   @Test
   void aGapIsCountedFromTheWindowsStartAtTheEarliestSoNoFaultIsChargedForTheOneBefore() {
-    AtomicLong now = new AtomicLong(1_000 * MS);
-    Availability a = new Availability(ShardHasher.DEFAULT, 16, now::get);
-    String[] acct = twoShards(16);
-    a.begin();
-    a.acked(acct[0]);
-    a.acked(acct[1]);
+    beginWithBothAcked();
     now.addAndGet(5_000 * MS); // the first fault: shard of acct[0] gets nothing for 5 s
     a.acked(acct[1]);
     assertThat(a.end()).isEqualTo(5_000);

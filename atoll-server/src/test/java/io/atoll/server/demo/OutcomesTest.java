@@ -44,6 +44,16 @@ class OutcomesTest {
   }
 
   @Test
+  void pastItsBoundItKeepsNoMoreAndCountsTheRestApart() {
+    Outcomes o = new Outcomes(2);
+    o.record(1 * S, 2 * S, null);
+    o.record(1 * S, 2 * S, null);
+    o.record(1 * S, 2 * S, failure(DeliveryException.Reason.TIMEOUT));
+    assertThat(o.split(List.of(), 5 * S).steady()).isEqualTo(new Outcomes.Tally(2, 2, 0, 0, 0));
+    assertThat(o.notKept()).isEqualTo(1);
+  }
+
+  @Test
   void theCalibrationHoldsWhenThreeSecondsAgreeWithinATenth() {
     assertThat(DemoRun.steady(List.of(1000.0, 950.0, 920.0))).isTrue();
     assertThat(DemoRun.steady(List.of(1000.0, 800.0, 990.0))).isFalse();
