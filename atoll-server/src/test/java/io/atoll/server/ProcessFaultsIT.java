@@ -217,11 +217,33 @@ class ProcessFaultsIT {
   void aPodPausedLongerThanItsLeaseHasFencedItselfWhenItWakesAndNothingRunsTwice() throws Exception {
     ManagedProcess sleeper = pods.get(0);
     PodId id = podAt(sleeper);
+    ClusterConfig view = client.config();
+    Set<Integer> itsShards = Set.copyOf(view.positionsByOwner().get(id).stream().map(p -> p + 1).toList());
+    String account = null;
+    for (int i = 0; account == null; i++) {
+      if (itsShards.contains(ShardHasher.DEFAULT.shardOf("frozen-" + i, view.size()))) {
+        account = "frozen-" + i;
+      }
+    }
     sleeper.pause();
     long frozenSince = AccountDb.nowMicros(); // read after the signal: the freeze began no later
     try {
+      // Sent to the frozen pod: it waits there, unanswered.
+      var stuck = client.entity(io.atoll.server.demo.Account.TYPE, account)
+          .<Long>ask(io.atoll.server.demo.AccountMsg.Balance::new, Duration.ofSeconds(60)).toCompletableFuture();
       Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() ->
           client.config().pod(id).map(e -> e.status() == PodStatus.GONE).orElse(false));
+      // Once the pod is declared dead its lease has run out: nothing sent to it is still due to run
+      // there. The ask fails as outcome unknown at once, not when the pod thaws (it is still frozen).
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> stuck.get(5, TimeUnit.SECONDS)).cause()
+          .isInstanceOfSatisfying(io.atoll.runtime.DeliveryException.class, e -> {
+            assertThat(e.reason()).isEqualTo(io.atoll.runtime.DeliveryException.Reason.OUTCOME_UNKNOWN);
+            assertThat(e).hasMessageContaining("no longer a member");
+          });
+      // and the account's new owner serves it while the old one is still frozen.
+      assertThat(client.entity(io.atoll.server.demo.Account.TYPE, account)
+          .<Long>ask(io.atoll.server.demo.AccountMsg.Balance::new, Duration.ofSeconds(10)).toCompletableFuture()
+          .get(15, TimeUnit.SECONDS)).isZero();
       awaitOwned(2);
       awaitAcked(1000); // the others serve its accounts now
     } finally {

@@ -1,56 +1,97 @@
 package io.atoll.server.chaos;
 
 import io.atoll.core.ShardHasher;
-import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.TreeMap;
 
 /**
- * How long shards go without an acknowledged deposit, per fault window: the chaos run's measure of
- * unavailability. Every acknowledgement closes a gap for its shard (the time since the shard's
- * previous one, or since the window began if that was later); the longest gap that ends inside a
- * window, or is still open when it closes, is that window's figure. A gap is counted from the
- * window's start at the earliest: what a shard went without before, a previous window (its fault,
- * or its recovery) has already counted as still open when it closed. Its resolution is the time
- * between deposits to one shard (the load's rate over the number of shards), which the baseline
- * window, without faults, shows. Shards that no deposit has reached yet (the load's accounts need
- * not cover every shard) are not counted. Thread-safe.
+ * How long shards keep deposits waiting without acknowledging any, per fault window: the chaos
+ * run's measure of unavailability. A shard is unavailable while a deposit to it is outstanding and
+ * it acknowledges nothing. An acknowledgement closes such a span, from the sending of the oldest
+ * deposit waiting or the shard's previous acknowledgement, whichever is later; a deposit that ends
+ * without one (refused, timed out, failed) closes its own, from its sending at the earliest; a deposit
+ * still outstanding when a window ends counts up to then. The longest span that ends inside a
+ * window, or is still open when it closes, is that window's figure. A span is counted from the
+ * window's start at the earliest: a previous window (its fault, or its recovery) has already
+ * counted what came before as still open when it closed.
+ *
+ * <p>An idle shard is not unavailable: with one account in a shard and the load's rate spread over
+ * a thousand accounts, seconds may pass between two deposits to it. (The figure before 2026-11-27
+ * was the time between acknowledgements of a shard, idle or not; with sparse shards its noise
+ * reached 5-9 s in windows without any fault at all.) Thread-safe.
  */
-final class Availability {
+final class Availability implements io.atoll.server.demo.Load.Deposits {
 
   private final ShardHasher hasher;
   private final int shards;
   private final java.util.function.LongSupplier clock;
-  private final AtomicLongArray lastAck;
-  private volatile long windowStart;
-  private volatile long windowMax;
+  private final Shard[] state;
   private final Object lock = new Object();
+  private long windowStart;
+  private long windowMax;
+
+  /** One shard: when it last acknowledged, and the sending times of its deposits outstanding. */
+  private static final class Shard {
+    long lastAck;
+    final TreeMap<Long, Integer> outstanding = new TreeMap<>();
+
+    void add(long sentAt) {
+      outstanding.merge(sentAt, 1, Integer::sum);
+    }
+
+    void remove(long sentAt) {
+      outstanding.computeIfPresent(sentAt, (k, n) -> n == 1 ? null : n - 1);
+    }
+  }
 
   Availability(ShardHasher hasher, int shards) {
     this(hasher, shards, System::nanoTime);
   }
 
-  /** As above, on {@code clock} (nanoseconds). */
+  /** As above, on {@code clock} (nanoseconds; sending times are on it too). */
   Availability(ShardHasher hasher, int shards, java.util.function.LongSupplier clock) {
     this.hasher = hasher;
     this.shards = shards;
     this.clock = clock;
-    this.lastAck = new AtomicLongArray(shards + 1); // 0: no acknowledgement yet
+    this.state = new Shard[shards + 1];
+    for (int s = 1; s <= shards; s++) {
+      state[s] = new Shard();
+    }
     this.windowStart = clock.getAsLong();
   }
 
-  /** A deposit to {@code account} was acknowledged now. */
-  void acked(String account) {
-    int shard = hasher.shardOf(account, shards);
-    long now = clock.getAsLong();
-    long last = lastAck.getAndSet(shard, now);
-    long gap = last == 0 ? 0 : now - Math.max(last, windowStart);
-    if (gap > windowMax) {
-      synchronized (lock) {
-        windowMax = Math.max(windowMax, gap);
-      }
+  /** A deposit to {@code account} was sent at {@code sentAt}. */
+  @Override
+  public void sent(String account, long sentAt) {
+    Shard s = state[hasher.shardOf(account, shards)];
+    synchronized (s) {
+      s.add(sentAt);
     }
   }
 
-  /** Starts a window: gaps are counted from here. */
+  /**
+   * The deposit to {@code account} sent at {@code sentAt} ended now: acknowledged, or not (refused,
+   * timed out, failed).
+   */
+  @Override
+  public void ended(String account, long sentAt, boolean acked) {
+    Shard s = state[hasher.shardOf(account, shards)];
+    long now = clock.getAsLong();
+    long span;
+    synchronized (s) {
+      // An acknowledgement ends the span of every deposit waiting, from the oldest; a failure only its own.
+      long from = acked && !s.outstanding.isEmpty() ? Math.min(s.outstanding.firstKey(), sentAt) : sentAt;
+      s.remove(sentAt);
+      span = now - Math.max(from, s.lastAck);
+      if (acked) {
+        s.lastAck = Math.max(s.lastAck, now);
+      }
+    }
+    synchronized (lock) {
+      windowMax = Math.max(windowMax, Math.min(span, now - windowStart));
+    }
+  }
+
+  /** Starts a window: spans are counted from here. */
   void begin() {
     synchronized (lock) {
       windowStart = clock.getAsLong();
@@ -58,18 +99,21 @@ final class Availability {
     }
   }
 
-  /** Ends the window; returns its longest gap in milliseconds, counting gaps still open. */
+  /** Ends the window; returns its longest span in milliseconds, counting deposits still outstanding. */
   long end() {
     long now = clock.getAsLong();
     synchronized (lock) {
       long max = windowMax;
-      for (int s = 1; s <= shards; s++) {
-        long last = lastAck.get(s);
-        if (last != 0) {
-          max = Math.max(max, now - Math.max(last, windowStart));
+      for (int i = 1; i <= shards; i++) {
+        Shard s = state[i];
+        synchronized (s) {
+          if (!s.outstanding.isEmpty()) {
+            long from = Math.max(Math.max(s.outstanding.firstKey(), s.lastAck), windowStart);
+            max = Math.max(max, now - from);
+          }
         }
       }
-      return max / 1_000_000;
+      return Math.max(0, max) / 1_000_000;
     }
   }
 }

@@ -28,16 +28,26 @@ public final class Load {
 
   private final int rate;
   private volatile Pacer pacer;
-  private final Acks acks;
+  private final Deposits deposits;
 
-  /** Hears each acknowledged deposit, from the threads that complete them. */
-  @FunctionalInterface
-  public interface Acks {
+  /** Hears of each deposit as it leaves and as it ends (from the thread that completes it). */
+  public interface Deposits {
     /** Nobody listens. */
-    Acks NONE = account -> { };
+    Deposits NONE = new Deposits() {
+      @Override
+      public void sent(String account, long sentAt) {
+      }
 
-    /** A deposit to {@code account} was acknowledged. */
-    void acked(String account);
+      @Override
+      public void ended(String account, long sentAt, boolean acked) {
+      }
+    };
+
+    /** A deposit to {@code account} leaves at {@code sentAt} ({@link System#nanoTime()}). */
+    void sent(String account, long sentAt);
+
+    /** That deposit ended now: acknowledged, or not (refused, timed out, failed). */
+    void ended(String account, long sentAt, boolean acked);
   }
 
   /** Closed-loop load from {@code client} over {@code accounts} accounts; op ids start at {@code firstOp}. */
@@ -47,12 +57,13 @@ public final class Load {
 
   /** Load at {@code rate} messages per second (0: closed loop), at most {@code concurrency} in flight. */
   public Load(Sharding client, Ledger ledger, int accounts, int concurrency, long firstOp, int rate) {
-    this(client, ledger, accounts, concurrency, firstOp, rate, Acks.NONE);
+    this(client, ledger, accounts, concurrency, firstOp, rate, Deposits.NONE);
   }
 
-  /** As above, telling {@code acks} of each acknowledged deposit. */
-  public Load(Sharding client, Ledger ledger, int accounts, int concurrency, long firstOp, int rate, Acks acks) {
-    this.acks = acks;
+  /** As above, telling {@code deposits} of each deposit sent and ended. */
+  public Load(Sharding client, Ledger ledger, int accounts, int concurrency, long firstOp, int rate,
+      Deposits deposits) {
+    this.deposits = deposits;
     this.rate = rate;
     this.client = client;
     this.ledger = ledger;
@@ -103,11 +114,12 @@ public final class Load {
       long amount = 1 + rnd.nextInt(100);
       ledger.sent();
       long sentAt = System.nanoTime();
+      deposits.sent(account, sentAt);
       client.entity(Account.TYPE, account).tell(new AccountMsg.Deposit(op, amount)).whenComplete((v, e) -> {
         ledger.outcomes.record(sentAt, System.nanoTime(), e);
+        deposits.ended(account, sentAt, e == null);
         if (e == null) {
           ledger.acked(op, account, amount);
-          acks.acked(account);
         } else if (ledger.failed(op, e) == io.atoll.runtime.DeliveryException.Reason.OVERLOADED && pace != null) {
           pace.overloaded(System.nanoTime());
         }

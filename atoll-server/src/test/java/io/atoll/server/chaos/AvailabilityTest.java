@@ -26,33 +26,64 @@ class AvailabilityTest {
   private final Availability a = new Availability(ShardHasher.DEFAULT, 16, now::get);
   private final String[] acct = twoShards(16);
 
-  /** A window begins, and both shards are acknowledged at once. */
-  private void beginWithBothAcked() {
+  /** Sends a deposit to {@code account} now; returns its sending time. */
+  private long send(String account) {
+    long t = now.get();
+    a.sent(account, t);
+    return t;
+  }
+
+  private void later(long millis) {
+    now.addAndGet(millis * MS);
+  }
+
+  @Test
+  void anIdleShardIsNotUnavailableHoweverLongNothingReachesIt() {
     a.begin();
-    a.acked(acct[0]);
-    a.acked(acct[1]);
+    a.ended(acct[0], send(acct[0]), true);
+    later(8_000); // no deposit to either shard for 8 s: the load is sparse, nothing waits
+    long t = send(acct[0]);
+    later(20);
+    a.ended(acct[0], t, true);
+    assertThat(a.end()).isEqualTo(20);
   }
 
   @Test
-  void aWindowCountsTheLongestGapThatEndsInItOrIsStillOpen() {
-    beginWithBothAcked();
-    now.addAndGet(300 * MS);
-    a.acked(acct[0]); // a 300 ms gap, closed
-    now.addAndGet(400 * MS);
-    assertThat(a.end()).as("the other shard's gap, 700 ms and still open").isEqualTo(700);
+  void aDepositWaitingWhileItsShardAcknowledgesNothingCountsUntilItEnds() {
+    a.begin();
+    long first = send(acct[0]);
+    later(300);
+    a.ended(acct[1], send(acct[1]), true); // the other shard serves meanwhile
+    later(400);
+    a.ended(acct[0], first, true);
+    assertThat(a.end()).isEqualTo(700);
   }
 
   @Test
-  void aGapIsCountedFromTheWindowsStartAtTheEarliestSoNoFaultIsChargedForTheOneBefore() {
-    beginWithBothAcked();
-    now.addAndGet(5_000 * MS); // the first fault: shard of acct[0] gets nothing for 5 s
-    a.acked(acct[1]);
-    assertThat(a.end()).isEqualTo(5_000);
-    a.begin(); // the next fault's window: acct[0]'s shard recovers 200 ms into it
-    now.addAndGet(200 * MS);
-    a.acked(acct[0]);
-    a.acked(acct[1]);
-    now.addAndGet(100 * MS);
-    assertThat(a.end()).as("200 ms of this window, not the 5.2 s since the shard's last ack").isEqualTo(200);
+  void aFailedDepositCountsAsLongAsItWaitedAndOneStillOutstandingCountsUpToTheWindowsEnd() {
+    a.begin();
+    long lost = send(acct[0]);
+    later(1_500);
+    a.ended(acct[0], lost, false); // timed out: 1.5 s without an answer
+    long open = send(acct[1]);
+    later(2_000);
+    assertThat(a.end()).as("the deposit to the other shard has waited 2 s and still waits").isEqualTo(2_000);
+    a.begin();
+    later(100);
+    a.ended(acct[1], open, true);
+    assertThat(a.end()).as("counted from the window's start: the earlier window had the first 2 s").isEqualTo(100);
+  }
+
+  @Test
+  void aSlowDepositOfAShardThatKeepsAcknowledgingOthersCountsOnlySinceTheLastAcknowledgement() {
+    a.begin();
+    long slow = send(acct[0]);
+    for (int i = 0; i < 10; i++) {
+      later(100);
+      a.ended(acct[0], send(acct[0]), true); // other deposits to the same shard pass it
+    }
+    later(50);
+    a.ended(acct[0], slow, true);
+    assertThat(a.end()).as("the shard was serving: only the last 50 ms without an acknowledgement count").isEqualTo(100);
   }
 }

@@ -319,6 +319,26 @@ final class PeerClient {
     }
   }
 
+  /**
+   * Fails every message this pod has not answered, as {@link DeliveryException.Reason#OUTCOME_UNKNOWN}:
+   * the config no longer has the pod as a member, so none of them is still due to be handled there
+   * (its lease ran out, or it stopped its entities and left); whether one was, before, is unknown.
+   * Their shards' routes are then free to send what waits behind them to the new owners.
+   */
+  void abandonUnanswered(String why) {
+    List<Pending> lost = new ArrayList<>();
+    for (Map.Entry<Long, Pending> e : inflight.entrySet()) {
+      if (inflight.remove(e.getKey(), e.getValue())) { // an answer arriving now wins, or this does
+        lost.add(e.getValue());
+      }
+    }
+    for (Pending p : lost) {
+      p.failWith(new DeliveryException(DeliveryException.Reason.OUTCOME_UNKNOWN, "pod " + peer + " " + why
+          + " without answering " + p.describe() + "; it may or may not have been handled"));
+      callback.resolved(p, false);
+    }
+  }
+
   /** Sends nothing more: queued messages go back to their routes; answers still arrive. */
   void stopSending() {
     retiring = true;

@@ -21,6 +21,15 @@ import java.util.function.Supplier;
 public final class PeerClients implements PeerChannels {
 
   private static final long RETIRE_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+  /**
+   * How long a retired pod's answers may still come in. A pod is GONE in the config only once it
+   * can handle nothing more: a pod that left stopped its entities before it unregistered (so its
+   * answers were already on their way), and a pod declared dead had its lease run out (a frozen or
+   * cut-off pod will answer nothing in time). Waiting longer, up to the send timeout, held every
+   * later message to its shards behind the unanswered ones: a pod frozen for 6 s kept its shards
+   * from their new owners for 6 s, though they took over after 4.
+   */
+  static final long RETIRE_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
 
   private final PodContext ctx;
   private final Ticker ticker;
@@ -53,20 +62,23 @@ public final class PeerClients implements PeerChannels {
   }
 
   /**
-   * {@code peer} left: what never left goes back to its route now; the client closes once the
-   * answers to what did are in (a pod that stops gracefully still answers what it received), or
-   * after the send timeout.
+   * {@code peer} left the config (it left, or was declared dead): what never left goes back to its
+   * route now; the client closes once the answers to what did are in, or after {@link
+   * #RETIRE_GRACE_NANOS}, failing what is still unanswered as outcome unknown.
    */
   public void retire(PodId peer) {
     PeerClient c = clients.remove(peer);
     if (c != null) {
       c.stopSending();
-      closeWhenAnswered(c, ticker.nanoTime() + ctx.settings().sendTimeout().toNanos());
+      closeWhenAnswered(c, ticker.nanoTime() + Math.min(RETIRE_GRACE_NANOS, ctx.settings().sendTimeout().toNanos()));
     }
   }
 
   private void closeWhenAnswered(PeerClient c, long deadline) {
     if (c.inflight() == 0 || ticker.nanoTime() - deadline > 0 || closed) {
+      if (c.inflight() > 0) {
+        c.abandonUnanswered("is no longer a member of the cluster (it left or was declared dead)");
+      }
       c.close();
       return;
     }
