@@ -17,6 +17,10 @@ import io.atoll.kv.internal.command.Commands;
 import io.atoll.kv.internal.command.Dispatcher;
 import io.atoll.kv.internal.command.ServerInfo;
 import io.atoll.kv.internal.command.Stats;
+import io.atoll.kv.internal.command.CommandLog;
+import io.atoll.kv.internal.command.Session;
+import io.atoll.kv.internal.persist.AppendOnlyFile;
+import io.atoll.kv.internal.resp.Reply;
 import io.atoll.kv.internal.resp.RespDecoder;
 import io.atoll.kv.internal.resp.RespLimits;
 import io.atoll.kv.internal.server.KvConnection;
@@ -80,10 +84,14 @@ public final class KvServer implements AutoCloseable {
   private final NodeKey nodeKey;
   /** Managed mode only (else null): the node's side of the shard manager. */
   private volatile ManagedNode managed;
+  /** The append-only file, or null without persistence. */
+  private final AppendOnlyFile aof;
 
   private KvServer(EventLoopGroup boss, EventLoopGroup workers, EventLoopGroup busGroup, ExecutorService migrations,
       ScheduledExecutorService expiry, ClusterBus bus, ClusterState cluster, Channel server, Channel tlsServer,
-      int port, int tlsPort, int busPort, SlotStore store, Migrator migrator, TlsFiles tlsFiles, NodeKey nodeKey) {
+      int port, int tlsPort, int busPort, SlotStore store, Migrator migrator, TlsFiles tlsFiles, NodeKey nodeKey,
+      AppendOnlyFile aof) {
+    this.aof = aof;
     this.nodeKey = nodeKey;
     this.tlsFiles = tlsFiles;
     this.tlsServer = tlsServer;
@@ -213,6 +221,20 @@ public final class KvServer implements AutoCloseable {
       cluster = new ClusterState(ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort, tlsPort)),
           clock, v -> { });
     }
+    // Managed mode keeps no keys yet: a restarted managed node is a new node, and keys it brought
+    // back would be keys of slots the manager has since given to others.
+    boolean persist = s.persistence().appendOnly() && manager == null;
+    if (s.persistence().appendOnly() && manager != null) {
+      LOG.warn("appendonly: not kept in managed mode yet; this node starts empty and keeps its keys in memory only");
+    }
+    java.util.concurrent.atomic.AtomicReference<KvServer> self = new java.util.concurrent.atomic.AtomicReference<>();
+    AppendOnlyFile aof = persist ? AppendOnlyFile.open(s.dataDir(), s.persistence().fsync(), () -> {
+      KvServer node = self.get();
+      if (node != null) {
+        Thread.ofPlatform().name("kv-stop").start(node::close);
+      }
+    }) : null;
+    CommandLog log = aof == null ? CommandLog.NONE : aof;
     EventLoopGroup boss = Transport.group(1, "kv-accept");
     EventLoopGroup workers = Transport.group(s.eventLoops(), "kv-io");
     EventLoopGroup busGroup = Transport.group(1, "kv-bus");
@@ -225,31 +247,31 @@ public final class KvServer implements AutoCloseable {
       if (bus != null) {
         bus.start(s.bind(), busPort);
       }
-      SlotStore store = new SlotStore();
+      SlotStore store = aof == null ? new SlotStore() : new SlotStore(aof);
       Stats stats = new Stats();
       Clients clients = new Clients();
       ServerInfo info = new ServerInfo(port, s.bind(), s.maxMemory(), s.maxBulkLength(), s.queryBufferLimit(),
-          s.outputBufferLimit(), s.nodeTimeoutMillis(), clock.getAsLong());
+          s.outputBufferLimit(), s.nodeTimeoutMillis(), clock.getAsLong(), log);
       Migrator migrator = new Migrator(store, cluster, clock);
       NodeKey nodeKey = new NodeKey();
       CommandTable table = Commands.table(store, cluster, bus != null ? bus : Health.MANAGED,
           bus != null ? bus::meet : (host, p) -> { },
           () -> Nodes.pod(s.bind(), port, random.nextLong(), busPort, tlsPort), migrator, migrations,
           stats, clients, info, auth, nodeKey);
-      Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, clock, s.maxMemory(), observer);
+      Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, clock, s.maxMemory(), observer, log);
       RespLimits limits = new RespLimits(s.maxBulkLength(), s.maxArrayLength(), s.maxInlineLength(),
           s.queryBufferLimit());
       // Clients over TLS only: the plaintext port is not opened (its number still names the node).
       Channel server = s.tls() != null && s.tls().only() ? null : listen(boss, workers, s.bind(), port, null, () -> {
         stats.connected();
-        return new KvConnection(dispatcher, clients, clock, s.outputBufferLimit(), false, auth.required());
+        return new KvConnection(dispatcher, clients, clock, s.outputBufferLimit(), false, auth.required(), log);
       }, limits);
       Channel tlsServer = null;
       if (ssl != null) {
         try {
           tlsServer = listen(boss, workers, s.bind(), tlsPort, ssl, () -> {
             stats.connected();
-            return new KvConnection(dispatcher, clients, clock, s.outputBufferLimit(), true, auth.required());
+            return new KvConnection(dispatcher, clients, clock, s.outputBufferLimit(), true, auth.required(), log);
           }, limits);
         } catch (RuntimeException | InterruptedException e) {
           if (server != null) {
@@ -257,6 +279,19 @@ public final class KvServer implements AutoCloseable {
           }
           throw e;
         }
+      }
+      if (aof != null) {
+        // Clients connecting meanwhile are answered -LOADING, as Redis does.
+        Session replaying = new Session(0, "appendonly", "appendonly", 0, false, true);
+        io.netty.buffer.ByteBuf sink = io.netty.buffer.Unpooled.buffer(256);
+        Reply discard = new Reply();
+        discard.target(sink);
+        aof.load(args -> {
+          sink.clear();
+          dispatcher.replay(args, replaying, discard);
+        });
+        sink.release();
+        expiry.scheduleWithFixedDelay(aof::tick, 1000, 1000, TimeUnit.MILLISECONDS);
       }
       // Its own thread: a slot's lock may be held for a while (MIGRATE), and that must not stall
       // the bus (missed pings would make peers suspect this node) or a client event loop.
@@ -267,14 +302,22 @@ public final class KvServer implements AutoCloseable {
           tlsServer == null || server == null ? "" : " and TLS port " + tlsPort,
           manager != null ? "control port for the shard manager" : "cluster bus", busPort, Transport.name(),
           auth.required() ? ", password required" : "");
-      return new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, tlsServer, port, tlsPort,
-          busPort, store, migrator, tlsFiles, nodeKey);
+      KvServer node = new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, tlsServer, port,
+          tlsPort, busPort, store, migrator, tlsFiles, nodeKey, aof);
+      self.set(node);
+      return node;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       shutdown(boss, workers, busGroup, migrations, expiry);
+      if (aof != null) {
+        aof.close();
+      }
       throw new IllegalStateException("interrupted while starting", e);
     } catch (RuntimeException e) {
       shutdown(boss, workers, busGroup, migrations, expiry);
+      if (aof != null) {
+        aof.close();
+      }
       throw new IllegalStateException("cannot start on " + s.bind() + ":" + port + " (bus " + busPort
           + (tlsPort == 0 ? "" : ", TLS port " + tlsPort) + "): " + e.getMessage(), e);
     }
@@ -476,6 +519,10 @@ public final class KvServer implements AutoCloseable {
       bus.close();
     }
     shutdown(boss, workers, busGroup, migrations, expiry);
+    if (aof != null) {
+      workers.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS); // nothing appends any more
+      aof.close(); // written and synced: a clean stop loses nothing under any policy
+    }
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {

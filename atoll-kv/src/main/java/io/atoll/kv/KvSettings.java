@@ -9,7 +9,8 @@ import java.util.Objects;
  * @param bind the address to listen on and to announce to the cluster (default 127.0.0.1)
  * @param port the client port, 0 for any free port
  * @param busPort the cluster-bus port; -1 for {@code port + 10000} as Redis does, 0 for any free port
- * @param dataDir where the node keeps its cluster config ({@code nodes.conf}); keys are not persisted
+ * @param dataDir where the node keeps its cluster config ({@code nodes.conf}) and, with {@code persistence}, its
+ *     append-only file ({@code appendonlydir})
  * @param eventLoops client event-loop threads, at least 1
  * @param maxMemory estimated bytes of data above which writes are refused with Redis' OOM error; 0
  *     for no limit
@@ -21,10 +22,19 @@ import java.util.Objects;
  * @param nodeTimeoutMillis how long a silent node takes to be suspected (PFAIL)
  * @param requirePass the default user's password (Redis' {@code requirepass}), or null for none
  * @param tls a TLS client port (Redis' {@code tls-port}), or null for none
+ * @param persistence what is kept on disk (not in managed mode yet: a managed node starts empty)
  */
 public record KvSettings(String bind, int port, int busPort, Path dataDir, int eventLoops, long maxMemory,
     int maxBulkLength, int maxArrayLength, int maxInlineLength, long queryBufferLimit, long outputBufferLimit,
-    long nodeTimeoutMillis, String requirePass, KvTls tls) {
+    long nodeTimeoutMillis, String requirePass, KvTls tls, KvPersistence persistence) {
+
+  /** Settings without persistence. */
+  public KvSettings(String bind, int port, int busPort, Path dataDir, int eventLoops, long maxMemory,
+      int maxBulkLength, int maxArrayLength, int maxInlineLength, long queryBufferLimit, long outputBufferLimit,
+      long nodeTimeoutMillis, String requirePass, KvTls tls) {
+    this(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength, maxInlineLength,
+        queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, tls, KvPersistence.OFF);
+  }
 
   /** Settings without a password or a TLS port. */
   public KvSettings(String bind, int port, int busPort, Path dataDir, int eventLoops, long maxMemory,
@@ -45,6 +55,7 @@ public record KvSettings(String bind, int port, int busPort, Path dataDir, int e
           + " bus ports)");
     }
     Objects.requireNonNull(dataDir, "dataDir");
+    Objects.requireNonNull(persistence, "persistence");
     check("port", port, 0, 65535);
     check("bus port", busPort, -1, 65535);
     check("event loops", eventLoops, 1, 1024);
@@ -72,32 +83,39 @@ public record KvSettings(String bind, int port, int busPort, Path dataDir, int e
   /** This with another bus port. */
   public KvSettings withBusPort(int p) {
     return new KvSettings(bind, port, p, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
-        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, tls);
+        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, tls, persistence);
   }
 
   /** This with another node timeout. */
   public KvSettings withNodeTimeout(long millis) {
     return new KvSettings(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
-        maxInlineLength, queryBufferLimit, outputBufferLimit, millis, requirePass, tls);
+        maxInlineLength, queryBufferLimit, outputBufferLimit, millis, requirePass, tls, persistence);
   }
 
   /** This with the default user's password ({@code requirepass}; null for none). */
   public KvSettings withPassword(String password) {
     return new KvSettings(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
-        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, password, tls);
+        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, password, tls, persistence);
   }
 
   /** This with a TLS client port (null for none). */
   public KvSettings withTls(KvTls t) {
     return new KvSettings(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
-        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, t);
+        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, t, persistence);
+  }
+
+  /** This with what is kept on disk. */
+  public KvSettings withPersistence(KvPersistence p) {
+    return new KvSettings(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
+        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, tls, p);
   }
 
   @Override
   public String toString() { // never the password
     return "KvSettings[bind=" + bind + ", port=" + port + ", busPort=" + busPort + ", dataDir=" + dataDir
         + ", eventLoops=" + eventLoops + ", maxMemory=" + maxMemory + ", nodeTimeoutMillis=" + nodeTimeoutMillis
-        + ", requirePass=" + (requirePass == null ? "none" : "(set)") + ", tls=" + tls + "]";
+        + ", requirePass=" + (requirePass == null ? "none" : "(set)") + ", tls=" + tls + ", persistence="
+        + persistence + "]";
   }
 
   private static void check(String name, long v, long min, long max) {

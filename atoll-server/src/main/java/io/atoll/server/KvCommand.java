@@ -20,7 +20,8 @@ import picocli.CommandLine.Option;
 /** {@code atoll kv}: one node of Atoll KV, a Redis-Cluster-compatible key-value server. */
 @Command(name = "kv", mixinStandardHelpOptions = true,
     description = "Runs an Atoll KV node: Redis Cluster's protocol and commands; form a cluster with"
-        + " redis-cli --cluster create. Keys live in memory only; the cluster config is kept in the data directory.")
+        + " redis-cli --cluster create. The cluster config and an append-only file of every write are kept in the"
+        + " data directory; a node restarted on it comes back with its keys.")
 final class KvCommand implements Callable<Integer> {
 
   @Mixin
@@ -39,8 +40,20 @@ final class KvCommand implements Callable<Integer> {
   @Option(names = "--bind", defaultValue = "127.0.0.1", description = "Address to listen on and announce (default: ${DEFAULT-VALUE}).")
   String bind;
 
-  @Option(names = "--data-dir", description = "Where the node keeps its cluster config (default: data/kv-<port>).")
+  @Option(names = "--data-dir", description = "Where the node keeps its cluster config and its append-only file"
+      + " (default: data/kv-<port>).")
   Path dataDir;
+
+  @Option(names = "--appendonly", description = "Log every write to <data-dir>/appendonlydir and replay it at start:"
+      + " yes or no (Redis' appendonly; default: yes, and no with --manager, where it is not supported yet).")
+  String appendOnly;
+
+  @Option(names = "--appendfsync", defaultValue = "everysec", description = "When the log reaches the disk (Redis'"
+      + " appendfsync): always (a reply leaves only after its write is synced; one sync per event-loop turn for"
+      + " every connection), everysec (a reply leaves after its write reached the OS, synced once a second: a crash"
+      + " of the machine loses at most about a second, a crash of the process nothing) or no (the OS syncs when it"
+      + " likes) (default: ${DEFAULT-VALUE}).")
+  String appendFsync;
 
   @Option(names = "--event-loops", defaultValue = "0", description = "Client I/O threads; 0 for one per core (default: ${DEFAULT-VALUE}).")
   int eventLoops;
@@ -102,6 +115,24 @@ final class KvCommand implements Callable<Integer> {
   @Option(names = "--http-host", defaultValue = "127.0.0.1", description = "Address the HTTP endpoint listens on (default: ${DEFAULT-VALUE}).")
   String httpHost;
 
+  /** What --appendonly and --appendfsync ask for. */
+  private io.atoll.kv.KvPersistence persistence() {
+    io.atoll.kv.KvPersistence.Fsync fsync = io.atoll.kv.KvPersistence.Fsync.parse(appendFsync);
+    if (appendOnly == null) {
+      return manager != null ? io.atoll.kv.KvPersistence.OFF : new io.atoll.kv.KvPersistence(true, fsync);
+    }
+    boolean on = switch (appendOnly.toLowerCase(java.util.Locale.ROOT)) {
+      case "yes" -> true;
+      case "no" -> false;
+      default -> throw new IllegalArgumentException("--appendonly: '" + appendOnly + "' (expected: yes or no)");
+    };
+    if (on && manager != null) {
+      throw new IllegalArgumentException("--appendonly yes: not supported with --manager yet (a managed node that"
+          + " restarts joins as a new node, and its slots' keys come from the other nodes); expected: no --appendonly");
+    }
+    return new io.atoll.kv.KvPersistence(on, fsync);
+  }
+
   @Override
   public Integer call() throws Exception {
     KvSettings settings;
@@ -114,7 +145,7 @@ final class KvCommand implements Callable<Integer> {
           (int) Math.min(Integer.MAX_VALUE - 64, bytes("--proto-max-bulk-len", maxBulk)), d.maxArrayLength(),
           d.maxInlineLength(), Math.max(d.queryBufferLimit(), bytes("--proto-max-bulk-len", maxBulk)),
           bytes("--client-output-buffer-limit", outputLimit), nodeTimeout);
-      settings = settings.withPassword(password());
+      settings = settings.withPassword(password()).withPersistence(persistence());
       if (tlsPort >= 0) {
         if (tls.ca == null || tls.cert == null || tls.key == null) {
           throw new IllegalArgumentException("--tls-port needs --tls-ca, --tls-cert and --tls-key (the node's"

@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
     description = "Cluster sharding for the JVM.",
     subcommands = {ManagerCommand.class, PodCommand.class, StatusCommand.class, RebalanceCommand.class,
         DemoCommand.class, ChaosCommand.class, KvCommand.class, KvDemoCommand.class, CertsCommand.class,
-        WarmUpCommand.class})
+        WarmUpCommand.class, KvCheckAofCommand.class})
 public final class Main implements Callable<Integer> {
 
   /** Runs the command line and exits with its code. */

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Three {@code atoll kv} processes formed into a cluster by the real {@code redis-cli --cluster
  * create}; one is killed with SIGKILL, seen as failed by the others, restarted with its data
- * directory, and rejoins with its node id and slots (its keys are gone: they are not persisted).
+ * directory, and rejoins with its node id, its slots and its keys (replayed from its append-only file).
  */
 class KvProcessIT {
   @TempDir
@@ -54,6 +54,8 @@ class KvProcessIT {
       String id2 = cli(null, "-p", String.valueOf(ports[2]), "CLUSTER", "MYID").trim();
       String mine2 = myLine(ports[2]);
       long keysOn0 = Long.parseLong(cli(null, "-p", String.valueOf(ports[0]), "DBSIZE").trim());
+      long keysOn2 = Long.parseLong(cli(null, "-p", String.valueOf(ports[2]), "DBSIZE").trim());
+      assertThat(keysOn2).isPositive();
 
       nodes.get(2).kill();
       await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
@@ -71,7 +73,16 @@ class KvProcessIT {
       });
       assertThat(cli(null, "-p", String.valueOf(ports[2]), "CLUSTER", "MYID").trim()).isEqualTo(id2);
       assertThat(myLine(ports[2]).replaceAll(" \\d+ \\d+ ", " ")).isEqualTo(mine2.replaceAll(" \\d+ \\d+ ", " "));
-      assertThat(cli(null, "-p", String.valueOf(ports[2]), "DBSIZE").trim()).isEqualTo("0");
+      assertThat(Long.parseLong(cli(null, "-p", String.valueOf(ports[2]), "DBSIZE").trim())).as("keys replayed")
+          .isEqualTo(keysOn2);
+      StringBuilder gets = new StringBuilder();
+      StringBuilder expected = new StringBuilder();
+      for (int i = 0; i < 300; i++) {
+        gets.append("GET p:").append(i).append('\n');
+        expected.append(i).append('\n');
+      }
+      assertThat(cli(gets.toString(), "-c", "-p", String.valueOf(ports[0])).replaceAll("(?m)^-> Redirected.*\n", ""))
+          .isEqualTo(expected.toString());
       assertThat(Long.parseLong(cli(null, "-p", String.valueOf(ports[0]), "DBSIZE").trim())).isEqualTo(keysOn0);
     }
   }

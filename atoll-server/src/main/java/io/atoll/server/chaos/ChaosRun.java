@@ -149,13 +149,14 @@ public final class ChaosRun {
       say(o.pods() + " pods up; " + names.shardsLine(client.config()));
       Load load = new Load(client, ledger, o.accounts(), o.concurrency(), 1, o.rate(), availability).start();
       FaultStats stats = new FaultStats();
-      TimeUnit.MILLISECONDS.sleep(Math.max(3_000, o.recovery().toMillis())); // warming up, not measured
+      long warm = warmUp(ledger);
       availability.begin();
       TimeUnit.MILLISECONDS.sleep(Math.max(3_000, o.recovery().toMillis())); // the baseline's length
       long baseline = availability.end();
       stats.baseline(baseline);
-      say("load started: " + o.rate() + " msg/s; after a warm-up, baseline (no fault): longest a shard kept a deposit waiting without"
-          + " acknowledging any " + baseline + " ms");
+      say("load started: " + o.rate() + " msg/s, acknowledged at that rate after " + warm + " ms (cold JVMs, every"
+          + " account activating); baseline (no fault): longest a shard kept a deposit waiting without acknowledging"
+          + " any " + baseline + " ms");
       FaultPlan plan = new FaultPlan(o.kinds(), random);
       long loadStart = System.nanoTime();
       int n = 0;
@@ -188,6 +189,23 @@ public final class ChaosRun {
           : "") + " in " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - loadStart) + " s");
       return ok ? 0 : 1;
     }
+  }
+
+  /**
+   * Waits, up to 30 s, until the load is acknowledged at 90 % of its rate for two seconds running:
+   * the baseline is then the measure's floor in steady state, not a cold start. Returns how long.
+   */
+  private long warmUp(Ledger ledger) throws InterruptedException {
+    long t0 = System.nanoTime();
+    int good = 0;
+    long acked = ledger.ackedCount();
+    while (good < 2 && System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(30)) {
+      TimeUnit.SECONDS.sleep(1); // one second's acknowledgements, counted
+      long now = ledger.ackedCount();
+      good = now - acked >= o.rate() * 9L / 10 ? good + 1 : 0;
+      acked = now;
+    }
+    return (System.nanoTime() - t0) / 1_000_000;
   }
 
   /**

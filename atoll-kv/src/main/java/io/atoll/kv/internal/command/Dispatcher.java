@@ -22,6 +22,18 @@ public final class Dispatcher {
   private final LongSupplier clock;
   private final long maxMemory;
   private final KvObserver observer;
+  private final CommandLog log;
+  /**
+   * Write commands whose arguments do not replay to the same result: a time relative to now (SET EX,
+   * EXPIRE, GETEX, RESTORE's ttl) or keys that leave for another node (MIGRATE). The changes they
+   * make are logged one by one instead, as their effect (SET ... PXAT, PEXPIREAT, DEL).
+   */
+  private static final java.util.Set<String> LOGGED_BY_EFFECT = java.util.Set.of("set", "setex", "psetex", "getex",
+      "getdel", "expire", "pexpire", "expireat", "pexpireat", "persist", "restore", "restore-asking", "migrate");
+  /** What is served while the log replays at start; the rest answers -LOADING, as Redis does. */
+  private static final java.util.Set<String> SERVED_WHILE_LOADING = java.util.Set.of("info", "auth", "hello", "command",
+      "quit", "lastsave", "shutdown", "config", "client", "echo", "select");
+  static final String LOADING = "LOADING Redis is loading the dataset in memory";
   /**
    * Managed mode: the hand-offs' internal commands, refused to a connection that did not prove it
    * is a node (see {@code NodeKey}). Without a manager RESTORE-ASKING stays open, as Redis has it,
@@ -39,6 +51,13 @@ public final class Dispatcher {
   /** A dispatcher that also reports each command's outcome and time to {@code observer}. */
   public Dispatcher(CommandTable table, SlotStore store, ClusterState cluster, Stats stats, LongSupplier clock,
       long maxMemory, KvObserver observer) {
+    this(table, store, cluster, stats, clock, maxMemory, observer, CommandLog.NONE);
+  }
+
+  /** As above, logging every write to {@code log} for replay at start. */
+  public Dispatcher(CommandTable table, SlotStore store, ClusterState cluster, Stats stats, LongSupplier clock,
+      long maxMemory, KvObserver observer, CommandLog log) {
+    this.log = log;
     this.observer = observer;
     this.table = table;
     this.store = store;
@@ -103,6 +122,16 @@ public final class Dispatcher {
     if (!c.session.authenticated && !spec.has("no_auth")) {
       throw new CommandError(Auth.NOAUTH); // after the name and arity checks, as Redis orders them
     }
+    if (log.loading() && !SERVED_WHILE_LOADING.contains(name)) {
+      throw new CommandError(LOADING);
+    }
+    boolean write = spec.has("write");
+    if (write || name.equals("ping")) {
+      String error = log.writeError();
+      if (error != null) {
+        throw new CommandError("MISCONF Errors writing to the AOF file: " + error);
+      }
+    }
     if (!c.session.node && NODES_ONLY.contains(spec.name()) && cluster.managedBy() != null) {
       // A client with the password must not wipe or drain a slot behind the manager's back (ASKING writes
       // stay open, as in Redis cluster: see NodeKey).
@@ -112,6 +141,9 @@ public final class Dispatcher {
     }
     c.session.touched(spec.name(), c.now);
     c.session.asking = asking;
+    if (write) {
+      c.session.wrote(); // its reply waits until the log has it
+    }
     try {
       if (!spec.hasKeys(c.args.length)) {
         spec.handler().run(c);
@@ -139,7 +171,18 @@ public final class Dispatcher {
         if (redirect != null) {
           throw new CommandError(redirect);
         }
-        spec.handler().run(c);
+        boolean selfLogged = write && !LOGGED_BY_EFFECT.contains(spec.name());
+        if (!selfLogged) {
+          spec.handler().run(c);
+        } else {
+          c.slot.selfLogged(true);
+          try {
+            spec.handler().run(c);
+          } finally {
+            c.slot.selfLogged(false);
+          }
+          log.command(c.args); // ran without error, still holding the slot's lock: in the slot's order
+        }
       }
     } finally {
       if (!spec.name().equals("asking")) {
@@ -147,6 +190,40 @@ public final class Dispatcher {
       }
     }
   }
+
+  /**
+   * Replays one logged command at start: no routing, no limits, nothing logged again, and time
+   * stands still at 0, so no key expires while the log replays (every expiry that happened is in
+   * the log, as a DEL, where it happened).
+   *
+   * @throws IllegalArgumentException if the command is unknown or not one a log holds
+   */
+  public void replay(byte[][] args, Session session, Reply sink) {
+    String name = new String(args[0], StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
+    if (name.equals(FLUSH_SLOT)) {
+      Long n = args.length == 2 ? io.atoll.kv.internal.resp.Numbers.parseLong(args[1]) : null;
+      if (n == null || n < 0 || n >= KeySlots.SLOT_COUNT) {
+        throw new IllegalArgumentException("a malformed " + FLUSH_SLOT + " record");
+      }
+      io.atoll.kv.internal.store.Slot slot = store.slot(n.intValue());
+      synchronized (slot) {
+        slot.clear();
+      }
+      return;
+    }
+    CommandSpec spec = table.get(name);
+    if (spec == null || !spec.has("write") || !spec.hasKeys(args.length) || !arityOk(spec, args.length)) {
+      throw new IllegalArgumentException("'" + clip(name, 64) + "' is not a logged write command");
+    }
+    Call c = new Call(args, session, sink, 0);
+    c.slot = store.slot(KeySlots.slotOf(args[spec.firstKey()]));
+    synchronized (c.slot) {
+      spec.handler().run(c); // a CommandError goes to the caller, who counts it
+    }
+  }
+
+  /** The log's record of FLUSHALL, one per slot that held keys (Atoll's own; Redis has none). */
+  public static final String FLUSH_SLOT = "atoll-flushslot";
 
   private static boolean arityOk(CommandSpec spec, int argc) {
     int a = spec.arity();

@@ -96,7 +96,7 @@ final class Keys {
     if (at <= c.now) {
       c.slot.remove(key);
     } else {
-      c.slot.expire(e, at);
+      c.slot.expire(key, e, at);
     }
     c.reply.integer(1);
   }
@@ -119,12 +119,13 @@ final class Keys {
   }
 
   private void persist(Call c) {
-    Entry e = c.slot.get(c.key(1), c.now);
+    Key key = c.key(1);
+    Entry e = c.slot.get(key, c.now);
     if (e == null || e.expireAt == 0) {
       c.reply.integer(0);
       return;
     }
-    c.slot.expire(e, 0);
+    c.slot.expire(key, e, 0);
     c.reply.integer(1);
   }
 

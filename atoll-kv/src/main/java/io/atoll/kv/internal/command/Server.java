@@ -314,7 +314,10 @@ final class Server {
     m.put("maxmemory", Long.toString(info.maxMemory()));
     m.put("maxmemory-policy", "noeviction");
     m.put("save", "");
-    m.put("appendonly", "no");
+    boolean aof = info.log() != CommandLog.NONE;
+    m.put("appendonly", aof ? "yes" : "no");
+    m.put("appendfsync", info.log().appendfsync());
+    m.put("appenddirname", "appendonlydir");
     m.put("databases", "1");
     m.put("port", Integer.toString(info.tcpPort()));
     m.put("bind", info.bind());
@@ -394,7 +397,11 @@ final class Server {
           .append(human(info.maxMemory())).append("\r\nmaxmemory_policy:noeviction\r\n\r\n");
     }
     if (all || want.contains("persistence")) {
-      sb.append("# Persistence\r\nloading:0\r\nrdb_changes_since_last_save:0\r\naof_enabled:0\r\n\r\n");
+      sb.append("# Persistence\r\n");
+      for (String f : info.log().info()) {
+        sb.append(f).append("\r\n");
+      }
+      sb.append("\r\n");
     }
     if (all || want.contains("stats")) {
       sb.append("# Stats\r\ntotal_connections_received:").append(stats.connections.sum())

@@ -11,6 +11,15 @@ package io.atoll.kv.internal.command;
  * @param outputBufferLimit the per-client output limit
  * @param nodeTimeoutMillis the cluster node timeout
  * @param startedAt epoch ms
+ * @param log the append-only file ({@link CommandLog#NONE} without one): INFO persistence, CONFIG GET
  */
 public record ServerInfo(int tcpPort, String bind, long maxMemory, long maxBulk, long queryBufferLimit,
-    long outputBufferLimit, long nodeTimeoutMillis, long startedAt) {}
+    long outputBufferLimit, long nodeTimeoutMillis, long startedAt, CommandLog log) {
+
+  /** Settings of a node without an append-only file. */
+  public ServerInfo(int tcpPort, String bind, long maxMemory, long maxBulk, long queryBufferLimit,
+      long outputBufferLimit, long nodeTimeoutMillis, long startedAt) {
+    this(tcpPort, bind, maxMemory, maxBulk, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, startedAt,
+        CommandLog.NONE);
+  }
+}

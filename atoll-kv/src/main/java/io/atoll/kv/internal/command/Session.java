@@ -21,6 +21,8 @@ public final class Session {
   boolean readonly;
   boolean closeAfterReply;
   boolean authenticated;
+  /** A write ran whose reply has not yet waited for the log (the connection's thread only). */
+  private boolean wrote;
   /** It proved to be another node of this cluster (CLUSTER ATOLL-NODE): it may send hand-off commands. */
   boolean node;
   /**
@@ -53,6 +55,18 @@ public final class Session {
   }
 
   /** The client id (CLIENT ID). */
+  /** Whether a write command ran since the last {@link #takeWrote()}: its reply waits for the log. */
+  public boolean takeWrote() {
+    boolean w = wrote;
+    wrote = false;
+    return w;
+  }
+
+  /** Marks that a write ran (a deferred one ending, too): the replies that follow wait for the log. */
+  public void wrote() {
+    wrote = true;
+  }
+
   public long id() {
     return id;
   }

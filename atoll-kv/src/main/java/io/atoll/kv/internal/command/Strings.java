@@ -198,12 +198,12 @@ final class Strings {
     if (v != null) {
       Entry e = c.slot.get(key, c.now);
       if (persist) {
-        c.slot.expire(e, 0);
+        c.slot.expire(key, e, 0);
       } else if (at >= 0) {
         if (at <= c.now) {
           c.slot.remove(key);
         } else {
-          c.slot.expire(e, at);
+          c.slot.expire(key, e, at);
         }
       }
     }

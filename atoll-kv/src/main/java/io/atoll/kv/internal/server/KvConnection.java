@@ -2,6 +2,7 @@ package io.atoll.kv.internal.server;
 
 import io.atoll.kv.internal.command.Call;
 import io.atoll.kv.internal.command.Clients;
+import io.atoll.kv.internal.command.CommandLog;
 import io.atoll.kv.internal.command.Dispatcher;
 import io.atoll.kv.internal.command.Session;
 import io.atoll.kv.internal.resp.Reply;
@@ -34,6 +35,7 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
   private final long outputLimit;
   private final boolean tls;
   private final boolean passwordRequired;
+  private final CommandLog log;
   private final Reply reply = new Reply();
   private final ArrayDeque<Object> held = new ArrayDeque<>();
   private Session session;
@@ -53,6 +55,18 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
    */
   public KvConnection(Dispatcher dispatcher, Clients clients, LongSupplier clock, long outputLimit, boolean tls,
       boolean passwordRequired) {
+    this(dispatcher, clients, clock, outputLimit, tls, passwordRequired, CommandLog.NONE);
+  }
+
+  /**
+   * As above, on a node with an append-only file {@code log}: replies that follow a write leave
+   * only once the log has it (written, or synced under appendfsync always); if the log fails, they
+   * never leave and the connection closes (the client cannot know the outcome, and is not told a
+   * false one).
+   */
+  public KvConnection(Dispatcher dispatcher, Clients clients, LongSupplier clock, long outputLimit, boolean tls,
+      boolean passwordRequired, CommandLog log) {
+    this.log = log;
     this.tls = tls;
     this.passwordRequired = passwordRequired;
     this.dispatcher = dispatcher;
@@ -128,6 +142,7 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
         } else {
           write.accept(reply);
         }
+        session.wrote(); // what it changed (keys gone to another node) is logged before it answers
         waiting = false;
         ctx.channel().config().setAutoRead(ctx.channel().isWritable());
         flush(ctx);
@@ -143,6 +158,9 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     if (out.readableBytes() >= WRITE_CHUNK) {
+      if (!logged(ctx)) {
+        return;
+      }
       ctx.write(out);
       out = null;
       checkOutputLimit(ctx);
@@ -157,6 +175,9 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
   }
 
   private void closeAfterFlush(ChannelHandlerContext ctx) {
+    if (!logged(ctx)) {
+      return;
+    }
     closing = true;
     held.clear();
     ByteBuf b = out;
@@ -174,7 +195,30 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * Whether the replies buffered may leave: true unless a write among them is not in the log as
+   * the fsync policy promises and cannot be; then the connection closes, the replies unsent.
+   */
+  private boolean logged(ChannelHandlerContext ctx) {
+    if (!session.takeWrote() || log.awaitLogged()) {
+      return true;
+    }
+    LOG.warn("client {} closed: the append-only file could not take its writes ({}); their replies are not sent",
+        session.id(), log.writeError());
+    closing = true;
+    held.clear();
+    if (out != null) {
+      out.release();
+      out = null;
+    }
+    ctx.close();
+    return false;
+  }
+
   private void flush(ChannelHandlerContext ctx) {
+    if (!logged(ctx)) {
+      return;
+    }
     if (out != null && out.isReadable()) {
       ctx.write(out);
       out = null;

@@ -14,6 +14,12 @@ import java.util.Map;
 public final class Slot {
   private final int id;
   private final MemoryMeter meter;
+  private final SlotJournal journal;
+  /**
+   * True while a command runs that logs itself whole (its arguments replay to the same result):
+   * its changes are not logged one by one. A key it finds expired is logged all the same, first.
+   */
+  private boolean selfLogged;
   private final HashMap<Key, Entry> map = new HashMap<>();
   private int volatileKeys;
   /**
@@ -49,9 +55,18 @@ public final class Slot {
   // is held for another node (only a hand-off of this slot, one at a time, sets it).
   private volatile io.atoll.core.PodId heldFor;
 
-  Slot(int id, MemoryMeter meter) {
+  Slot(int id, MemoryMeter meter, SlotJournal journal) {
     this.id = id;
     this.meter = meter;
+    this.journal = journal;
+  }
+
+  /**
+   * Marks whether the command running now (holding this slot's lock) logs itself whole, so the
+   * changes it makes are not logged one by one. Reset it when the command ends.
+   */
+  public void selfLogged(boolean on) {
+    selfLogged = on;
   }
 
   /** This slot's number. */
@@ -63,7 +78,8 @@ public final class Slot {
   public Entry get(Key key, long now) {
     Entry e = map.get(key);
     if (e != null && e.expireAt != 0 && e.expireAt <= now) {
-      remove(key);
+      drop(key);
+      journal.removed(id, key); // also within a command that logs itself: the expiry comes first
       return null;
     }
     return e;
@@ -84,10 +100,21 @@ public final class Slot {
     if (entry.expireAt != 0) {
       volatileKeys++;
     }
+    if (!selfLogged) {
+      journal.stored(id, key, entry);
+    }
   }
 
   /** Removes {@code key}; its entry or null. */
   public Entry remove(Key key) {
+    Entry old = drop(key);
+    if (old != null && !selfLogged) {
+      journal.removed(id, key);
+    }
+    return old;
+  }
+
+  private Entry drop(Key key) {
     Entry old = map.remove(key);
     if (old != null) {
       meter.add(-old.valueBytes() - keyBytes(key));
@@ -98,14 +125,17 @@ public final class Slot {
     return old;
   }
 
-  /** Sets the expiry of a live entry (0: persist). */
-  public void expire(Entry e, long at) {
+  /** Sets the expiry of {@code key}'s live entry {@code e} (0: persist). */
+  public void expire(Key key, Entry e, long at) {
     if (e.expireAt != 0) {
       volatileKeys--;
     }
     e.expireAt = at;
     if (at != 0) {
       volatileKeys++;
+    }
+    if (!selfLogged) {
+      journal.expiry(id, key, at);
     }
   }
 
@@ -147,6 +177,7 @@ public final class Slot {
         it.remove();
         volatileKeys--;
         meter.add(-e.getValue().valueBytes() - keyBytes(e.getKey()));
+        journal.removed(id, e.getKey());
         n++;
       }
     }
@@ -170,6 +201,9 @@ public final class Slot {
       bytes += e.getValue().valueBytes() + keyBytes(e.getKey());
     }
     meter.add(-bytes);
+    if (!map.isEmpty() && !selfLogged) {
+      journal.cleared(id);
+    }
     map.clear();
     lent.clear();
     lentBatch = 0;

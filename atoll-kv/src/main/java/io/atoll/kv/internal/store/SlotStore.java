@@ -11,10 +11,15 @@ public final class SlotStore {
   private final MemoryMeter meter = new MemoryMeter();
   private int expiryCursor;
 
-  /** An empty store. */
+  /** An empty store that logs nothing. */
   public SlotStore() {
+    this(SlotJournal.NONE);
+  }
+
+  /** An empty store that tells {@code journal} of every change commands do not log themselves. */
+  public SlotStore(SlotJournal journal) {
     for (int i = 0; i < slots.length; i++) {
-      slots[i] = new Slot(i, meter);
+      slots[i] = new Slot(i, meter, journal);
     }
   }
 

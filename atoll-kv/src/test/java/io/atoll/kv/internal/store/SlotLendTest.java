@@ -17,7 +17,7 @@ class SlotLendTest {
     long now = 1_000;
     Entry brief = new Entry("v".getBytes(StandardCharsets.UTF_8));
     slot.put(key("brief"), brief);
-    slot.expire(brief, now + 10);
+    slot.expire(key("brief"), brief, now + 10);
     slot.put(key("lasting"), new Entry("w".getBytes(StandardCharsets.UTF_8)));
     assertThat(slot.lend(now, 10, 7)).isEqualTo(2);
     assertThat(slot.lentEntries(now + 5)).containsOnlyKeys(key("brief"), key("lasting"));

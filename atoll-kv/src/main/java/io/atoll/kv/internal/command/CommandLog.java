@@ -1,0 +1,63 @@
+package io.atoll.kv.internal.command;
+
+import java.util.List;
+
+/**
+ * Where commands are logged for replay at start (the append-only file), as the dispatcher and the
+ * connections see it. Thread-safe.
+ */
+public interface CommandLog {
+
+  /** No log: nothing is kept, nothing is awaited. */
+  CommandLog NONE = new CommandLog() {
+    @Override
+    public void command(byte[][] args) {
+    }
+
+    @Override
+    public String writeError() {
+      return null;
+    }
+
+    @Override
+    public boolean loading() {
+      return false;
+    }
+
+    @Override
+    public boolean awaitLogged() {
+      return true;
+    }
+
+    @Override
+    public List<String> info() {
+      return List.of("loading:0", "aof_enabled:0");
+    }
+  };
+
+  /**
+   * Logs a command that replays to the same result from the same keys (called holding its slot's
+   * lock, after it ran without error).
+   */
+  void command(byte[][] args);
+
+  /** Why writes are refused (the log cannot be written), or null while they are not. */
+  String writeError();
+
+  /** Whether the node is still replaying its log at start. */
+  boolean loading();
+
+  /**
+   * Waits until everything logged so far is as durable as the fsync policy promises before a reply
+   * leaves; false if it cannot be (the log failed): the reply must not be sent.
+   */
+  boolean awaitLogged();
+
+  /** The {@code INFO persistence} fields, {@code name:value} each. */
+  List<String> info();
+
+  /** The fsync policy's name (CONFIG GET appendfsync). */
+  default String appendfsync() {
+    return "everysec";
+  }
+}
