@@ -291,7 +291,6 @@ public final class KvServer implements AutoCloseable {
           dispatcher.replay(args, replaying, discard);
         });
         sink.release();
-        expiry.scheduleWithFixedDelay(aof::tick, 1000, 1000, TimeUnit.MILLISECONDS);
       }
       // Its own thread: a slot's lock may be held for a while (MIGRATE), and that must not stall
       // the bus (missed pings would make peers suspect this node) or a client event loop.

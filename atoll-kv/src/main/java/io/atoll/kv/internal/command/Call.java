@@ -18,6 +18,8 @@ public final class Call {
   final Reply reply;
   final long now;
   Slot slot;
+  /** Whether the command is a write (its reply must not leave if the log fails). */
+  boolean write;
   CompletableFuture<Consumer<Reply>> deferred;
 
   Call(byte[][] args, Session session, Reply reply, long now) {

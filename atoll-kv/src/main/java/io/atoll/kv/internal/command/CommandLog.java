@@ -25,7 +25,12 @@ public interface CommandLog {
     }
 
     @Override
-    public boolean awaitLogged() {
+    public long position() {
+      return 0;
+    }
+
+    @Override
+    public boolean awaitLogged(long position) {
       return true;
     }
 
@@ -47,11 +52,14 @@ public interface CommandLog {
   /** Whether the node is still replaying its log at start. */
   boolean loading();
 
+  /** How many bytes have been logged so far (0 without a log): a position to wait for. */
+  long position();
+
   /**
-   * Waits until everything logged so far is as durable as the fsync policy promises before a reply
-   * leaves; false if it cannot be (the log failed): the reply must not be sent.
+   * Waits until the log up to {@code position} is as durable as the fsync policy promises before a
+   * reply leaves; false if it cannot be (the log failed): the reply must not be sent.
    */
-  boolean awaitLogged();
+  boolean awaitLogged(long position);
 
   /** The {@code INFO persistence} fields, {@code name:value} each. */
   List<String> info();

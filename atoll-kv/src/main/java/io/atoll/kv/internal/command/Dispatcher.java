@@ -79,7 +79,13 @@ public final class Dispatcher {
     } catch (CommandError e) {
       reply.error(e.getMessage());
     }
+    // Its reply waits until the log holds all it could have seen: its own write, or another
+    // connection's that it read (appended holding the slot's lock, before this command took it).
+    session.logPosition(log.position());
     boolean error = reply.errorCount() != errorsBefore;
+    if (c.write && !error) {
+      session.wrote(); // refused, it changed nothing: its error may leave while the log fails
+    }
     if (error) {
       stats.errors.increment();
     }
@@ -126,6 +132,7 @@ public final class Dispatcher {
       throw new CommandError(LOADING);
     }
     boolean write = spec.has("write");
+    c.write = write;
     if (write || name.equals("ping")) {
       String error = log.writeError();
       if (error != null) {
@@ -141,9 +148,6 @@ public final class Dispatcher {
     }
     c.session.touched(spec.name(), c.now);
     c.session.asking = asking;
-    if (write) {
-      c.session.wrote(); // its reply waits until the log has it
-    }
     try {
       if (!spec.hasKeys(c.args.length)) {
         spec.handler().run(c);
@@ -211,6 +215,23 @@ public final class Dispatcher {
       }
       return;
     }
+    if (name.equals(SET_HASH)) {
+      Long at = args.length >= 3 && args.length % 2 == 1 ? io.atoll.kv.internal.resp.Numbers.parseLong(args[2]) : null;
+      if (at == null || at < 0) {
+        throw new IllegalArgumentException("a malformed " + SET_HASH + " record");
+      }
+      java.util.HashMap<io.atoll.kv.internal.store.Key, byte[]> h = new java.util.HashMap<>();
+      for (int i = 3; i < args.length; i += 2) {
+        h.put(new io.atoll.kv.internal.store.Key(args[i]), args[i + 1]);
+      }
+      io.atoll.kv.internal.store.Entry e = new io.atoll.kv.internal.store.Entry(h);
+      e.expireAt = at;
+      io.atoll.kv.internal.store.Slot slot = store.slot(KeySlots.slotOf(args[1]));
+      synchronized (slot) {
+        slot.put(new io.atoll.kv.internal.store.Key(args[1]), e);
+      }
+      return;
+    }
     CommandSpec spec = table.get(name);
     if (spec == null || !spec.has("write") || !spec.hasKeys(args.length) || !arityOk(spec, args.length)) {
       throw new IllegalArgumentException("'" + clip(name, 64) + "' is not a logged write command");
@@ -224,6 +245,11 @@ public final class Dispatcher {
 
   /** The log's record of FLUSHALL, one per slot that held keys (Atoll's own; Redis has none). */
   public static final String FLUSH_SLOT = "atoll-flushslot";
+  /**
+   * The log's record of a hash stored whole (RESTORE, MIGRATE's arrival): key, expiry (0: none),
+   * then fields and values; one record, so a crash cannot leave it half replaced.
+   */
+  public static final String SET_HASH = "atoll-sethash";
 
   private static boolean arityOk(CommandSpec spec, int argc) {
     int a = spec.arity();

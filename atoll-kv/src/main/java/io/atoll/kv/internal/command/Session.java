@@ -21,7 +21,13 @@ public final class Session {
   boolean readonly;
   boolean closeAfterReply;
   boolean authenticated;
-  /** A write ran whose reply has not yet waited for the log (the connection's thread only). */
+  /**
+   * How far the log must be written before this connection's next replies leave: its position
+   * after the last command (the connection's thread only). A read waits too: what it saw may be
+   * another connection's write, not yet in the log.
+   */
+  private long logPosition;
+  /** Whether a write ran since the replies were last sent: they must not leave if the log failed. */
   private boolean wrote;
   /** It proved to be another node of this cluster (CLUSTER ATOLL-NODE): it may send hand-off commands. */
   boolean node;
@@ -55,16 +61,28 @@ public final class Session {
   }
 
   /** The client id (CLIENT ID). */
-  /** Whether a write command ran since the last {@link #takeWrote()}: its reply waits for the log. */
+  /** The log position the replies buffered so far wait for (0: none), and forgets it. */
+  public long takeLogPosition() {
+    long p = logPosition;
+    logPosition = 0;
+    return p;
+  }
+
+  /** Whether a write ran among the replies buffered so far, and forgets it. */
   public boolean takeWrote() {
     boolean w = wrote;
     wrote = false;
     return w;
   }
 
-  /** Marks that a write ran (a deferred one ending, too): the replies that follow wait for the log. */
+  /** A write ran (or a deferred one ended): if the log fails, the replies buffered must not leave. */
   public void wrote() {
     wrote = true;
+  }
+
+  /** The replies buffered from now on wait until the log holds everything up to {@code position}. */
+  public void logPosition(long position) {
+    logPosition = Math.max(logPosition, position);
   }
 
   public long id() {

@@ -72,8 +72,12 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   private LogBuffer unwritten; // a batch whose write failed, written first next time; flushLock
   private Manifest manifest;
   private final long startedAt = System.currentTimeMillis();
-  private volatile long loadedKeysFrom;
-  private volatile long replayErrors;
+  private final java.util.concurrent.ScheduledExecutorService timer =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "kv-appendonly");
+        t.setDaemon(true);
+        return t;
+      });
 
   private AppendOnlyFile(Path dir, KvPersistence.Fsync fsync, Runnable onFatal) {
     this.dir = dir;
@@ -125,7 +129,7 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   public void load(Replay replay) {
     long t0 = System.nanoTime();
     long records = 0;
-    List<Manifest.Entry> files = manifest.files();
+    List<Manifest.Entry> files = manifest.loadOrder();
     try {
       for (int i = 0; i < files.size(); i++) {
         Manifest.Entry f = files.get(i);
@@ -144,18 +148,21 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
               try {
                 replay.apply(rec.args());
               } catch (RuntimeException e) {
-                if (replayErrors++ < 10) {
-                  LOG.warn("appendonly: {} at offset {}: the record '{}' did not apply: {}", p, rec.end(),
-                      new String(rec.args()[0], StandardCharsets.UTF_8), e.getMessage());
-                }
+                // The data would differ from what was acknowledged: refuse, as Redis does.
+                throw new IllegalStateException("appendonly: " + p + ": the record ending at offset " + rec.end()
+                    + " ('" + new String(rec.args()[0], StandardCharsets.UTF_8) + "') does not apply: "
+                    + e.getMessage() + " (a setting lowered since it was written, e.g. --proto-max-bulk-len?)", e);
               }
               continue;
             }
-            if (n instanceof LogReader.Truncated t && last && !Recovery.moreRecordsAfter(p, t.validUpTo())) {
-              LOG.warn("appendonly: !!! Truncating the AOF {} at offset {} !!! ({} bytes of a record the crash cut"
-                  + " short)", p, t.validUpTo(), size - t.validUpTo());
+            long cut = n instanceof LogReader.Truncated t ? t.validUpTo()
+                : n instanceof LogReader.Corrupt c && Recovery.zerosFrom(p, c.recordStart()) ? c.recordStart() : -1;
+            if (cut >= 0 && last && !Recovery.moreRecordsAfter(p, cut)) {
+              long validUpTo = cut;
+              LOG.warn("appendonly: !!! Truncating the AOF {} at offset {} !!! ({} bytes of a record a crash cut"
+                  + " short, or zeros a crash of the machine left)", p, validUpTo, size - validUpTo);
               try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
-                ch.truncate(t.validUpTo());
+                ch.truncate(validUpTo);
                 ch.force(true);
               }
             } else if (n instanceof LogReader.Truncated t) {
@@ -175,11 +182,12 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     } catch (IOException e) {
       throw new IllegalStateException("appendonly: cannot read the log in " + dir + ": " + e.getMessage(), e);
     }
-    loadedKeysFrom = records;
     loading = false;
-    LOG.info("appendonly: DB loaded from append only file: {} records in {} ms{}", records,
-        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
-        replayErrors == 0 ? "" : "; " + replayErrors + " did not apply (see above)");
+    // A thread of its own: never interrupted mid-write (that would close the channel for good), and
+    // never waiting behind a slot lock that MIGRATE holds, as the expiry thread may.
+    timer.scheduleWithFixedDelay(this::tick, 1000, 1000, TimeUnit.MILLISECONDS);
+    LOG.info("appendonly: DB loaded from append only file: {} records in {} ms", records,
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
   }
 
   private IllegalStateException corrupt(Path p, long offset, String what) {
@@ -218,27 +226,18 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
           pending.record(SET, k, entry.string(), PXAT, ascii(entry.expireAt));
         }
       } else {
-        pending.record(DEL, k);
+        // One record, so a crash cannot leave the key half replaced (DEL and HSET would be two).
         Map<Key, byte[]> h = entry.hash();
-        List<byte[]> args = new ArrayList<>(2 + 2 * Math.min(h.size(), 64));
+        byte[][] args = new byte[3 + 2 * h.size()][];
+        args[0] = SET_HASH;
+        args[1] = k;
+        args[2] = ascii(entry.expireAt);
+        int i = 3;
         for (Map.Entry<Key, byte[]> f : h.entrySet()) {
-          if (args.isEmpty()) {
-            args.add(HSET);
-            args.add(k);
-          }
-          args.add(f.getKey().bytes());
-          args.add(f.getValue());
-          if (args.size() >= 2 + 2 * 64) { // at most 64 fields a record, as Redis' rewrite
-            pending.record(args.toArray(new byte[0][]));
-            args.clear();
-          }
+          args[i++] = f.getKey().bytes();
+          args[i++] = f.getValue();
         }
-        if (!args.isEmpty()) {
-          pending.record(args.toArray(new byte[0][]));
-        }
-        if (entry.expireAt != 0) {
-          pending.record(PEXPIREAT, k, ascii(entry.expireAt));
-        }
+        pending.record(args);
       }
       advance();
     } finally {
@@ -282,8 +281,12 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   // Writing and syncing
 
   @Override
-  public boolean awaitLogged() {
-    long target = appended;
+  public long position() {
+    return appended;
+  }
+
+  @Override
+  public boolean awaitLogged(long target) {
     if (fsync == KvPersistence.Fsync.ALWAYS ? synced >= target : written >= target) {
       return !fatal;
     }
@@ -344,12 +347,16 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
 
   private void failedWrite(IOException e, long sizeBefore, LogBuffer batch) {
     try {
-      if (sizeBefore >= 0) {
-        channel.truncate(sizeBefore); // no half record stays behind a later one
-        channel.position(sizeBefore);
+      if (sizeBefore < 0) {
+        throw new IOException("the file's size is unknown");
       }
-    } catch (IOException ignored) {
-      // the next attempt truncates again
+      channel.truncate(sizeBefore); // no half record stays behind a later one
+      channel.position(sizeBefore);
+    } catch (IOException t) {
+      // Written again later, a batch partly written now would be in the file twice.
+      fail("after a failed write, the file cannot be cut back to its last whole record (" + t.getMessage()
+          + "); error writing to the AOF file: " + e.getMessage());
+      return;
     }
     if (unwritten == null) {
       unwritten = batch;
@@ -408,15 +415,34 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     if (loading || fatal) {
       return;
     }
+    long upTo;
+    FileChannel ch;
     synchronized (flushLock) {
       if (written < appended || unwritten != null) {
         if (!writePending()) {
           return;
         }
       }
-      if (fsync == KvPersistence.Fsync.EVERYSEC && synced < written) {
-        sync(false);
+      if (fsync != KvPersistence.Fsync.EVERYSEC || synced >= written || channel == null) {
+        return;
       }
+      upTo = written;
+      ch = channel;
+    }
+    // Outside the lock, as Redis syncs on a background thread: replies waiting to be written are
+    // not held up by a slow disk's sync.
+    try {
+      ch.force(false);
+      synced = upTo;
+      if (writeError != null && writeError.startsWith("fsync: ")) {
+        writeError = null;
+        LOG.warn("appendonly: fsync succeeded again, writes are accepted again");
+      }
+    } catch (java.nio.channels.ClosedChannelException e) {
+      // closed meanwhile: close() synced it
+    } catch (IOException e) {
+      writeError = "fsync: " + e.getMessage();
+      LOG.error("appendonly: fail to fsync the AOF file: {}", e.getMessage());
     }
   }
 
@@ -469,6 +495,14 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   /** Writes and syncs what is buffered, and closes the file. Idempotent. */
   @Override
   public void close() {
+    timer.shutdown(); // not shutdownNow: a tick in a write finishes it
+    try {
+      if (!timer.awaitTermination(10, TimeUnit.SECONDS)) {
+        LOG.warn("appendonly: the once-a-second chore did not end within 10 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     synchronized (flushLock) {
       if (channel == null) {
         return;
@@ -494,7 +528,8 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   private static final byte[] SET = "SET".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] PXAT = "PXAT".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] DEL = "DEL".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] HSET = "HSET".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] SET_HASH = Dispatcher.SET_HASH.toUpperCase(java.util.Locale.ROOT)
+      .getBytes(StandardCharsets.US_ASCII);
   private static final byte[] PEXPIREAT = "PEXPIREAT".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] PERSIST = "PERSIST".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] FLUSH_SLOT = Dispatcher.FLUSH_SLOT.toUpperCase(java.util.Locale.ROOT)

@@ -12,8 +12,8 @@ import java.util.zip.CRC32C;
  * annotations) are skipped. Never returns a record whose bytes do not match its checksum.
  */
 final class LogReader {
-  /** The most bytes one argument may have: Redis' largest proto-max-bulk-len. */
-  static final long MAX_BULK = 512L << 20;
+  /** The most bytes one argument may have (a Java array's; the file's length bounds it first). */
+  static final long MAX_BULK = Integer.MAX_VALUE - 64;
   /** The most arguments one record may have. */
   static final long MAX_ARGS = 1L << 28;
 
@@ -100,7 +100,7 @@ final class LogReader {
       if (argc * 6 > end - position) { // each argument takes at least "$0\r\n\r\n"
         throw new Eof();
       }
-      byte[][] args = new byte[(int) argc][];
+      java.util.ArrayList<byte[]> list = new java.util.ArrayList<>((int) Math.min(argc, 1024)); // grown as read
       for (int i = 0; i < argc; i++) {
         int b = read();
         if (b != '$') {
@@ -112,11 +112,12 @@ final class LogReader {
         }
         byte[] a = new byte[(int) len];
         readFully(a);
-        args[i] = a;
+        list.add(a);
         expect('\r');
         expect('\n');
       }
       crcOn = false;
+      byte[][] args = list.toArray(new byte[0][]);
       long sum = crc.getValue();
       long lineAt = position;
       byte[] line = new byte[LogBuffer.CHECKSUM_LINE];

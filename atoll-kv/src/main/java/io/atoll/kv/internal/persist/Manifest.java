@@ -41,6 +41,14 @@ record Manifest(List<Entry> files) {
     throw new IllegalStateException("the manifest lists no increment file");
   }
 
+  /** The files a load replays, in order: the base, then the increments (history files are not). */
+  List<Entry> loadOrder() {
+    List<Entry> out = new ArrayList<>();
+    files.stream().filter(e -> e.type() == 'b').forEach(out::add);
+    files.stream().filter(e -> e.type() == 'i').forEach(out::add);
+    return out;
+  }
+
   /** A manifest of one increment file, the first. */
   static Manifest fresh() {
     return new Manifest(List.of(new Entry(PREFIX + "1.incr.aof", 1, 'i')));

@@ -30,7 +30,7 @@ public final class Recovery {
       path = path.resolve(Manifest.NAME);
     }
     if (path.getFileName().toString().endsWith(".manifest")) {
-      for (Manifest.Entry e : Manifest.read(path).files()) {
+      for (Manifest.Entry e : Manifest.read(path).loadOrder()) {
         files.add(path.resolveSibling(e.name()));
       }
     } else {
@@ -73,10 +73,33 @@ public final class Recovery {
           return new FileReport(f, size, t.validUpTo(), records, more
               ? "a record at offset " + t.validUpTo() + " claims more bytes than follow it, yet valid records follow"
               : "the file ends inside the record at offset " + t.validUpTo() + " (a crash while writing it)", !more);
+        } else if (n instanceof LogReader.Corrupt c && zerosFrom(f, c.recordStart())
+            && !moreRecordsAfter(f, c.recordStart())) {
+          return new FileReport(f, size, c.recordStart(), records, "the file ends in " + (size - c.recordStart())
+              + " zero bytes from offset " + c.recordStart() + " (a crash of the machine)", true);
         } else if (n instanceof LogReader.Corrupt c) {
           return new FileReport(f, size, c.recordStart(), records, c.what() + " at offset " + c.offset(), false);
         }
       }
+    }
+  }
+
+  /**
+   * Whether every byte of {@code file} from {@code offset} on is zero: the tail a crash of the
+   * machine may leave (blocks allocated, their data never written), which is cut like a torn record.
+   */
+  static boolean zerosFrom(Path file, long offset) throws IOException {
+    try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+      in.skipNBytes(offset);
+      int b;
+      boolean any = false;
+      while ((b = in.read()) != -1) {
+        if (b != 0) {
+          return false;
+        }
+        any = true;
+      }
+      return any;
     }
   }
 

@@ -142,7 +142,8 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
         } else {
           write.accept(reply);
         }
-        session.wrote(); // what it changed (keys gone to another node) is logged before it answers
+        session.logPosition(log.position()); // what it changed (keys gone to another node) is logged first
+        session.wrote();
         waiting = false;
         ctx.channel().config().setAutoRead(ctx.channel().isWritable());
         flush(ctx);
@@ -200,8 +201,10 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
    * the fsync policy promises and cannot be; then the connection closes, the replies unsent.
    */
   private boolean logged(ChannelHandlerContext ctx) {
-    if (!session.takeWrote() || log.awaitLogged()) {
-      return true;
+    long position = session.takeLogPosition();
+    boolean wrote = session.takeWrote();
+    if (position == 0 || log.awaitLogged(position) || !wrote) {
+      return true; // reads go on while the log fails (what they saw may be lost), as Redis serves them
     }
     LOG.warn("client {} closed: the append-only file could not take its writes ({}); their replies are not sent",
         session.id(), log.writeError());
