@@ -248,6 +248,9 @@ public final class KvServer implements AutoCloseable {
         bus.start(s.bind(), busPort);
       }
       SlotStore store = aof == null ? new SlotStore() : new SlotStore(aof);
+      if (aof != null) {
+        aof.attach(store); // what BGREWRITEAOF copies
+      }
       Stats stats = new Stats();
       Clients clients = new Clients();
       ServerInfo info = new ServerInfo(port, s.bind(), s.maxMemory(), s.maxBulkLength(), s.queryBufferLimit(),

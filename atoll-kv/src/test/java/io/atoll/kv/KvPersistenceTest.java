@@ -173,4 +173,72 @@ class KvPersistenceTest {
       s.close();
     }
   }
+
+  @Test
+  void aRewriteWhileWritersGoOnKeepsEveryKeyAtItsLastValueAndReplacesTheOldFiles() throws Exception {
+    KvServer first = start(KvPersistence.Fsync.EVERYSEC);
+    KvServer s = first;
+    int keys = 30_000;
+    java.util.Map<String, String> expected = new java.util.HashMap<>();
+    try (Wire w = new Wire(s.port())) {
+      w.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383");
+      StringBuilder batch = new StringBuilder();
+      for (int i = 0; i < keys; i++) {
+        batch.append("SET key:").append(i).append(" v").append(i).append("\r\n");
+      }
+      w.raw(batch.toString());
+      for (int i = 0; i < keys; i++) {
+        assertThat(w.reply()).isEqualTo("+OK\r\n");
+      }
+      w.call("HSET", "h", "a", "1", "b", "2");
+      w.call("SET", "gone", "x");
+      w.call("DEL", "gone");
+      long[] counters = new long[50];
+      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      Thread writer = Thread.ofPlatform().start(() -> {
+        try (Wire w2 = new Wire(first.port())) {
+          for (int n = 0; !stop.get(); n++) {
+            int c = n % counters.length;
+            counters[c] = Long.parseLong(w2.call("INCR", "counter:" + c).trim().substring(1));
+            w2.call("SET", "key:" + (n % keys), "w" + n);
+          }
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+      assertThat(w.call("BGREWRITEAOF")).isEqualTo("+Background append only file rewriting started\r\n");
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+          .until(() -> w.call("INFO", "persistence").contains("aof_rewrites:1"));
+      assertThat(w.call("INFO", "persistence")).contains("aof_last_bgrewrite_status:ok");
+      stop.set(true);
+      writer.join();
+      for (int c = 0; c < counters.length; c++) {
+        if (counters[c] > 0) {
+          expected.put("counter:" + c, Long.toString(counters[c]));
+        }
+      }
+      for (int i = 0; i < keys; i++) {
+        String r = w.call("GET", "key:" + i);
+        expected.put("key:" + i, r.substring(r.indexOf("\r\n") + 2, r.length() - 2));
+      }
+    }
+    s.close();
+    Path dir = dataDir.resolve("appendonlydir");
+    assertThat(Files.readString(dir.resolve("appendonly.aof.manifest")))
+        .isEqualTo("file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n");
+    assertThat(Files.exists(dir.resolve("appendonly.aof.1.incr.aof"))).as("the old increment, removed").isFalse();
+
+    s = start(KvPersistence.Fsync.EVERYSEC);
+    try (Wire w = new Wire(s.port())) {
+      for (var e : expected.entrySet()) {
+        assertThat(w.call("GET", e.getKey())).as(e.getKey())
+            .isEqualTo("$" + e.getValue().length() + "\r\n" + e.getValue() + "\r\n");
+      }
+      assertThat(w.call("HGET", "h", "b")).isEqualTo("$1\r\n2\r\n");
+      assertThat(w.call("EXISTS", "gone")).isEqualTo(":0\r\n");
+      assertThat(w.call("DBSIZE")).isEqualTo(":" + (expected.size() + 1) + "\r\n");
+    } finally {
+      s.close();
+    }
+  }
 }

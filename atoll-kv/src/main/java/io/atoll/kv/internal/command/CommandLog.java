@@ -64,6 +64,15 @@ public interface CommandLog {
   /** The {@code INFO persistence} fields, {@code name:value} each. */
   List<String> info();
 
+  /**
+   * BGREWRITEAOF: starts rewriting the log in the background; Redis' reply text.
+   *
+   * @throws CommandError if it cannot start (no log, or a rewrite under way)
+   */
+  default String rewrite() {
+    throw new CommandError("ERR appendonly is off on this node: there is no append only file to rewrite");
+  }
+
   /** The fsync policy's name (CONFIG GET appendfsync). */
   default String appendfsync() {
     return "everysec";

@@ -94,6 +94,7 @@ final class Server {
         .add("scan", -2, "readonly", 0, 0, 0, this::scan)
         .add("keys", 2, "readonly", 0, 0, 0, this::keys)
         .add("info", -1, "", 0, 0, 0, this::info)
+        .add("bgrewriteaof", 1, "", 0, 0, 0, c -> c.reply.simple(info.log().rewrite()))
         .add("lastsave", 1, "fast", 0, 0, 0, c -> c.reply.integer(info.startedAt() / 1000));
     b.container("config", Map.of(
         "get", CommandTable.Builder.sub("config", "get", -3, "", this::configGet),

@@ -72,6 +72,17 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   private LogBuffer unwritten; // a batch whose write failed, written first next time; flushLock
   private Manifest manifest;
   private final long startedAt = System.currentTimeMillis();
+  private volatile io.atoll.kv.internal.store.SlotStore store;
+  private final java.util.concurrent.atomic.AtomicBoolean rewriting = new java.util.concurrent.atomic.AtomicBoolean();
+  private volatile long rewrites;
+  private volatile Thread rewriter;
+  private volatile long lastRewriteMillis = -1;
+  private volatile long rewriteStartedNanos;
+  private volatile boolean lastRewriteOk = true;
+  /** The log's size after the last rewrite, or at start: an automatic rewrite waits for it to double. */
+  private volatile long rewriteBaseSize;
+  /** Redis' auto-aof-rewrite-min-size: no automatic rewrite below this. */
+  static final long AUTO_REWRITE_MIN_SIZE = 64L << 20;
   private final java.util.concurrent.ScheduledExecutorService timer =
       java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "kv-appendonly");
@@ -130,6 +141,8 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     long t0 = System.nanoTime();
     long records = 0;
     List<Manifest.Entry> files = manifest.loadOrder();
+    long skipSeq = -1;
+    long[] skipBefore = null;
     try {
       for (int i = 0; i < files.size(); i++) {
         Manifest.Entry f = files.get(i);
@@ -141,9 +154,25 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
         long size = Files.size(p);
         try (InputStream in = new BufferedInputStream(Files.newInputStream(p), 1 << 16)) {
           LogReader r = new LogReader(in, 0, size);
+          long start = 0;
           while (true) {
             LogReader.Next n = r.next();
+            if (n instanceof LogReader.Record rec && f.type() == 'b' && isBaseOf(rec.args())) {
+              skipSeq = Long.parseLong(new String(rec.args()[1], StandardCharsets.US_ASCII));
+              skipBefore = new long[rec.args().length - 2];
+              for (int s = 0; s < skipBefore.length; s++) {
+                skipBefore[s] = Long.parseLong(new String(rec.args()[2 + s], StandardCharsets.US_ASCII));
+              }
+              start = rec.end();
+              continue;
+            }
+            if (n instanceof LogReader.Record rec && f.type() == 'i' && f.seq() == skipSeq
+                && start < skipBefore[slotOf(rec.args())]) {
+              start = rec.end(); // in the base already: its slot was copied after it
+              continue;
+            }
             if (n instanceof LogReader.Record rec) {
+              start = rec.end();
               records++;
               try {
                 replay.apply(rec.args());
@@ -182,6 +211,7 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     } catch (IOException e) {
       throw new IllegalStateException("appendonly: cannot read the log in " + dir + ": " + e.getMessage(), e);
     }
+    rewriteBaseSize = totalSize();
     loading = false;
     // A thread of its own: never interrupted mid-write (that would close the channel for good), and
     // never waiting behind a slot lock that MIGRATE holds, as the expiry thread may.
@@ -216,33 +246,38 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     if (loading) {
       return;
     }
-    byte[] k = key.bytes();
     appendLock.lock();
     try {
-      if (entry.isString()) {
-        if (entry.expireAt == 0) {
-          pending.record(SET, k, entry.string());
-        } else {
-          pending.record(SET, k, entry.string(), PXAT, ascii(entry.expireAt));
-        }
-      } else {
-        // One record, so a crash cannot leave the key half replaced (DEL and HSET would be two).
-        Map<Key, byte[]> h = entry.hash();
-        byte[][] args = new byte[3 + 2 * h.size()][];
-        args[0] = SET_HASH;
-        args[1] = k;
-        args[2] = ascii(entry.expireAt);
-        int i = 3;
-        for (Map.Entry<Key, byte[]> f : h.entrySet()) {
-          args[i++] = f.getKey().bytes();
-          args[i++] = f.getValue();
-        }
-        pending.record(args);
-      }
+      encodeStored(pending, key, entry);
       advance();
     } finally {
       appendLock.unlock();
     }
+  }
+
+  /** A key's whole value and expiry as one record: SET (with PXAT) or ATOLL-SETHASH. */
+  private static void encodeStored(LogBuffer out, Key key, Entry entry) {
+    byte[] k = key.bytes();
+    if (entry.isString()) {
+      if (entry.expireAt == 0) {
+        out.record(SET, k, entry.string());
+      } else {
+        out.record(SET, k, entry.string(), PXAT, ascii(entry.expireAt));
+      }
+      return;
+    }
+    // One record, so a crash cannot leave the key half replaced (DEL and HSET would be two).
+    Map<Key, byte[]> h = entry.hash();
+    byte[][] args = new byte[3 + 2 * h.size()][];
+    args[0] = SET_HASH;
+    args[1] = k;
+    args[2] = ascii(entry.expireAt);
+    int i = 3;
+    for (Map.Entry<Key, byte[]> f : h.entrySet()) {
+      args[i++] = f.getKey().bytes();
+      args[i++] = f.getValue();
+    }
+    out.record(args);
   }
 
   @Override
@@ -275,6 +310,170 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     } finally {
       appendLock.unlock();
     }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Rewriting (BGREWRITEAOF)
+
+  /** The store whose slots a rewrite copies; set once, before the first rewrite. */
+  public void attach(io.atoll.kv.internal.store.SlotStore slots) {
+    this.store = slots;
+  }
+
+  @Override
+  public String rewrite() {
+    if (store == null || loading || fatal) {
+      throw new io.atoll.kv.internal.command.CommandError("ERR the append only file cannot be rewritten now ("
+          + (fatal ? "it failed" : "it is loading") + ")");
+    }
+    if (!rewriting.compareAndSet(false, true)) {
+      throw new io.atoll.kv.internal.command.CommandError("ERR Background append only file rewriting already in"
+          + " progress");
+    }
+    rewriter = Thread.ofPlatform().name("kv-appendonly-rewrite").daemon(true).start(this::rewriteNow);
+    return "Background append only file rewriting started";
+  }
+
+  private static boolean isBaseOf(byte[][] args) {
+    return args.length == 2 + io.atoll.core.slots.KeySlots.SLOT_COUNT
+        && new String(args[0], StandardCharsets.US_ASCII).equalsIgnoreCase(BASE_OF_NAME);
+  }
+
+  /** The slot a record is about: its key's, or a FLUSHSLOT's number. */
+  private static int slotOf(byte[][] args) {
+    if (new String(args[0], StandardCharsets.US_ASCII).equalsIgnoreCase(Dispatcher.FLUSH_SLOT)) {
+      return Integer.parseInt(new String(args[1], StandardCharsets.US_ASCII));
+    }
+    return io.atoll.core.slots.KeySlots.slotOf(args[1]); // every logged write's first key is its first argument
+  }
+
+  /**
+   * Rewrites the log: a new increment file takes the appends from now on; every slot is copied in
+   * turn, holding its lock only while its entries are encoded, into a new base file, which ends with
+   * the offset the new increment file had reached when each slot was copied. Records of a slot
+   * before its offset are in the base already, and a load skips them: so writers wait for no more
+   * than one slot's copy, and no fork is needed. The new base and increment replace the old files
+   * in the manifest only once the base is synced; a crash before that loads the old files and the
+   * new increment, whole. Runs on its own thread, one at a time.
+   */
+  void rewriteNow() {
+    rewriteStartedNanos = System.nanoTime();
+    boolean ok = false;
+    Path tmp = null;
+    try {
+      Manifest.Entry incr;
+      long fileStart;
+      synchronized (flushLock) {
+        if (fatal || channel == null || !writePending()) {
+          return;
+        }
+        channel.force(false);
+        synced = written;
+        incr = new Manifest.Entry(Manifest.PREFIX + manifest.nextSeq('i') + ".incr.aof", manifest.nextSeq('i'), 'i');
+        FileChannel next = FileChannel.open(dir.resolve(incr.name()), StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+        Manifest m = manifest.with(incr);
+        try {
+          m.write(dir);
+        } catch (IOException e) {
+          next.close();
+          throw e;
+        }
+        manifest = m;
+        channel.close();
+        channel = next;
+        fileStart = written;
+        LOG.info("appendonly: creating AOF incr file {} on background rewrite", incr.name());
+      }
+      long baseSeq = manifest.nextSeq('b');
+      tmp = dir.resolve("temp-rewriteaof-" + baseSeq + ".aof");
+      long[] from = new long[io.atoll.core.slots.KeySlots.SLOT_COUNT];
+      long now = System.currentTimeMillis();
+      try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+          StandardOpenOption.TRUNCATE_EXISTING)) {
+        LogBuffer buf = new LogBuffer(1 << 20);
+        for (int s = 0; s < from.length; s++) {
+          io.atoll.kv.internal.store.Slot slot = store.slot(s);
+          synchronized (slot) {
+            from[s] = appended - fileStart; // every record of this slot before it is in the copy
+            slot.forEachEntry((k, e) -> {
+              if (e.expireAt == 0 || e.expireAt > now) {
+                encodeStored(buf, k, e);
+              }
+            });
+          }
+          if (buf.length() >= 1 << 20) {
+            writeAll(out, buf.view());
+            buf.clear();
+          }
+        }
+        byte[][] trailer = new byte[2 + from.length][];
+        trailer[0] = BASE_OF_NAME.getBytes(StandardCharsets.US_ASCII);
+        trailer[1] = ascii(incr.seq());
+        for (int s = 0; s < from.length; s++) {
+          trailer[2 + s] = ascii(from[s]);
+        }
+        buf.record(trailer);
+        writeAll(out, buf.view());
+        out.force(true);
+      }
+      Manifest.Entry base = new Manifest.Entry(Manifest.PREFIX + baseSeq + ".base.aof", baseSeq, 'b');
+      Files.move(tmp, dir.resolve(base.name()), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      tmp = null;
+      Manifest.syncDirectory(dir);
+      List<Manifest.Entry> gone = new ArrayList<>();
+      synchronized (flushLock) {
+        List<Manifest.Entry> kept = new ArrayList<>();
+        kept.add(base);
+        for (Manifest.Entry e : manifest.files()) {
+          if (e.type() == 'i' && e.seq() >= incr.seq()) {
+            kept.add(e);
+          } else {
+            gone.add(e);
+          }
+        }
+        Manifest m = new Manifest(kept);
+        m.write(dir);
+        manifest = m;
+      }
+      for (Manifest.Entry e : gone) {
+        Files.deleteIfExists(dir.resolve(e.name()));
+        LOG.info("appendonly: removing the history file {}", e.name());
+      }
+      rewriteBaseSize = totalSize();
+      ok = true;
+      LOG.info("appendonly: background AOF rewrite finished successfully in {} ms: base {} ({} bytes)",
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - rewriteStartedNanos), base.name(),
+          Files.size(dir.resolve(base.name())));
+    } catch (IOException | RuntimeException e) {
+      LOG.error("appendonly: background AOF rewrite failed: {}", e.toString());
+      if (tmp != null) {
+        try {
+          Files.deleteIfExists(tmp);
+        } catch (IOException ignored) {
+          // left behind; not in the manifest, so never loaded
+        }
+      }
+    } finally {
+      rewrites++;
+      lastRewriteOk = ok;
+      lastRewriteMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - rewriteStartedNanos);
+      rewriting.set(false);
+    }
+  }
+
+  /** The bytes of every file the manifest lists. */
+  private long totalSize() {
+    long n = 0;
+    for (Manifest.Entry e : manifest.files()) {
+      try {
+        n += Files.size(dir.resolve(e.name()));
+      } catch (IOException ignored) {
+        // counted as empty
+      }
+    }
+    return n;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -402,8 +601,12 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   }
 
   private void writeAll(ByteBuffer b) throws IOException {
+    writeAll(channel, b);
+  }
+
+  private static void writeAll(FileChannel ch, ByteBuffer b) throws IOException {
     while (b.hasRemaining()) {
-      channel.write(b);
+      ch.write(b);
     }
   }
 
@@ -414,6 +617,12 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   public void tick() {
     if (loading || fatal) {
       return;
+    }
+    long size = totalSize();
+    if (store != null && size > AUTO_REWRITE_MIN_SIZE && size >= 2 * rewriteBaseSize && rewriting.compareAndSet(false, true)) {
+      LOG.info("appendonly: starting automatic rewriting of AOF on {}% growth", rewriteBaseSize == 0 ? 100
+          : (size - rewriteBaseSize) * 100 / rewriteBaseSize);
+      rewriter = Thread.ofPlatform().name("kv-appendonly-rewrite").daemon(true).start(this::rewriteNow);
     }
     long upTo;
     FileChannel ch;
@@ -467,25 +676,22 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     f.add("rdb_last_save_time:" + startedAt / 1000);
     f.add("rdb_last_bgsave_status:ok");
     f.add("aof_enabled:1");
-    f.add("aof_rewrite_in_progress:0");
+    boolean inProgress = rewriting.get();
+    f.add("aof_rewrite_in_progress:" + (inProgress ? 1 : 0));
     f.add("aof_rewrite_scheduled:0");
-    f.add("aof_last_rewrite_time_sec:-1");
-    f.add("aof_current_rewrite_time_sec:-1");
-    f.add("aof_last_bgrewrite_status:ok");
-    f.add("aof_rewrites:0");
+    f.add("aof_last_rewrite_time_sec:" + (lastRewriteMillis < 0 ? -1 : lastRewriteMillis / 1000));
+    f.add("aof_current_rewrite_time_sec:" + (inProgress
+        ? TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - rewriteStartedNanos) : -1));
+    f.add("aof_last_bgrewrite_status:" + (lastRewriteOk ? "ok" : "err"));
+    f.add("aof_rewrites:" + rewrites);
     f.add("aof_last_write_status:" + (ok ? "ok" : "err"));
-    f.add("aof_current_size:" + currentSize());
+    f.add("aof_current_size:" + totalSize());
+    f.add("aof_base_size:" + rewriteBaseSize);
     f.add("aof_buffer_length:" + Math.max(0, appended - written));
     return f;
   }
 
-  private long currentSize() {
-    try {
-      return Files.size(dir.resolve(manifest.current().name()));
-    } catch (IOException e) {
-      return -1;
-    }
-  }
+
 
   @Override
   public String appendfsync() {
@@ -499,6 +705,10 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     try {
       if (!timer.awaitTermination(10, TimeUnit.SECONDS)) {
         LOG.warn("appendonly: the once-a-second chore did not end within 10 s");
+      }
+      Thread r = rewriter;
+      if (r != null) {
+        r.join(TimeUnit.SECONDS.toMillis(60)); // a rewrite under way finishes (or fails) first
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -526,6 +736,8 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   }
 
   private static final byte[] SET = "SET".getBytes(StandardCharsets.US_ASCII);
+  /** A base's last record: the increment file it precedes, and per slot the offset its copy was taken at. */
+  static final String BASE_OF_NAME = "ATOLL-BASE-OF";
   private static final byte[] PXAT = "PXAT".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] DEL = "DEL".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] SET_HASH = Dispatcher.SET_HASH.toUpperCase(java.util.Locale.ROOT)

@@ -49,6 +49,18 @@ record Manifest(List<Entry> files) {
     return out;
   }
 
+  /** This with {@code e} appended. */
+  Manifest with(Entry e) {
+    List<Entry> out = new ArrayList<>(files);
+    out.add(e);
+    return new Manifest(out);
+  }
+
+  /** The next sequence number for a file of {@code type}. */
+  long nextSeq(char type) {
+    return files.stream().filter(e -> e.type() == type).mapToLong(Entry::seq).max().orElse(0) + 1;
+  }
+
   /** A manifest of one increment file, the first. */
   static Manifest fresh() {
     return new Manifest(List.of(new Entry(PREFIX + "1.incr.aof", 1, 'i')));

@@ -149,6 +149,11 @@ public final class Slot {
     return map.size();
   }
 
+  /** Calls {@code each} with every entry, expired ones not yet removed included (hold the lock). */
+  public void forEachEntry(java.util.function.BiConsumer<Key, Entry> each) {
+    map.forEach(each);
+  }
+
   /** The live keys at {@code now}, at most {@code limit}. */
   public List<byte[]> keys(long now, int limit) {
     List<byte[]> result = new ArrayList<>(Math.min(limit, map.size()));
