@@ -29,7 +29,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * An {@code atoll kv} process killed with SIGKILL at random moments while a client writes
- * (counters, new keys, deletions), restarted on its data directory each time: every write it
+ * (counters, new keys, deletions), half the time around a BGREWRITEAOF, restarted on its data
+ * directory each time: every write it
  * acknowledged is there after the restart, and nothing it acknowledged deleting came back. The
  * write in flight at the kill may or may not be there. {@code -Datoll.kv.crashes=50} for the long
  * version (the default, 6, keeps the build short).
@@ -82,7 +83,17 @@ class KvCrashIT {
           // Write until the process is killed, at a random moment 100-700 ms from now.
           AtomicBoolean killed = new AtomicBoolean();
           long killAt = System.nanoTime() + Duration.ofMillis(100 + random.nextInt(600)).toNanos();
+          boolean rewrite = random.nextBoolean(); // half the kills fall around a rewrite of the log
+          long rewriteAt = System.nanoTime() + (killAt - System.nanoTime()) * random.nextInt(100) / 100;
           Thread killer = Thread.ofPlatform().start(() -> {
+            if (rewrite) {
+              java.util.concurrent.locks.LockSupport.parkNanos(rewriteAt - System.nanoTime()); // the rewrite's moment
+              try (StatefulRedisConnection<String, String> admin = client.connect()) {
+                admin.sync().bgrewriteaof();
+              } catch (RuntimeException e) {
+                // the kill came first
+              }
+            }
             java.util.concurrent.locks.LockSupport.parkNanos(killAt - System.nanoTime()); // the kill's moment
             node.kill();
             killed.set(true);
