@@ -70,7 +70,7 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   private volatile long lastWriteFailureLog;
   private FileChannel channel; // guarded by flushLock
   private LogBuffer unwritten; // a batch whose write failed, written first next time; flushLock
-  private Manifest manifest;
+  private volatile Manifest manifest; // replaced under flushLock; read by INFO and the timer too
   private final long startedAt = System.currentTimeMillis();
   private volatile io.atoll.kv.internal.store.SlotStore store;
   private final java.util.concurrent.atomic.AtomicBoolean rewriting = new java.util.concurrent.atomic.AtomicBoolean();
