@@ -86,6 +86,8 @@ public final class KvServer implements AutoCloseable {
   private volatile ManagedNode managed;
   /** The append-only file, or null without persistence. */
   private final AppendOnlyFile aof;
+  /** Completed once {@link #close} has stopped everything (SHUTDOWN, a fatal log error, or the owner). */
+  private final java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
 
   private KvServer(EventLoopGroup boss, EventLoopGroup workers, EventLoopGroup busGroup, ExecutorService migrations,
       ScheduledExecutorService expiry, ClusterBus bus, ClusterState cluster, Channel server, Channel tlsServer,
@@ -260,7 +262,13 @@ public final class KvServer implements AutoCloseable {
       CommandTable table = Commands.table(store, cluster, bus != null ? bus : Health.MANAGED,
           bus != null ? bus::meet : (host, p) -> { },
           () -> Nodes.pod(s.bind(), port, random.nextLong(), busPort, tlsPort), migrator, migrations,
-          stats, clients, info, auth, nodeKey);
+          stats, clients, info, auth, nodeKey, () -> {
+            KvServer node = self.get();
+            if (node != null) {
+              LOG.info("atoll kv: SHUTDOWN asked by a client: stopping");
+              Thread.ofPlatform().name("kv-shutdown").start(node::close);
+            }
+          });
       Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, clock, s.maxMemory(), observer, log);
       RespLimits limits = new RespLimits(s.maxBulkLength(), s.maxArrayLength(), s.maxInlineLength(),
           s.queryBufferLimit());
@@ -525,6 +533,12 @@ public final class KvServer implements AutoCloseable {
       workers.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS); // nothing appends any more
       aof.close(); // written and synced: a clean stop loses nothing under any policy
     }
+    closed.complete(null);
+  }
+
+  /** Completes once the node has stopped: closed by its owner, by SHUTDOWN, or by a failed log. */
+  public java.util.concurrent.CompletableFuture<Void> closed() {
+    return closed;
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {

@@ -241,4 +241,23 @@ class KvPersistenceTest {
       s.close();
     }
   }
+
+  @Test
+  void shutdownStopsTheNodeWithItsLogSyncedAndClosesTheConnectionWithoutAReply() throws Exception {
+    KvServer s = start(KvPersistence.Fsync.NO);
+    try (Wire w = new Wire(s.port())) {
+      w.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383");
+      w.call("SET", "k", "kept");
+      assertThat(w.call("SHUTDOWN", "BOGUS")).isEqualTo("-ERR syntax error\r\n");
+      assertThat(w.call("SHUTDOWN", "ABORT")).isEqualTo("-ERR No shutdown in progress.\r\n");
+      assertThat(w.send("SHUTDOWN", "NOSAVE").closedByServer()).isTrue();
+    }
+    s.closed().get(30, java.util.concurrent.TimeUnit.SECONDS);
+    s = start(KvPersistence.Fsync.NO);
+    try (Wire w = new Wire(s.port())) {
+      assertThat(w.call("GET", "k")).isEqualTo("$4\r\nkept\r\n");
+    } finally {
+      s.close();
+    }
+  }
 }

@@ -231,7 +231,22 @@ final class KvCommand implements Callable<Integer> {
     }
     HttpEndpoint httpToClose = http;
     // Before the node says it listens: a SIGTERM sent once it has said so leaves gracefully.
+    // Stopped from inside (SHUTDOWN from a client, or a log that cannot be written): the process ends.
+    java.util.concurrent.atomic.AtomicBoolean stoppedItself = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicBoolean hookRan = new java.util.concurrent.atomic.AtomicBoolean();
+    server.closed().thenRun(() -> {
+      if (!hookRan.get()) {
+        stoppedItself.set(true);
+        stopped.countDown();
+      }
+    });
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      if (stoppedItself.get() || !hookRan.compareAndSet(false, true)) {
+        if (httpToClose != null) {
+          httpToClose.close();
+        }
+        return;
+      }
       if (server.isManaged() && !declaredDead.get()) {
         System.out.println("atoll kv: leaving: moving this node's slots and keys to the other nodes (up to "
             + drainTimeout.toSeconds() + " s)");
@@ -267,6 +282,10 @@ final class KvCommand implements Callable<Integer> {
     }
     System.out.flush();
     stopped.await();
+    if (stoppedItself.get() && !declaredDead.get()) {
+      System.out.println("atoll kv: stopped (SHUTDOWN, or an append only file it could not write: see the log)");
+      return 0;
+    }
     if (declaredDead.get()) {
       System.err.println("atoll kv: the shard manager declared this node dead (its lease lapsed) and gave its"
           + " slots to other nodes; stopping. Restart it to join again as a new node.");

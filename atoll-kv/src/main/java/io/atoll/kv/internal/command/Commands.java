@@ -28,11 +28,19 @@ public final class Commands {
   public static CommandTable table(SlotStore store, ClusterState cluster, Health health,
       ClusterCommandsMeet meet, Supplier<Pod> newIdentity, Migrator migrator, Executor migrations, Stats stats,
       Clients clients, ServerInfo info, Auth auth, NodeKey nodeKey) {
+    return table(store, cluster, health, meet, newIdentity, migrator, migrations, stats, clients, info, auth, nodeKey,
+        null);
+  }
+
+  /** As above; SHUTDOWN runs {@code shutdown} (null: SHUTDOWN is refused). */
+  public static CommandTable table(SlotStore store, ClusterState cluster, Health health,
+      ClusterCommandsMeet meet, Supplier<Pod> newIdentity, Migrator migrator, Executor migrations, Stats stats,
+      Clients clients, ServerInfo info, Auth auth, NodeKey nodeKey, Runnable shutdown) {
     CommandTable.Builder b = new CommandTable.Builder();
     new Strings(info.maxBulk(), stats).register(b);
     new Keys().register(b);
     new Hashes().register(b);
-    new Server(store, stats, clients, info, b::build, auth).register(b);
+    new Server(store, stats, clients, info, b::build, auth, shutdown).register(b);
     new ClusterCommands(cluster, health, meet::meet, store, newIdentity, migrator, migrations, nodeKey).register(b);
     return b.build();
   }

@@ -21,9 +21,11 @@ final class Server {
   private final ServerInfo info;
   private final Supplier<CommandTable> table;
   private final Auth auth;
+  private final Runnable shutdown;
 
   Server(SlotStore store, Stats stats, Clients clients, ServerInfo info,
-      Supplier<CommandTable> table, Auth auth) {
+      Supplier<CommandTable> table, Auth auth, Runnable shutdown) {
+    this.shutdown = shutdown;
     this.auth = auth;
     this.store = store;
     this.stats = stats;
@@ -95,6 +97,7 @@ final class Server {
         .add("keys", 2, "readonly", 0, 0, 0, this::keys)
         .add("info", -1, "", 0, 0, 0, this::info)
         .add("bgrewriteaof", 1, "", 0, 0, 0, c -> c.reply.simple(info.log().rewrite()))
+        .add("shutdown", -1, "", 0, 0, 0, this::shutdown)
         .add("lastsave", 1, "fast", 0, 0, 0, c -> c.reply.integer(info.startedAt() / 1000));
     b.container("config", Map.of(
         "get", CommandTable.Builder.sub("config", "get", -3, "", this::configGet),
@@ -232,6 +235,30 @@ final class Server {
     c.reply.bulk("master");
     c.reply.bulk("modules");
     c.reply.array(0);
+  }
+
+  /**
+   * SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT], as Redis: the node stops (its log written and
+   * synced first, under any policy: NOSAVE has nothing more to skip, as there are no RDB snapshots)
+   * and the connection closes without a reply.
+   */
+  private void shutdown(Call c) {
+    boolean abort = false;
+    for (int i = 1; i < c.argc(); i++) {
+      switch (c.opt(i)) {
+        case "NOSAVE", "SAVE", "NOW", "FORCE" -> { }
+        case "ABORT" -> abort = true;
+        default -> throw new CommandError(CommandError.SYNTAX);
+      }
+    }
+    if (abort) {
+      throw new CommandError("ERR No shutdown in progress.");
+    }
+    if (shutdown == null) {
+      throw new CommandError("ERR SHUTDOWN is not served by this embedded node (its owner stops it)");
+    }
+    c.session.closeAfterReply = true; // no reply: the connection just closes, as Redis does
+    shutdown.run();
   }
 
   private void flush(Call c) {
