@@ -154,53 +154,37 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
         long size = Files.size(p);
         try (InputStream in = new BufferedInputStream(Files.newInputStream(p), 1 << 16)) {
           LogReader r = new LogReader(in, 0, size);
-          long start = 0;
-          while (true) {
-            LogReader.Next n = r.next();
-            if (n instanceof LogReader.Record rec && f.type() == 'b' && isBaseOf(rec.args())) {
+          LogReader.Next n;
+          while ((n = r.next()) instanceof LogReader.Record rec) {
+            long start = rec.start();
+            if (f.type() == 'b' && isBaseOf(rec.args())) {
               skipSeq = Long.parseLong(new String(rec.args()[1], StandardCharsets.US_ASCII));
               skipBefore = new long[rec.args().length - 2];
               for (int s = 0; s < skipBefore.length; s++) {
                 skipBefore[s] = Long.parseLong(new String(rec.args()[2 + s], StandardCharsets.US_ASCII));
               }
-              start = rec.end();
-              continue;
-            }
-            if (n instanceof LogReader.Record rec && f.type() == 'i' && f.seq() == skipSeq
-                && start < skipBefore[slotOf(rec.args())]) {
-              start = rec.end(); // in the base already: its slot was copied after it
-              continue;
-            }
-            if (n instanceof LogReader.Record rec) {
-              start = rec.end();
+            } else if (f.type() == 'i' && f.seq() == skipSeq && start < skipBefore[slotOf(rec.args())]) {
+              // in the base already: its slot was copied after this record
+            } else {
               records++;
-              try {
-                replay.apply(rec.args());
-              } catch (RuntimeException e) {
-                // The data would differ from what was acknowledged: refuse, as Redis does.
-                throw new IllegalStateException("appendonly: " + p + ": the record ending at offset " + rec.end()
-                    + " ('" + new String(rec.args()[0], StandardCharsets.UTF_8) + "') does not apply: "
-                    + e.getMessage() + " (a setting lowered since it was written, e.g. --proto-max-bulk-len?)", e);
-              }
-              continue;
+              replay(replay, p, rec);
             }
-            long cut = n instanceof LogReader.Truncated t ? t.validUpTo()
-                : n instanceof LogReader.Corrupt c && Recovery.zerosFrom(p, c.recordStart()) ? c.recordStart() : -1;
-            if (cut >= 0 && last && !Recovery.moreRecordsAfter(p, cut)) {
-              long validUpTo = cut;
-              LOG.warn("appendonly: !!! Truncating the AOF {} at offset {} !!! ({} bytes of a record a crash cut"
-                  + " short, or zeros a crash of the machine left)", p, validUpTo, size - validUpTo);
-              try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
-                ch.truncate(validUpTo);
-                ch.force(true);
-              }
-            } else if (n instanceof LogReader.Truncated t) {
-              throw corrupt(p, t.validUpTo(), last ? "the file ends inside a record, but valid records follow it"
-                  : "a file before the last ends inside a record");
-            } else if (n instanceof LogReader.Corrupt c) {
-              throw corrupt(p, c.offset(), c.what() + " (in the record at offset " + c.recordStart() + ")");
+          }
+          if (!(n instanceof LogReader.End)) {
+            long cut = Recovery.crashTail(p, n);
+            if (cut < 0 || !last) {
+              throw n instanceof LogReader.Corrupt c
+                  ? corrupt(p, c.offset(), c.what() + " (in the record at offset " + c.recordStart() + ")")
+                  : corrupt(p, ((LogReader.Truncated) n).validUpTo(), last
+                      ? "the file ends inside a record, but valid records follow it"
+                      : "a file before the last ends inside a record");
             }
-            break;
+            LOG.warn("appendonly: !!! Truncating the AOF {} at offset {} !!! ({} bytes of a record a crash cut"
+                + " short, or zeros a crash of the machine left)", p, cut, size - cut);
+            try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+              ch.truncate(cut);
+              ch.force(true);
+            }
           }
         }
       }
@@ -218,6 +202,17 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     timer.scheduleWithFixedDelay(this::tick, 1000, 1000, TimeUnit.MILLISECONDS);
     LOG.info("appendonly: DB loaded from append only file: {} records in {} ms", records,
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+  }
+
+  private static void replay(Replay replay, Path p, LogReader.Record rec) {
+    try {
+      replay.apply(rec.args());
+    } catch (RuntimeException e) {
+      // The data would differ from what was acknowledged: refuse, as Redis does.
+      throw new IllegalStateException("appendonly: " + p + ": the record ending at offset " + rec.end()
+          + " ('" + new String(rec.args()[0], StandardCharsets.UTF_8) + "') does not apply: "
+          + e.getMessage() + " (a setting lowered since it was written, e.g. --proto-max-bulk-len?)", e);
+    }
   }
 
   private IllegalStateException corrupt(Path p, long offset, String what) {
@@ -330,8 +325,13 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
       throw new io.atoll.kv.internal.command.CommandError("ERR Background append only file rewriting already in"
           + " progress");
     }
-    rewriter = Thread.ofPlatform().name("kv-appendonly-rewrite").daemon(true).start(this::rewriteNow);
+    startRewriter();
     return "Background append only file rewriting started";
+  }
+
+  /** Starts {@link #rewriteNow} on a thread of its own; the caller has set {@code rewriting}. */
+  private void startRewriter() {
+    rewriter = Thread.ofPlatform().name("kv-appendonly-rewrite").daemon(true).start(this::rewriteNow);
   }
 
   private static boolean isBaseOf(byte[][] args) {
@@ -579,10 +579,23 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   }
 
   private void sync(boolean required) {
+    forceTo(channel, written, required);
+  }
+
+  /**
+   * Syncs {@code ch} and marks the log synced up to {@code upTo}. A failure is final when the
+   * policy requires the sync (always); otherwise writes are refused until a sync succeeds again.
+   */
+  private void forceTo(FileChannel ch, long upTo, boolean required) {
     try {
-      long upTo = written;
-      channel.force(false);
+      ch.force(false);
       synced = upTo;
+      if (writeError != null && writeError.startsWith("fsync: ")) {
+        writeError = null;
+        LOG.warn("appendonly: fsync succeeded again, writes are accepted again");
+      }
+    } catch (java.nio.channels.ClosedChannelException e) {
+      // closed meanwhile by close(), which synced it
     } catch (IOException e) {
       if (required) {
         fail("can't persist AOF for fsync error when the AOF fsync policy is 'always': " + e.getMessage());
@@ -622,7 +635,7 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     if (store != null && size > AUTO_REWRITE_MIN_SIZE && size >= 2 * rewriteBaseSize && rewriting.compareAndSet(false, true)) {
       LOG.info("appendonly: starting automatic rewriting of AOF on {}% growth", rewriteBaseSize == 0 ? 100
           : (size - rewriteBaseSize) * 100 / rewriteBaseSize);
-      rewriter = Thread.ofPlatform().name("kv-appendonly-rewrite").daemon(true).start(this::rewriteNow);
+      startRewriter();
     }
     long upTo;
     FileChannel ch;
@@ -640,19 +653,7 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     }
     // Outside the lock, as Redis syncs on a background thread: replies waiting to be written are
     // not held up by a slow disk's sync.
-    try {
-      ch.force(false);
-      synced = upTo;
-      if (writeError != null && writeError.startsWith("fsync: ")) {
-        writeError = null;
-        LOG.warn("appendonly: fsync succeeded again, writes are accepted again");
-      }
-    } catch (java.nio.channels.ClosedChannelException e) {
-      // closed meanwhile: close() synced it
-    } catch (IOException e) {
-      writeError = "fsync: " + e.getMessage();
-      LOG.error("appendonly: fail to fsync the AOF file: {}", e.getMessage());
-    }
+    forceTo(ch, upTo, false);
   }
 
   @Override
@@ -690,8 +691,6 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     f.add("aof_buffer_length:" + Math.max(0, appended - written));
     return f;
   }
-
-
 
   @Override
   public String appendfsync() {

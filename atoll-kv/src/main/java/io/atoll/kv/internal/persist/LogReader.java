@@ -21,8 +21,8 @@ final class LogReader {
   sealed interface Next {
   }
 
-  /** A record: its arguments, and the offset just past its checksum line. */
-  record Record(byte[][] args, long end) implements Next {
+  /** A record: its arguments, the offset of its first byte, and the offset just past its checksum line. */
+  record Record(byte[][] args, long start, long end) implements Next {
   }
 
   /** The file ended cleanly after the previous record. */
@@ -135,7 +135,7 @@ final class LogReader {
         throw new Bad(start, "the record's checksum does not match its bytes (" + String.format("%08x", sum)
             + " computed, " + String.format("%08x", stored) + " stored)");
       }
-      return new Record(args, position);
+      return new Record(args, start, position);
     } catch (Eof e) {
       return new Truncated(start, "the file ends inside the record that starts there");
     } catch (Bad e) {

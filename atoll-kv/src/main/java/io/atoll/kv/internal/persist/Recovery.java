@@ -68,20 +68,36 @@ public final class Recovery {
           records++;
         } else if (n instanceof LogReader.End e) {
           return new FileReport(f, size, e.offset(), records, null, false);
-        } else if (n instanceof LogReader.Truncated t) {
-          boolean more = moreRecordsAfter(f, t.validUpTo());
-          return new FileReport(f, size, t.validUpTo(), records, more
-              ? "a record at offset " + t.validUpTo() + " claims more bytes than follow it, yet valid records follow"
-              : "the file ends inside the record at offset " + t.validUpTo() + " (a crash while writing it)", !more);
-        } else if (n instanceof LogReader.Corrupt c && zerosFrom(f, c.recordStart())
-            && !moreRecordsAfter(f, c.recordStart())) {
-          return new FileReport(f, size, c.recordStart(), records, "the file ends in " + (size - c.recordStart())
-              + " zero bytes from offset " + c.recordStart() + " (a crash of the machine)", true);
-        } else if (n instanceof LogReader.Corrupt c) {
-          return new FileReport(f, size, c.recordStart(), records, c.what() + " at offset " + c.offset(), false);
+        } else {
+          long cut = crashTail(f, n);
+          if (n instanceof LogReader.Truncated t) {
+            return new FileReport(f, size, t.validUpTo(), records, cut < 0
+                ? "a record at offset " + t.validUpTo() + " claims more bytes than follow it, yet valid records follow"
+                : "the file ends inside the record at offset " + t.validUpTo() + " (a crash while writing it)", cut >= 0);
+          }
+          LogReader.Corrupt c = (LogReader.Corrupt) n;
+          return new FileReport(f, size, c.recordStart(), records, cut >= 0 ? "the file ends in " + (size - cut)
+              + " zero bytes from offset " + cut + " (a crash of the machine)" : c.what() + " at offset " + c.offset(),
+              cut >= 0);
         }
       }
     }
+  }
+
+  /**
+   * Where to cut {@code file} if the way it stopped reading ({@code end}: cut short, or malformed)
+   * is the tail a crash leaves, -1 if it is not: a record the file ends inside with no valid
+   * checksum line after it, or nothing but zeros from a record's start on. The one rule for both
+   * the start of a node and {@code atoll kv-check-aof}.
+   */
+  static long crashTail(Path file, LogReader.Next end) throws IOException {
+    if (end instanceof LogReader.Truncated t) {
+      return moreRecordsAfter(file, t.validUpTo()) ? -1 : t.validUpTo();
+    }
+    if (end instanceof LogReader.Corrupt c) {
+      return zerosFrom(file, c.recordStart()) ? c.recordStart() : -1;
+    }
+    return -1;
   }
 
   /**
