@@ -28,6 +28,9 @@ final class Availability implements io.atoll.server.demo.Load.Deposits {
   private final Object lock = new Object();
   private long windowStart;
   private long windowMax;
+  /** The shard of the window's longest span so far, and when that span began (on the clock). */
+  private int windowMaxShard;
+  private long windowMaxFrom;
 
   /** One shard: when it last acknowledged, and the sending times of its deposits outstanding. */
   private static final class Shard {
@@ -74,20 +77,28 @@ final class Availability implements io.atoll.server.demo.Load.Deposits {
    */
   @Override
   public void ended(String account, long sentAt, boolean acked) {
-    Shard s = state[hasher.shardOf(account, shards)];
+    int shard = hasher.shardOf(account, shards);
+    Shard s = state[shard];
     long now = clock.getAsLong();
     long span;
+    long began;
     synchronized (s) {
       // An acknowledgement ends the span of every deposit waiting, from the oldest; a failure only its own.
       long from = acked && !s.outstanding.isEmpty() ? Math.min(s.outstanding.firstKey(), sentAt) : sentAt;
       s.remove(sentAt);
-      span = now - Math.max(from, s.lastAck);
+      began = Math.max(from, s.lastAck);
+      span = now - began;
       if (acked) {
         s.lastAck = Math.max(s.lastAck, now);
       }
     }
     synchronized (lock) {
-      windowMax = Math.max(windowMax, Math.min(span, now - windowStart));
+      long counted = Math.min(span, now - windowStart);
+      if (counted > windowMax) {
+        windowMax = counted;
+        windowMaxShard = shard;
+        windowMaxFrom = Math.max(began, windowStart);
+      }
     }
   }
 
@@ -96,24 +107,48 @@ final class Availability implements io.atoll.server.demo.Load.Deposits {
     synchronized (lock) {
       windowStart = clock.getAsLong();
       windowMax = 0;
+      windowMaxShard = 0;
+      windowMaxFrom = windowStart;
     }
   }
 
   /** Ends the window; returns its longest span in milliseconds, counting deposits still outstanding. */
   long end() {
+    return endWindow().millis();
+  }
+
+  /**
+   * The longest span of a window: its length in milliseconds, its shard (0 if none) and when it
+   * began, in milliseconds after the window's start.
+   */
+  record Longest(long millis, int shard, long fromMillis) {
+    @Override
+    public String toString() {
+      return shard == 0 ? millis + " ms" : String.format("%,d ms (shard %d, from +%,d ms)", millis, shard, fromMillis);
+    }
+  }
+
+  /** Ends the window, as {@link #end()}, and says which shard and when. */
+  Longest endWindow() {
     long now = clock.getAsLong();
     synchronized (lock) {
       long max = windowMax;
+      int shard = windowMaxShard;
+      long from = windowMaxFrom;
       for (int i = 1; i <= shards; i++) {
         Shard s = state[i];
         synchronized (s) {
           if (!s.outstanding.isEmpty()) {
-            long from = Math.max(Math.max(s.outstanding.firstKey(), s.lastAck), windowStart);
-            max = Math.max(max, now - from);
+            long began = Math.max(Math.max(s.outstanding.firstKey(), s.lastAck), windowStart);
+            if (now - began > max) {
+              max = now - began;
+              shard = i;
+              from = began;
+            }
           }
         }
       }
-      return Math.max(0, max) / 1_000_000;
+      return max <= 0 ? new Longest(0, 0, 0) : new Longest(max / 1_000_000, shard, (from - windowStart) / 1_000_000);
     }
   }
 }

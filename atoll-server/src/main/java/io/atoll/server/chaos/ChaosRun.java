@@ -171,9 +171,9 @@ public final class ChaosRun {
         say(recovery >= 0 ? "  recovered in " + recovery + " ms: " + names.shardsLine(client.config())
             : "  NOT recovered within " + o.recoveryTimeout().toSeconds() + " s: " + names.shardsLine(client.config()));
         TimeUnit.MILLISECONDS.sleep(o.recovery().toMillis()); // undisturbed load before the next fault
-        long gap = availability.end();
-        stats.add(kind, gap, recovery);
-        say(String.format("  longest unavailable %,d ms | acked %,d (+%,d) | unacked %,d (+%,d)", gap,
+        Availability.Longest longest = availability.endWindow();
+        stats.add(kind, longest.millis(), recovery);
+        say(String.format("  longest unavailable %s | acked %,d (+%,d) | unacked %,d (+%,d)", longest,
             ledger.ackedCount(), ledger.ackedCount() - acked, ledger.failedCount(), ledger.failedCount() - failed));
         acked = ledger.ackedCount();
         failed = ledger.failedCount();

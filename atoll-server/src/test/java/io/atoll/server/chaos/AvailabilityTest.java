@@ -86,4 +86,19 @@ class AvailabilityTest {
     a.ended(acct[0], slow, true);
     assertThat(a.end()).as("the shard was serving: only the last 50 ms without an acknowledgement count").isEqualTo(100);
   }
+
+  @Test
+  void theLongestSpanNamesItsShardAndWhenItBegan() {
+    a.begin();
+    later(250);
+    long first = send(acct[1]);
+    later(900);
+    a.ended(acct[0], send(acct[0]), true);
+    a.ended(acct[1], first, true);
+    Availability.Longest l = a.endWindow();
+    assertThat(l.millis()).isEqualTo(900);
+    assertThat(l.shard()).isEqualTo(ShardHasher.DEFAULT.shardOf(acct[1], 16));
+    assertThat(l.fromMillis()).isEqualTo(250);
+    assertThat(l.toString()).isEqualTo("900 ms (shard " + l.shard() + ", from +250 ms)");
+  }
 }

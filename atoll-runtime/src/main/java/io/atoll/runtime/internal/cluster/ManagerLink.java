@@ -46,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * fresh TCP connect to the manager's address is refused, so no manager process listens there, and
  * (b) no peer that answers renewed since this pod's renewals began to fail, so the manager is not
  * merely unreachable from here ({@link OutageWatch} checks both). The ride-through can be turned
- * off ({@code Sharding.Builder.keepServingWhileManagerDown(false)}).
+ * off ({@code Sharding.Builder.keepServingWhileManagerDown(false)}). A renewal that timed out is
+ * followed at once ({@link #afterFailure}): while the manager is silent one renewal is always in
+ * flight, and a paused manager that resumes answers it within a round trip.
  *
  * <p><b>Several managers.</b> The pod talks to one manager at a time ({@link ManagerAddresses}).
  * When a call fails it moves on — to the leader a standby named, else to the next address — and a
@@ -350,8 +352,12 @@ public final class ManagerLink {
                 // a manager with another key took over: this incarnation's credential means nothing to it
                 callback.unknownToManager("the shard manager refused its credential: " + Status.fromThrowable(t)
                     .getDescription());
-              } else if (managers.failedOrReopened(at, t, silenceNanos())) {
-                retryRenewalSoon(); // another manager or a fresh connection: try it before the lease runs out
+              } else {
+                switch (afterFailure(Status.fromThrowable(t).getCode(), managers.failedOrReopened(at, t, silenceNanos()))) {
+                  case SOON -> retryRenewalSoon(); // another manager or a fresh connection: try it before the lease runs out
+                  case NOW -> renewNow();
+                  case NEXT_PERIOD -> { }
+                }
               }
             }
 
@@ -413,6 +419,39 @@ public final class ManagerLink {
    */
   private long silenceNanos() {
     return Math.max(TimeUnit.MILLISECONDS.toNanos(300), lease.ttlNanos() / 3);
+  }
+
+  /** When the next renewal goes after one failed. */
+  enum Retry {
+    /** At once. */
+    NOW,
+    /** After a back-off (50 ms doubling to 1 s while failures go on). */
+    SOON,
+    /** At the next renewal period. */
+    NEXT_PERIOD
+  }
+
+  /**
+   * When to renew again after a renewal failed with {@code code}; {@code movedOrReopened} is what
+   * {@link ManagerAddresses#failedOrReopened} said (the link moved, or its channel is fresh). A
+   * renewal the manager let time out is followed at once on the same channel: its deadline paced
+   * it, and so one renewal is always in flight while the manager is silent, answered the moment
+   * the manager runs again (a paused manager: pods that fenced themselves serve again within a
+   * round trip of its resuming, instead of up to a renewal period and a deadline later).
+   */
+  static Retry afterFailure(Status.Code code, boolean movedOrReopened) {
+    if (movedOrReopened) {
+      return Retry.SOON;
+    }
+    return code == Status.Code.DEADLINE_EXCEEDED ? Retry.NOW : Retry.NEXT_PERIOD;
+  }
+
+  private void renewNow() {
+    try {
+      renewTimer.execute(this::renew);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed
+    }
   }
 
   private void retryRenewalSoon() {

@@ -23,4 +23,15 @@ class ManagerLinkAnswersTest {
     assertThat(ManagerLink.isTypesPending(answer(Status.UNAVAILABLE, Wire.TYPES_PENDING + "x"))).isFalse();
     assertThat(ManagerLink.isTypesPending(Status.ABORTED.asRuntimeException())).as("no description").isFalse();
   }
+
+  @Test
+  void aRenewalTheManagerLetTimeOutIsFollowedAtOnceSoThatOneIsInFlightWhenItResumes() {
+    assertThat(ManagerLink.afterFailure(Status.Code.DEADLINE_EXCEEDED, false)).isEqualTo(ManagerLink.Retry.NOW);
+    assertThat(ManagerLink.afterFailure(Status.Code.DEADLINE_EXCEEDED, true))
+        .as("a fresh channel or another manager: with back-off").isEqualTo(ManagerLink.Retry.SOON);
+    assertThat(ManagerLink.afterFailure(Status.Code.UNAVAILABLE, true)).isEqualTo(ManagerLink.Retry.SOON);
+    assertThat(ManagerLink.afterFailure(Status.Code.UNAVAILABLE, false))
+        .as("refused at once, no other manager: not a loop").isEqualTo(ManagerLink.Retry.NEXT_PERIOD);
+    assertThat(ManagerLink.afterFailure(Status.Code.FAILED_PRECONDITION, false)).isEqualTo(ManagerLink.Retry.NEXT_PERIOD);
+  }
 }
