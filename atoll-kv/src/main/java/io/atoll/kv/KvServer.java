@@ -20,6 +20,8 @@ import io.atoll.kv.internal.command.Stats;
 import io.atoll.kv.internal.command.CommandLog;
 import io.atoll.kv.internal.command.Session;
 import io.atoll.kv.internal.persist.AppendOnlyFile;
+import io.atoll.kv.internal.persist.Snapshot;
+import io.atoll.kv.internal.command.Snapshots;
 import io.atoll.kv.internal.resp.Reply;
 import io.atoll.kv.internal.resp.RespDecoder;
 import io.atoll.kv.internal.resp.RespLimits;
@@ -86,14 +88,17 @@ public final class KvServer implements AutoCloseable {
   private volatile ManagedNode managed;
   /** The append-only file, or null without persistence. */
   private final AppendOnlyFile aof;
+  /** SAVE and BGSAVE's snapshot, or null (managed mode). */
+  private final Snapshot snapshot;
   /** Completed once {@link #close} has stopped everything (SHUTDOWN, a fatal log error, or the owner). */
   private final java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
 
   private KvServer(EventLoopGroup boss, EventLoopGroup workers, EventLoopGroup busGroup, ExecutorService migrations,
       ScheduledExecutorService expiry, ClusterBus bus, ClusterState cluster, Channel server, Channel tlsServer,
       int port, int tlsPort, int busPort, SlotStore store, Migrator migrator, TlsFiles tlsFiles, NodeKey nodeKey,
-      AppendOnlyFile aof) {
+      AppendOnlyFile aof, Snapshot snapshot) {
     this.aof = aof;
+    this.snapshot = snapshot;
     this.nodeKey = nodeKey;
     this.tlsFiles = tlsFiles;
     this.tlsServer = tlsServer;
@@ -255,8 +260,11 @@ public final class KvServer implements AutoCloseable {
       }
       Stats stats = new Stats();
       Clients clients = new Clients();
+      // Managed mode keeps no snapshots either, for the same reason as no log (above).
+      Snapshot snapshot = manager == null ? new Snapshot(s.dataDir(), store, stats::writes, clock.getAsLong()) : null;
       ServerInfo info = new ServerInfo(port, s.bind(), s.maxMemory(), s.maxBulkLength(), s.queryBufferLimit(),
-          s.outputBufferLimit(), s.nodeTimeoutMillis(), clock.getAsLong(), log);
+          s.outputBufferLimit(), s.nodeTimeoutMillis(), clock.getAsLong(), log,
+          snapshot == null ? Snapshots.NONE : snapshot);
       Migrator migrator = new Migrator(store, cluster, clock);
       NodeKey nodeKey = new NodeKey();
       CommandTable table = Commands.table(store, cluster, bus != null ? bus : Health.MANAGED,
@@ -270,6 +278,11 @@ public final class KvServer implements AutoCloseable {
             }
           });
       Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, clock, s.maxMemory(), observer, log);
+      if (aof == null && snapshot != null) {
+        // Before the ports open: nobody reads a half-loaded store (without a log there is no
+        // -LOADING state to answer with; a client retries the refused connection).
+        Snapshot.load(s.dataDir(), replayer(dispatcher));
+      }
       RespLimits limits = new RespLimits(s.maxBulkLength(), s.maxArrayLength(), s.maxInlineLength(),
           s.queryBufferLimit());
       // Clients over TLS only: the plaintext port is not opened (its number still names the node).
@@ -293,15 +306,7 @@ public final class KvServer implements AutoCloseable {
       }
       if (aof != null) {
         // Clients connecting meanwhile are answered -LOADING, as Redis does.
-        Session replaying = new Session(0, "appendonly", "appendonly", 0, false, true);
-        io.netty.buffer.ByteBuf sink = io.netty.buffer.Unpooled.buffer(256);
-        Reply discard = new Reply();
-        discard.target(sink);
-        aof.load(args -> {
-          sink.clear();
-          dispatcher.replay(args, replaying, discard);
-        });
-        sink.release();
+        aof.load(replayer(dispatcher));
       }
       // Its own thread: a slot's lock may be held for a while (MIGRATE), and that must not stall
       // the bus (missed pings would make peers suspect this node) or a client event loop.
@@ -313,7 +318,7 @@ public final class KvServer implements AutoCloseable {
           manager != null ? "control port for the shard manager" : "cluster bus", busPort, Transport.name(),
           auth.required() ? ", password required" : "");
       KvServer node = new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, tlsServer, port,
-          tlsPort, busPort, store, migrator, tlsFiles, nodeKey, aof);
+          tlsPort, busPort, store, migrator, tlsFiles, nodeKey, aof, snapshot);
       self.set(node);
       return node;
     } catch (InterruptedException e) {
@@ -529,6 +534,13 @@ public final class KvServer implements AutoCloseable {
       bus.close();
     }
     shutdown(boss, workers, busGroup, migrations, expiry);
+    if (snapshot != null) {
+      try {
+        snapshot.awaitBackground(TimeUnit.SECONDS.toMillis(60)); // a BGSAVE under way finishes first
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     if (aof != null) {
       workers.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS); // nothing appends any more
       aof.close(); // written and synced: a clean stop loses nothing under any policy
@@ -539,6 +551,18 @@ public final class KvServer implements AutoCloseable {
   /** Completes once the node has stopped: closed by its owner, by SHUTDOWN, or by a failed log. */
   public java.util.concurrent.CompletableFuture<Void> closed() {
     return closed;
+  }
+
+  /** Replays logged or saved records through {@code dispatcher}, their replies thrown away. */
+  private static AppendOnlyFile.Replay replayer(Dispatcher dispatcher) {
+    Session replaying = new Session(0, "appendonly", "appendonly", 0, false, true);
+    io.netty.buffer.ByteBuf sink = io.netty.buffer.Unpooled.buffer(256);
+    Reply discard = new Reply();
+    discard.target(sink);
+    return args -> {
+      sink.clear();
+      dispatcher.replay(args, replaying, discard);
+    };
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {

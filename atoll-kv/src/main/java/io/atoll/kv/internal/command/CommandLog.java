@@ -36,7 +36,7 @@ public interface CommandLog {
 
     @Override
     public List<String> info() {
-      return List.of("loading:0", "aof_enabled:0");
+      return List.of("aof_enabled:0");
     }
   };
 
@@ -61,7 +61,7 @@ public interface CommandLog {
    */
   boolean awaitLogged(long position);
 
-  /** The {@code INFO persistence} fields, {@code name:value} each. */
+  /** The {@code aof_*} fields of {@code INFO persistence}, {@code name:value} each. */
   List<String> info();
 
   /**

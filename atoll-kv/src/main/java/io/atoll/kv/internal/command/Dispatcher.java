@@ -85,6 +85,7 @@ public final class Dispatcher {
     boolean error = reply.errorCount() != errorsBefore;
     if (c.write && !error) {
       session.wrote(); // refused, it changed nothing: its error may leave while the log fails
+      stats.writes.increment();
     }
     if (error) {
       stats.errors.increment();

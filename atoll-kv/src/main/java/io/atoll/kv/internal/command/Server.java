@@ -98,7 +98,18 @@ final class Server {
         .add("info", -1, "", 0, 0, 0, this::info)
         .add("bgrewriteaof", 1, "", 0, 0, 0, c -> c.reply.simple(info.log().rewrite()))
         .add("shutdown", -1, "", 0, 0, 0, this::shutdown)
-        .add("lastsave", 1, "fast", 0, 0, 0, c -> c.reply.integer(info.startedAt() / 1000));
+        .add("lastsave", 1, "fast", 0, 0, 0, c -> c.reply.integer(info.snapshots() == Snapshots.NONE
+            ? info.startedAt() / 1000 : info.snapshots().lastSave()))
+        .add("save", 1, "", 0, 0, 0, c -> {
+          info.snapshots().save();
+          c.reply.ok();
+        })
+        .add("bgsave", -1, "", 0, 0, 0, c -> {
+          if (c.argc() > 2 || (c.argc() == 2 && !c.opt(1).equals("SCHEDULE"))) {
+            throw new CommandError(CommandError.SYNTAX);
+          }
+          c.reply.simple(info.snapshots().bgsave());
+        });
     b.container("config", Map.of(
         "get", CommandTable.Builder.sub("config", "get", -3, "", this::configGet),
         "set", CommandTable.Builder.sub("config", "set", -4, "", this::configSet),
@@ -239,14 +250,21 @@ final class Server {
 
   /**
    * SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT], as Redis: the node stops (its log written and
-   * synced first, under any policy: NOSAVE has nothing more to skip, as there are no RDB snapshots)
-   * and the connection closes without a reply.
+   * synced first, under any policy) and the connection closes without a reply. SAVE writes a
+   * snapshot first (a failure answers the error and the node goes on, unless FORCE); without it
+   * none is written, as Redis without save points; NOSAVE says so.
    */
   private void shutdown(Call c) {
     boolean abort = false;
+    boolean save = false;
+    boolean nosave = false;
+    boolean force = false;
     for (int i = 1; i < c.argc(); i++) {
       switch (c.opt(i)) {
-        case "NOSAVE", "SAVE", "NOW", "FORCE" -> { }
+        case "NOSAVE" -> nosave = true;
+        case "SAVE" -> save = true;
+        case "FORCE" -> force = true;
+        case "NOW" -> { }
         case "ABORT" -> abort = true;
         default -> throw new CommandError(CommandError.SYNTAX);
       }
@@ -254,8 +272,20 @@ final class Server {
     if (abort) {
       throw new CommandError("ERR No shutdown in progress.");
     }
+    if (save && nosave) {
+      throw new CommandError(CommandError.SYNTAX);
+    }
     if (shutdown == null) {
       throw new CommandError("ERR SHUTDOWN is not served by this embedded node (its owner stops it)");
+    }
+    if (save) {
+      try {
+        info.snapshots().save();
+      } catch (CommandError e) {
+        if (!force) {
+          throw new CommandError("ERR Errors trying to SHUTDOWN. Check logs. (" + e.getMessage() + ")");
+        }
+      }
     }
     c.session.closeAfterReply = true; // no reply: the connection just closes, as Redis does
     shutdown.run();
@@ -425,7 +455,10 @@ final class Server {
           .append(human(info.maxMemory())).append("\r\nmaxmemory_policy:noeviction\r\n\r\n");
     }
     if (all || want.contains("persistence")) {
-      sb.append("# Persistence\r\n");
+      sb.append("# Persistence\r\nloading:").append(info.log().loading() ? 1 : 0).append("\r\nasync_loading:0\r\n");
+      for (String f : info.snapshots().info()) {
+        sb.append(f).append("\r\n");
+      }
       for (String f : info.log().info()) {
         sb.append(f).append("\r\n");
       }

@@ -12,9 +12,17 @@ package io.atoll.kv.internal.command;
  * @param nodeTimeoutMillis the cluster node timeout
  * @param startedAt epoch ms
  * @param log the append-only file ({@link CommandLog#NONE} without one): INFO persistence, CONFIG GET
+ * @param snapshots SAVE and BGSAVE ({@link Snapshots#NONE} without a data directory)
  */
 public record ServerInfo(int tcpPort, String bind, long maxMemory, long maxBulk, long queryBufferLimit,
-    long outputBufferLimit, long nodeTimeoutMillis, long startedAt, CommandLog log) {
+    long outputBufferLimit, long nodeTimeoutMillis, long startedAt, CommandLog log, Snapshots snapshots) {
+
+  /** Settings of a node with an append-only file and no snapshots. */
+  public ServerInfo(int tcpPort, String bind, long maxMemory, long maxBulk, long queryBufferLimit,
+      long outputBufferLimit, long nodeTimeoutMillis, long startedAt, CommandLog log) {
+    this(tcpPort, bind, maxMemory, maxBulk, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, startedAt, log,
+        Snapshots.NONE);
+  }
 
   /** Settings of a node without an append-only file. */
   public ServerInfo(int tcpPort, String bind, long maxMemory, long maxBulk, long queryBufferLimit,

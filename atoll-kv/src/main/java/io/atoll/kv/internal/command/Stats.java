@@ -10,10 +10,17 @@ public final class Stats {
   final LongAdder errors = new LongAdder();
   final LongAdder connections = new LongAdder();
   final LongAdder expired = new LongAdder();
+  /** Writes that changed something (refused ones are not counted): Redis' "dirty" counter. */
+  final LongAdder writes = new LongAdder();
 
   /** Counts a new connection. */
   public void connected() {
     connections.increment();
+  }
+
+  /** Writes executed without an error since start (what a snapshot counts changes by). */
+  public long writes() {
+    return writes.sum();
   }
 
   /** Counts keys removed by active expiry. */

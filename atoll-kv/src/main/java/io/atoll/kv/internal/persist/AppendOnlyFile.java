@@ -71,7 +71,6 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   private FileChannel channel; // guarded by flushLock
   private LogBuffer unwritten; // a batch whose write failed, written first next time; flushLock
   private volatile Manifest manifest; // replaced under flushLock; read by INFO and the timer too
-  private final long startedAt = System.currentTimeMillis();
   private volatile io.atoll.kv.internal.store.SlotStore store;
   private final java.util.concurrent.atomic.AtomicBoolean rewriting = new java.util.concurrent.atomic.AtomicBoolean();
   private volatile long rewrites;
@@ -243,36 +242,11 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     }
     appendLock.lock();
     try {
-      encodeStored(pending, key, entry);
+      SlotCopy.encode(pending, key, entry);
       advance();
     } finally {
       appendLock.unlock();
     }
-  }
-
-  /** A key's whole value and expiry as one record: SET (with PXAT) or ATOLL-SETHASH. */
-  private static void encodeStored(LogBuffer out, Key key, Entry entry) {
-    byte[] k = key.bytes();
-    if (entry.isString()) {
-      if (entry.expireAt == 0) {
-        out.record(SET, k, entry.string());
-      } else {
-        out.record(SET, k, entry.string(), PXAT, ascii(entry.expireAt));
-      }
-      return;
-    }
-    // One record, so a crash cannot leave the key half replaced (DEL and HSET would be two).
-    Map<Key, byte[]> h = entry.hash();
-    byte[][] args = new byte[3 + 2 * h.size()][];
-    args[0] = SET_HASH;
-    args[1] = k;
-    args[2] = ascii(entry.expireAt);
-    int i = 3;
-    for (Map.Entry<Key, byte[]> f : h.entrySet()) {
-      args[i++] = f.getKey().bytes();
-      args[i++] = f.getValue();
-    }
-    out.record(args);
   }
 
   @Override
@@ -391,28 +365,15 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
       long now = System.currentTimeMillis();
       try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
           StandardOpenOption.TRUNCATE_EXISTING)) {
-        LogBuffer buf = new LogBuffer(1 << 20);
-        for (int s = 0; s < from.length; s++) {
-          io.atoll.kv.internal.store.Slot slot = store.slot(s);
-          synchronized (slot) {
-            from[s] = appended - fileStart; // every record of this slot before it is in the copy
-            slot.forEachEntry((k, e) -> {
-              if (e.expireAt == 0 || e.expireAt > now) {
-                encodeStored(buf, k, e);
-              }
-            });
-          }
-          if (buf.length() >= 1 << 20) {
-            writeAll(out, buf.view());
-            buf.clear();
-          }
-        }
+        // every record of a slot before its offset is in the copy
+        SlotCopy.copy(store, now, out, s -> from[s] = appended - fileStart);
         byte[][] trailer = new byte[2 + from.length][];
         trailer[0] = BASE_OF_NAME.getBytes(StandardCharsets.US_ASCII);
         trailer[1] = ascii(incr.seq());
         for (int s = 0; s < from.length; s++) {
           trailer[2 + s] = ascii(from[s]);
         }
+        LogBuffer buf = new LogBuffer(64 << 10);
         buf.record(trailer);
         writeAll(out, buf.view());
         out.force(true);
@@ -618,9 +579,7 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   }
 
   private static void writeAll(FileChannel ch, ByteBuffer b) throws IOException {
-    while (b.hasRemaining()) {
-      ch.write(b);
-    }
+    SlotCopy.writeAll(ch, b);
   }
 
   /**
@@ -670,12 +629,6 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   public List<String> info() {
     boolean ok = writeError == null;
     List<String> f = new ArrayList<>();
-    f.add("loading:" + (loading ? 1 : 0));
-    f.add("async_loading:0");
-    f.add("rdb_changes_since_last_save:0");
-    f.add("rdb_bgsave_in_progress:0");
-    f.add("rdb_last_save_time:" + startedAt / 1000);
-    f.add("rdb_last_bgsave_status:ok");
     f.add("aof_enabled:1");
     boolean inProgress = rewriting.get();
     f.add("aof_rewrite_in_progress:" + (inProgress ? 1 : 0));
@@ -731,16 +684,12 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   }
 
   private static byte[] ascii(long n) {
-    return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+    return SlotCopy.ascii(n);
   }
 
-  private static final byte[] SET = "SET".getBytes(StandardCharsets.US_ASCII);
   /** A base's last record: the increment file it precedes, and per slot the offset its copy was taken at. */
   static final String BASE_OF_NAME = "ATOLL-BASE-OF";
-  private static final byte[] PXAT = "PXAT".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] DEL = "DEL".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] SET_HASH = Dispatcher.SET_HASH.toUpperCase(java.util.Locale.ROOT)
-      .getBytes(StandardCharsets.US_ASCII);
   private static final byte[] PEXPIREAT = "PEXPIREAT".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] PERSIST = "PERSIST".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] FLUSH_SLOT = Dispatcher.FLUSH_SLOT.toUpperCase(java.util.Locale.ROOT)

@@ -1,0 +1,96 @@
+package io.atoll.kv.internal.persist;
+
+import io.atoll.kv.internal.command.Dispatcher;
+import io.atoll.kv.internal.store.Entry;
+import io.atoll.kv.internal.store.Key;
+import io.atoll.kv.internal.store.Slot;
+import io.atoll.kv.internal.store.SlotStore;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/**
+ * Copies the keys of a store into records, one slot at a time, each under its slot's lock: what a
+ * rewrite's base and a snapshot hold. Each slot is copied as it was at one moment; as a command never
+ * spans slots, no command is ever seen half done.
+ */
+final class SlotCopy {
+
+  private SlotCopy() {
+  }
+
+  /** Called holding a slot's lock, before its entries are copied. */
+  @FunctionalInterface
+  interface BeforeSlot {
+    void at(int slot);
+  }
+
+  /**
+   * Writes a record for every key of {@code store} not expired at {@code now} to {@code out}, in
+   * chunks of about a megabyte; {@code before} runs holding each slot's lock. Returns the records.
+   */
+  static long copy(SlotStore store, long now, FileChannel out, BeforeSlot before) throws IOException {
+    LogBuffer buf = new LogBuffer(1 << 20);
+    long[] n = {0};
+    for (int s = 0; s < io.atoll.core.slots.KeySlots.SLOT_COUNT; s++) {
+      Slot slot = store.slot(s);
+      synchronized (slot) {
+        before.at(s);
+        slot.forEachEntry((k, e) -> {
+          if (e.expireAt == 0 || e.expireAt > now) {
+            encode(buf, k, e);
+            n[0]++;
+          }
+        });
+      }
+      if (buf.length() >= 1 << 20) {
+        writeAll(out, buf.view());
+        buf.clear();
+      }
+    }
+    writeAll(out, buf.view());
+    return n[0];
+  }
+
+  /** A key's whole value and expiry as one record: SET (with PXAT) or ATOLL-SETHASH. */
+  static void encode(LogBuffer out, Key key, Entry entry) {
+    byte[] k = key.bytes();
+    if (entry.isString()) {
+      if (entry.expireAt == 0) {
+        out.record(SET, k, entry.string());
+      } else {
+        out.record(SET, k, entry.string(), PXAT, ascii(entry.expireAt));
+      }
+      return;
+    }
+    // One record, so a crash cannot leave the key half replaced (DEL and HSET would be two).
+    Map<Key, byte[]> h = entry.hash();
+    byte[][] args = new byte[3 + 2 * h.size()][];
+    args[0] = SET_HASH;
+    args[1] = k;
+    args[2] = ascii(entry.expireAt);
+    int i = 3;
+    for (Map.Entry<Key, byte[]> f : h.entrySet()) {
+      args[i++] = f.getKey().bytes();
+      args[i++] = f.getValue();
+    }
+    out.record(args);
+  }
+
+  static void writeAll(FileChannel ch, ByteBuffer b) throws IOException {
+    while (b.hasRemaining()) {
+      ch.write(b);
+    }
+  }
+
+  static byte[] ascii(long n) {
+    return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static final byte[] SET = "SET".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] PXAT = "PXAT".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] SET_HASH = Dispatcher.SET_HASH.toUpperCase(java.util.Locale.ROOT)
+      .getBytes(StandardCharsets.US_ASCII);
+}
