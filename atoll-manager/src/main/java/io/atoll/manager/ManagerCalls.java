@@ -61,8 +61,31 @@ interface ManagerCalls {
    * @param granted the lease is renewed (false: the pod is unknown, gone or dying)
    * @param declareTypes the pod must send its Register again: the manager started after it
    *     registered and does not know its entity types
+   * @param unassign an Unassign for the pod that could not reach it on its port (null: none)
    */
-  record Renewal(boolean granted, boolean declareTypes) {}
+  record Renewal(boolean granted, boolean declareTypes,
+      io.atoll.transport.grpc.proto.UnassignRequest unassign) {
+
+    /** A renewal's answer without an Unassign. */
+    Renewal(boolean granted, boolean declareTypes) {
+      this(granted, declareTypes, null);
+    }
+  }
+
+  /**
+   * As {@link #renew(PodId, boolean)}; {@code takesRelayed}: the pod handles an Unassign in the
+   * answer, which then carries one if it waits for the pod. By default as without it.
+   */
+  default CompletableFuture<Renewal> renew(PodId pod, boolean declaresTypes, boolean takesRelayed) {
+    return renew(pod, declaresTypes);
+  }
+
+  /**
+   * {@code pod} answered an Unassign that came in a renewal's answer: the shards it released, or
+   * why not ({@code failure}, non-empty). Any thread.
+   */
+  default void released(PodId pod, long newEpoch, java.util.List<Integer> released, String failure) {
+  }
 
   /**
    * Renews a pod's lease; {@code declaresTypes}: the pod declares its types again when asked.

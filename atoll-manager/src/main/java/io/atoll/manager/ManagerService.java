@@ -9,6 +9,8 @@ import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.proto.GetAssignmentsRequest;
 import io.atoll.transport.grpc.proto.NotifyUnhealthyPodRequest;
+import io.atoll.transport.grpc.proto.ReleasedRequest;
+import io.atoll.transport.grpc.proto.ReleasedResponse;
 import io.atoll.transport.grpc.proto.NotifyUnhealthyPodResponse;
 import io.atoll.transport.grpc.proto.RebalanceRequest;
 import io.atoll.transport.grpc.proto.RebalanceResponse;
@@ -136,13 +138,38 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
         || !actsFor(pod, request.getCredential(), "lease renewal", out)) {
       return;
     }
-    answer(manager.renew(pod, request.getDeclaresTypes()), r -> RenewLeaseResponse.newBuilder()
-        .setStatus(r.granted() ? RenewLeaseResponse.Status.RENEWED : RenewLeaseResponse.Status.UNKNOWN_POD)
-        .setLeaseTtlMillis(manager.leaseTtlMillis())
-        .setManagerTerm(manager.term())
-        .setDeclareTypes(r.declareTypes())
-        .build(), out);
+    answer(manager.renew(pod, request.getDeclaresTypes(), request.getTakesRelayedUnassign()), r -> {
+      RenewLeaseResponse.Builder b = RenewLeaseResponse.newBuilder()
+          .setStatus(r.granted() ? RenewLeaseResponse.Status.RENEWED : RenewLeaseResponse.Status.UNKNOWN_POD)
+          .setLeaseTtlMillis(manager.leaseTtlMillis())
+          .setManagerTerm(manager.term())
+          .setDeclareTypes(r.declareTypes());
+      if (r.unassign() != null) {
+        b.setUnassign(r.unassign());
+      }
+      return b.build();
+    }, out);
   }
+
+  @Override
+  public void released(ReleasedRequest request, StreamObserver<ReleasedResponse> out) {
+    PodId pod = parse(() -> Wire.podId(request.getPod()), out);
+    if (pod == null || !actsFor(pod, request.getCredential(), "released", out)) {
+      return;
+    }
+    if (request.getReleasedCount() > MAX_RELEASED || request.getFailure().length() > MAX_FAILURE) {
+      out.onError(Wire.invalid("released: " + request.getReleasedCount() + " shards, failure of "
+          + request.getFailure().length() + " chars (expected: at most " + MAX_RELEASED + " and " + MAX_FAILURE + ")"));
+      return;
+    }
+    manager.released(pod, request.getNewEpoch(), request.getReleasedList(), request.getFailure());
+    out.onNext(ReleasedResponse.getDefaultInstance());
+    out.onCompleted();
+  }
+
+  /** Bounds on a Released call: no more shards than any layout has, a failure of a line or so. */
+  static final int MAX_RELEASED = 1 << 20;
+  static final int MAX_FAILURE = 4096;
 
   @Override
   public void notifyUnhealthyPod(NotifyUnhealthyPodRequest request, StreamObserver<NotifyUnhealthyPodResponse> out) {

@@ -47,6 +47,11 @@ final class Membership {
   private final Consumer<String> rebalance;
   private final int newSpaceShards;
   private boolean closed;
+  /**
+   * Pods that take unassigns in their renewals' answers, with when each last renewed (not saved:
+   * learned again from the next renewal).
+   */
+  private final java.util.Map<PodId, Long> relayable = new java.util.HashMap<>();
   /** Pods that asked to drain: they get no shards and give theirs away, yet stay members. */
   private final Set<PodId> draining = new java.util.HashSet<>();
   /** The entity types each pod declared when it registered, and the rule on them (not saved). */
@@ -245,6 +250,24 @@ final class Membership {
   }
 
   /** The pods draining now (a copy). Loop only. */
+  /**
+   * The active pods that take relayed unassigns and renewed within {@code withinNanos}, with when
+   * each last renewed: the ones whose reachability {@link Reachability} watches.
+   */
+  java.util.Map<PodId, Long> renewingRelayable(long withinNanos) {
+    loop.checkOnLoop();
+    long now = ticker.nanoTime();
+    ClusterConfig c = journal.config();
+    relayable.keySet().removeIf(p -> !c.isActive(p));
+    java.util.Map<PodId, Long> out = new java.util.HashMap<>();
+    relayable.forEach((p, at) -> {
+      if (now - at <= withinNanos && !leases.isDying(p)) {
+        out.put(p, at);
+      }
+    });
+    return out;
+  }
+
   Set<PodId> draining() {
     loop.checkOnLoop();
     draining.removeIf(p -> !journal.config().isActive(p));
@@ -290,7 +313,20 @@ final class Membership {
    * @throws NotLeadingException if this manager may have lost its store lease (nothing granted)
    */
   ManagerCalls.Renewal renew(PodId pod, boolean declaresTypes) {
+    return renew(pod, declaresTypes, false);
+  }
+
+  /**
+   * As {@link #renew(PodId, boolean)}; {@code takesRelayed}: the pod handles an Unassign that comes
+   * in the renewal's answer (see {@link Reachability}).
+   */
+  ManagerCalls.Renewal renew(PodId pod, boolean declaresTypes, boolean takesRelayed) {
     boolean granted = grant(pod);
+    if (granted && takesRelayed) {
+      relayable.put(pod, ticker.nanoTime());
+    } else {
+      relayable.remove(pod);
+    }
     boolean declare = false;
     if (granted && types.undeclared(pod)) {
       if (declaresTypes) {

@@ -49,6 +49,11 @@ final class Rebalancer {
   ManagerObserver observer = ManagerObserver.NONE;
   /** Pods that asked to drain (loop-confined; read when a round is planned). Set once by the manager. */
   java.util.function.Supplier<Set<PodId>> draining = Set::of;
+  /**
+   * Pods that renew but cannot be reached on their port (set once, before the loop runs): they are
+   * drained too, not pinged (their renewals show they live), and unassigned through their renewals.
+   */
+  java.util.function.Supplier<Set<PodId>> cutOff = Set::of;
 
   private boolean rebalancing;
   private boolean again;
@@ -99,7 +104,8 @@ final class Rebalancer {
       retry.cancel();
       retry = null;
     }
-    Plan plan = Rounds.plan(journal.config(), settings::allocation, random, draining.get());
+    Set<PodId> cut = cutOff.get();
+    Plan plan = Rounds.plan(journal.config(), settings::allocation, random, drainedNow());
     if (plan.isEmpty()) {
       if (owed.isEmpty()) {
         finish(0, false, false);
@@ -110,13 +116,15 @@ final class Rebalancer {
     }
     Map<PodId, CompletableFuture<Boolean>> pings = new LinkedHashMap<>();
     for (PodId p : plan.involved()) {
-      pings.put(p, pods.ping(p, settings.pingTimeout()).exceptionally(e -> false));
+      pings.put(p, cut.contains(p) ? CompletableFuture.completedFuture(true)
+          : pods.ping(p, settings.pingTimeout()).exceptionally(e -> false));
     }
     CompletableFuture.allOf(pings.values().toArray(new CompletableFuture<?>[0]))
-        .thenRunAsync(() -> afterPings(reason, plan.moves(), pings), loop);
+        .thenRunAsync(() -> afterPings(reason, plan.moves(), pings, cut), loop);
   }
 
-  private void afterPings(String reason, List<Move> moves, Map<PodId, CompletableFuture<Boolean>> pings) {
+  private void afterPings(String reason, List<Move> moves, Map<PodId, CompletableFuture<Boolean>> pings,
+      Set<PodId> cut) {
     Set<PodId> failed = new HashSet<>();
     pings.forEach((p, f) -> {
       if (!f.join()) {
@@ -139,8 +147,12 @@ final class Rebalancer {
     Map<Integer, PodId> targetOf = new java.util.HashMap<>();
     kept.forEach(m -> targetOf.put(m.shard(), m.to()));
     Rounds.unassignments(kept).forEach((pod, shards) -> unassigns.put(pod,
-        pods.unassign(pod, shards, shards.stream().map(targetOf::get).toList(), epoch,
-            settings.terminationTimeout(), journal.term(), deadline)
+        (cut.contains(pod)
+            // the answer to its next renewal carries it: a renewal period more
+            ? pods.unassignByRenewal(pod, shards, shards.stream().map(targetOf::get).toList(), epoch,
+                settings.terminationTimeout(), journal.term(), deadline.plus(settings.leaseTtl()))
+            : pods.unassign(pod, shards, shards.stream().map(targetOf::get).toList(), epoch,
+                settings.terminationTimeout(), journal.term(), deadline))
             .handle((released, e) -> e == null ? Optional.of(released) : Optional.<Set<Integer>>empty())));
     CompletableFuture.allOf(unassigns.values().toArray(new CompletableFuture<?>[0]))
         .thenRunAsync(() -> afterUnassigns(reason, kept, epoch, unassigns, !failed.isEmpty()), loop);
@@ -224,7 +236,18 @@ final class Rebalancer {
    */
   private int remaining(ClusterConfig config) {
     return Rounds.plan(config, role -> settings.allocation(role).withLimits(RebalanceLimits.UNLIMITED),
-        new SplittableRandom(0), draining.get()).moves().size();
+        new SplittableRandom(0), drainedNow()).moves().size();
+  }
+
+  /** The pods a round gives nothing and takes everything from: draining, and cut off. */
+  private Set<PodId> drainedNow() {
+    Set<PodId> cut = cutOff.get();
+    if (cut.isEmpty()) {
+      return draining.get();
+    }
+    Set<PodId> all = new HashSet<>(draining.get());
+    all.addAll(cut);
+    return all;
   }
 
   /** Stops: no more rounds; waiters of rounds not started fail. Loop only. */

@@ -80,6 +80,8 @@ public final class ShardManager implements AutoCloseable {
   private final Membership membership;
   private final Watchers watchers;
   private final Rebalancer rebalancer;
+  /** Pods that renew but cannot be reached on their port. */
+  private final Reachability reachability;
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   private final Releaser releaser;
   private final ManagerSecurity security;
@@ -145,6 +147,9 @@ public final class ShardManager implements AutoCloseable {
         stallThreshold(settings)), health, loop, blocking, ticker, this::requestRebalance, settings.newSpaceShards());
     this.rebalancer = new Rebalancer(settings, journal, pods, loop, random, membership::suspect);
     this.rebalancer.draining = membership::draining;
+    Duration probe = settings.leaseTtl().dividedBy(4);
+    this.reachability = new Reachability(pods, loop, ticker, probe, 2, this::requestRebalance);
+    this.rebalancer.cutOff = reachability::cutOff;
     if (security.keyInStore()) {
       journal.keepSigningKey(security.signer().encodedKey());
     }
@@ -338,6 +343,9 @@ public final class ShardManager implements AutoCloseable {
       journal.keepOwnPromise();
     }
     every(deadPodTick(settings), membership::findDeadPods);
+    // Pods that renewed within two renewal periods: alive, whatever their port answers.
+    every(settings.leaseTtl().dividedBy(4), () -> reachability.probe(
+        membership.renewingRelayable(settings.leaseTtl().multipliedBy(2).dividedBy(3).toNanos())));
     every(settings.storeLease().dividedBy(3), journal::renewLease);
     every(settings.rebalanceInterval(), () -> rebalancer.request("periodic"));
     if (!c.activePods().isEmpty()) {
@@ -469,6 +477,20 @@ public final class ShardManager implements AutoCloseable {
     @Override
     public CompletableFuture<Renewal> renew(PodId pod, boolean declaresTypes) {
       return supply(() -> CompletableFuture.completedFuture(membership.renew(pod, declaresTypes)));
+    }
+
+    @Override
+    public CompletableFuture<Renewal> renew(PodId pod, boolean declaresTypes, boolean takesRelayed) {
+      return supply(() -> {
+        Renewal r = membership.renew(pod, declaresTypes, takesRelayed);
+        return CompletableFuture.completedFuture(r.granted() && takesRelayed
+            ? new Renewal(true, r.declareTypes(), pods.relayedFor(pod)) : r);
+      });
+    }
+
+    @Override
+    public void released(PodId pod, long newEpoch, java.util.List<Integer> released, String failure) {
+      pods.relayedReleased(pod, newEpoch, released, failure);
     }
 
     @Override

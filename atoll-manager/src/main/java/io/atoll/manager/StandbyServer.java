@@ -157,6 +157,12 @@ public final class StandbyServer implements AutoCloseable {
     }
 
     @Override
+    public void released(io.atoll.transport.grpc.proto.ReleasedRequest request,
+        StreamObserver<io.atoll.transport.grpc.proto.ReleasedResponse> out) {
+      refuse(out);
+    }
+
+    @Override
     public void watch(WatchRequest request, StreamObserver<ConfigBytes> out) {
       refuse(out);
     }

@@ -1,5 +1,7 @@
 package io.atoll.manager;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +22,7 @@ class ManagerSimulationTest {
     long started = System.nanoTime();
     int total = 0;
     long tasks = 0;
+    int relayed = 0;
     for (int h = 0; h < (one != null ? 1 : histories); h++) {
       long seed = one != null ? Long.parseLong(one) : master.nextLong();
       Simulation sim;
@@ -37,9 +40,13 @@ class ManagerSimulationTest {
             + e.getMessage(), e);
       }
       total += sim.steps;
+      relayed += sim.relayedReleases;
       tasks += sim.vt.tasksRun();
     }
-    System.out.printf("manager simulation: %d steps, %d tasks in %d ms%n", total, tasks,
-        (System.nanoTime() - started) / 1_000_000);
+    System.out.printf("manager simulation: %d steps, %d tasks, %d hand-offs through renewals in %d ms%n", total,
+        tasks, relayed, (System.nanoTime() - started) / 1_000_000);
+    if (one == null && histories >= 20) {
+      assertThat(relayed).as("pods cut off on their port handed shards over through their renewals").isPositive();
+    }
   }
 }

@@ -19,6 +19,7 @@ class RebalancerTest {
     Simulation sim = new Simulation(42, Simulation.settings(shards, limits, AllocationStrategy.versionAware()), false,
         0);
     sim.faults = false;
+    sim.relayedUnassigns = false; // the manager pings no pod between rounds: each script's timing stays its own
     return sim;
   }
 
@@ -150,6 +151,43 @@ class RebalancerTest {
     assertThat(sim.now() - lastRenewal).isLessThan(Duration.ofMillis(1400).toNanos());
     sim.vt.advance(Duration.ofMillis(300));
     assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 4);
+  }
+
+  @Test
+  void aCrashedPodIsNotTakenForOneCutOffOnItsPortAndIsDeclaredDeadInTime() {
+    Simulation sim = cluster(4, RebalanceLimits.UNLIMITED);
+    sim.relayedUnassigns = true; // the manager pings the pods between rounds
+    SimPod a = sim.join("1.0");
+    SimPod b = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    sim.crash(b);
+    // Its pings fail from the crash on, but it renews no more: left to its lease, no hand-off is
+    // tried through renewals it will never send (that held the round up past its death).
+    sim.vt.advance(Simulation.TTL.plus(Simulation.MARGIN).plus(Duration.ofMillis(125 + 30)));
+    assertThat(sim.installed().isActive(b.id())).isFalse();
+    sim.vt.advance(Duration.ofMillis(300));
+    assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 4);
+    assertThat(sim.relayedReleases).isZero();
+  }
+
+  @Test
+  void aPodCutOffOnItsPortHandsItsShardsOverThroughItsRenewalsAndGetsShardsBackOnceReachable() {
+    Simulation sim = cluster(4, RebalanceLimits.UNLIMITED);
+    sim.relayedUnassigns = true;
+    SimPod a = sim.join("1.0");
+    SimPod b = sim.join("1.0");
+    sim.vt.advance(Duration.ofSeconds(2));
+    assertThat(sim.installed().ownedCounts()).containsEntry(b.id(), 2);
+    sim.cutOff(b, Duration.ofSeconds(6));
+    sim.vt.advance(Simulation.TTL.multipliedBy(2)); // two pings, a renewal, the hand-off
+    assertThat(sim.installed().isActive(b.id())).as("alive: it renews").isTrue();
+    assertThat(sim.installed().ownedCounts()).containsEntry(a.id(), 4);
+    assertThat(sim.relayedReleases).isPositive();
+    for (int pos = 0; pos < 4; pos++) {
+      assertThat(a.serving(pos, sim.now())).as("shard %s", pos + 1).isTrue();
+    }
+    sim.vt.advance(Duration.ofSeconds(6)); // reachable again: the periodic rebalance gives it shards
+    sim.quietAndCheck();
   }
 
   @Test

@@ -18,6 +18,8 @@ final class SimPod {
   final Pod pod;
   boolean alive = true;
   boolean partitioned;
+  /** Nothing reaches the pod (the manager's calls, peers' gossip), while its own calls go through. */
+  boolean cutOff;
   boolean stopping;
   boolean registered;
   long leaseUntil = Long.MIN_VALUE;
@@ -48,6 +50,11 @@ final class SimPod {
 
   boolean reachable() {
     return alive && !partitioned;
+  }
+
+  /** Whether a call made to the pod (not by it) reaches it. */
+  boolean reachableByOthers() {
+    return reachable() && !cutOff;
   }
 
   /** Merges a config into the view and applies it. */
@@ -120,7 +127,7 @@ final class SimPod {
   /** What it serves, for failure reports. */
   String describe(long now) {
     StringBuilder b = new StringBuilder(id() + " v" + pod.version() + (alive ? "" : " DEAD")
-        + (partitioned ? " PARTITIONED" : "") + (stopping ? " STOPPING" : "") + " lease "
+        + (partitioned ? " PARTITIONED" : "") + (cutOff ? " CUT-OFF" : "") + (stopping ? " STOPPING" : "") + " lease "
         + (leaseUntil == Long.MIN_VALUE ? "none" : ((leaseUntil - now) / 1_000_000) + " ms") + " serves [");
     for (int pos = 0; pos < active.length; pos++) {
       if (active[pos]) {

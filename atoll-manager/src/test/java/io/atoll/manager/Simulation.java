@@ -75,6 +75,13 @@ final class Simulation {
   /** Pods that reach only {@link #oldManager} (and it only them); the new manager cannot reach them. */
   final Set<PodId> withOld = new HashSet<>();
   boolean faults = true;
+  /**
+   * Whether pods take unassigns in their renewals' answers (as the runtime's do), so that the
+   * manager watches whether it reaches them; off for scripted tests whose timing predates it.
+   */
+  boolean relayedUnassigns = true;
+  /** Unassigns pods handled from a renewal's answer (cut off on their port), for the test to see they happen. */
+  int relayedReleases;
   /** Pods whose pings fail with an exception (as a broken channel's would), for scripted tests. */
   java.util.function.Predicate<PodId> pingsThrow = p -> false;
   /** Pods that never get an unassign (lost on the way), for scripted tests. */
@@ -331,15 +338,18 @@ final class Simulation {
         })));
       } else {
         long ttl = Duration.ofMillis(m.calls().leaseTtlMillis()).toNanos();
-        vt.at(latency(), l::alive, () -> m.calls().renew(p.id()).whenComplete((ok, e) -> reply(p, () -> {
+        vt.at(latency(), l::alive, () -> m.calls().renew(p.id(), false, relayedUnassigns).whenComplete((r, e) -> reply(p, () -> {
           if (e != null) {
             return;
           }
-          if (ok) {
+          if (r.granted()) {
             p.ttlNanos = ttl;
             p.leaseUntil = Math.max(p.leaseUntil, sent + ttl);
             p.termSeen = Math.max(p.termSeen, m.term());
             lastAnyRenewal = now();
+            if (r.unassign() != null) {
+              relayedUnassign(p, m, l, r.unassign());
+            }
           } else {
             rejoin(p);
           }
@@ -357,6 +367,26 @@ final class Simulation {
       p.leaseUntil = Math.max(p.leaseUntil, sent + p.ttlNanos);
     }
     vt.at(p.ttlNanos / 3 - rnd.nextInt(20_000_000), () -> p.alive, () -> tick(p));
+  }
+
+  /**
+   * An Unassign that came in a renewal's answer: the pod handles it as one that came by its port
+   * (the same term rule and release) and answers with Released, over its own connection.
+   */
+  private void relayedUnassign(SimPod p, ShardManager m, VirtualTime.SimLoop l,
+      io.atoll.transport.grpc.proto.UnassignRequest u) {
+    long newEpoch = u.getNewEpoch();
+    if (u.getManagerTerm() < p.termSeen) {
+      vt.at(latency(), l::alive, () -> m.calls().released(p.id(), newEpoch, List.of(), "old term"));
+      return;
+    }
+    List<Integer> released = p.release(u.getShardsList(), newEpoch);
+    relayedReleases++;
+    note("pod " + p.id() + " released " + released + " of " + u.getShardsList() + " below epoch " + newEpoch
+        + " (relayed)");
+    boolean lost = fails();
+    vt.at(latency(), () -> l.alive() && p.reachable() && !lost,
+        () -> m.calls().released(p.id(), newEpoch, released, ""));
   }
 
   /** A reply reaches the pod after the network's latency, if it still can. */
@@ -388,8 +418,14 @@ final class Simulation {
     vt.after(d, () -> p.partitioned = false);
   }
 
+  void cutOff(SimPod p, Duration d) {
+    p.cutOff = true;
+    note("pod " + p.id() + " cannot be reached for " + d.toMillis() + " ms (its own calls go through)");
+    vt.after(d, () -> p.cutOff = false);
+  }
+
   void gossip(SimPod a, SimPod b) {
-    if (a.reachable() && b.reachable() && a.view != null && b.view != null) {
+    if (a.reachable() && b.reachableByOthers() && a.view != null && b.view != null) {
       ClusterConfig va = a.view;
       a.onView(b.view);
       b.onView(va);
@@ -415,7 +451,7 @@ final class Simulation {
     private SimPod target(PodId id) {
       SimPod p = pods.get(id);
       boolean sameSide = withOld.contains(id) == (owner == oldLoop);
-      return p != null && p.reachable() && sameSide ? p : null;
+      return p != null && p.reachableByOthers() && sameSide ? p : null;
     }
 
     @Override
@@ -454,6 +490,27 @@ final class Simulation {
       return f;
     }
 
+    private final io.atoll.manager.pods.RelayedUnassigns relayed = new io.atoll.manager.pods.RelayedUnassigns();
+
+    @Override
+    public CompletableFuture<Set<Integer>> unassignByRenewal(PodId pod, List<Integer> shards, List<PodId> targets,
+        long newEpoch, Duration termination, long term, Duration deadline) {
+      CompletableFuture<Set<Integer>> f = relayed.offer(pod, io.atoll.transport.grpc.proto.UnassignRequest.newBuilder()
+          .addAllShards(shards).setNewEpoch(newEpoch).setManagerTerm(term).build());
+      vt.at(deadline.toNanos(), () -> true, () -> f.completeExceptionally(new TimeoutException("deadline")));
+      return f;
+    }
+
+    @Override
+    public io.atoll.transport.grpc.proto.UnassignRequest relayedFor(PodId pod) {
+      return relayed.take(pod);
+    }
+
+    @Override
+    public void relayedReleased(PodId pod, long newEpoch, List<Integer> released, String failure) {
+      relayed.answered(pod, newEpoch, released, failure);
+    }
+
     @Override
     public void push(PodId pod, ClusterConfig config, Duration deadline) {
       if (!fails()) {
@@ -488,8 +545,10 @@ final class Simulation {
       leave(alive.get(rnd.nextInt(alive.size())));
     } else if (e < 33) {
       crash(alive.get(rnd.nextInt(alive.size())));
-    } else if (e < 41) {
+    } else if (e < 38) {
       partition(alive.get(rnd.nextInt(alive.size())), Duration.ofMillis(100 + rnd.nextInt(2500)));
+    } else if (e < 41) {
+      cutOff(alive.get(rnd.nextInt(alive.size())), Duration.ofMillis(100 + rnd.nextInt(4000)));
     } else if (e < 47) {
       if (managerUp()) {
         crashManager();
@@ -582,7 +641,10 @@ final class Simulation {
   void quietAndCheck() {
     faults = false;
     store.heal();
-    pods.values().forEach(p -> p.partitioned = false);
+    pods.values().forEach(p -> {
+      p.partitioned = false;
+      p.cutOff = false;
+    });
     if (!managerUp()) {
       startManager();
     }

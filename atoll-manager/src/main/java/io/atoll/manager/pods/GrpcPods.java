@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 public final class GrpcPods implements Pods {
 
   private final ConcurrentHashMap<PodAddress, ManagedChannel> channels = new ConcurrentHashMap<>();
+  private final RelayedUnassigns relayed = new RelayedUnassigns();
   private volatile boolean closed;
   /** The last config pushed and its encoding, so a push to many pods encodes once. */
   private volatile Encoded lastPushed;
@@ -93,20 +94,46 @@ public final class GrpcPods implements Pods {
       long newEpoch, Duration termination, long term, Duration deadline) {
     CompletableFuture<UnassignResponse> f = new CompletableFuture<>();
     try {
-      stub(pod, deadline).unassign(UnassignRequest.newBuilder()
-          .addAllShards(shards)
-          .addAllTargets(targets.stream().map(Wire::ref).toList())
-          .setNewEpoch(newEpoch)
-          .setTerminationTimeoutMillis(termination.toMillis())
-          .setManagerTerm(term)
-          .setClusterId(clusterId.toString())
-          .setSignature(signer.signUnassign(clusterId.toString(), term, newEpoch, pod, shards, targets,
-              termination.toMillis()))
-          .build(), into(f));
+      stub(pod, deadline).unassign(request(pod, shards, targets, newEpoch, termination, term), into(f));
     } catch (RuntimeException e) {
       f.completeExceptionally(e);
     }
     return f.thenApply(r -> Set.copyOf(r.getReleasedList()));
+  }
+
+  @Override
+  public CompletableFuture<Set<Integer>> unassignByRenewal(PodId pod, List<Integer> shards, List<PodId> targets,
+      long newEpoch, Duration termination, long term, Duration deadline) {
+    if (closed) {
+      return CompletableFuture.failedFuture(new IllegalStateException("manager closed"));
+    }
+    return relayed.offer(pod, request(pod, shards, targets, newEpoch, termination, term))
+        .orTimeout(deadline.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public UnassignRequest relayedFor(PodId pod) {
+    return relayed.take(pod);
+  }
+
+  @Override
+  public void relayedReleased(PodId pod, long newEpoch, List<Integer> released, String failure) {
+    relayed.answered(pod, newEpoch, released, failure);
+  }
+
+  /** An Unassign for {@code pod}, signed: the same whichever way it travels. */
+  private UnassignRequest request(PodId pod, List<Integer> shards, List<PodId> targets, long newEpoch,
+      Duration termination, long term) {
+    return UnassignRequest.newBuilder()
+        .addAllShards(shards)
+        .addAllTargets(targets.stream().map(Wire::ref).toList())
+        .setNewEpoch(newEpoch)
+        .setTerminationTimeoutMillis(termination.toMillis())
+        .setManagerTerm(term)
+        .setClusterId(clusterId.toString())
+        .setSignature(signer.signUnassign(clusterId.toString(), term, newEpoch, pod, shards, targets,
+            termination.toMillis()))
+        .build();
   }
 
   @Override

@@ -49,6 +49,29 @@ public interface Pods extends AutoCloseable {
   }
 
   /**
+   * As {@link #unassign(PodId, List, List, long, Duration, long, Duration)}, for a pod that renews
+   * its lease but cannot be reached on its port: the request goes in the answer to its next
+   * renewal ({@link #relayedFor}) and the pod answers with Released ({@link #relayedReleased}). By
+   * default as a direct unassign.
+   */
+  default CompletableFuture<Set<Integer>> unassignByRenewal(PodId pod, List<Integer> shards, List<PodId> targets,
+      long newEpoch, Duration termination, long term, Duration deadline) {
+    return unassign(pod, shards, targets, newEpoch, termination, term, deadline);
+  }
+
+  /** The unassign waiting for {@code pod}'s renewal, handed out once; null if none. */
+  default io.atoll.transport.grpc.proto.UnassignRequest relayedFor(PodId pod) {
+    return null;
+  }
+
+  /**
+   * {@code pod} answered the relayed unassign of {@code newEpoch}: the shards it released, or why
+   * it did not ({@code failure}, non-empty).
+   */
+  default void relayedReleased(PodId pod, long newEpoch, List<Integer> released, String failure) {
+  }
+
+  /**
    * The cluster the manager serves, set once it is known (after the store is read); requests to
    * pods carry it so that a pod of another cluster at a reused address refuses them.
    */

@@ -61,6 +61,8 @@ final class PodRuntime implements PodProvider.Pod {
 
   private static final Logger log = LoggerFactory.getLogger(PodRuntime.class);
   private static final long CHORE_MILLIS = 20;
+  /** Chores run so far (the timer's thread only). */
+  private long chores;
   private static final long PASSIVATION_MILLIS = 1000;
 
   private final PodSettings settings;
@@ -77,6 +79,8 @@ final class PodRuntime implements PodProvider.Pod {
   private Gossip gossip;
   private ManagerAddresses managerChannel;
   private ManagerLink manager;
+  /** The pod's own gRPC service (null for a client): where an Unassign that came in a renewal goes. */
+  private volatile PodService service;
   private Server server;
   private volatile boolean closing;
   private volatile boolean closed;
@@ -127,14 +131,31 @@ final class PodRuntime implements PodProvider.Pod {
       types.put(t.name, new io.atoll.core.TypeDeclaration(t.role,
           prints.computeIfAbsent(h, x -> fingerprint(t.name, x)), io.atoll.core.HasherFingerprint.nameOf(h)));
     }
-    manager = new ManagerLink(ctx, managerChannel, view, lease, router.channels(), this::rejoin, configs, types);
+    manager = new ManagerLink(ctx, managerChannel, view, lease, router.channels(), new ManagerLink.Callback() {
+      @Override
+      public void unknownToManager(String why) {
+        rejoin(why);
+      }
+
+      @Override
+      public void relayedUnassign(io.atoll.transport.grpc.proto.UnassignRequest request,
+          io.grpc.stub.StreamObserver<io.atoll.transport.grpc.proto.UnassignResponse> out) {
+        PodService s = service;
+        if (s == null) {
+          out.onError(io.grpc.Status.UNAVAILABLE.withDescription("not serving").asRuntimeException());
+        } else {
+          s.unassign(request, out);
+        }
+      }
+    }, configs, types);
     PodAddress address;
     if (settings.clientOnly()) {
       address = new PodAddress(settings.host(), 1);
     } else {
       // The view is in place before the server starts: requests may arrive at once.
-      server = Wire.startServer(settings.host(), settings.port(), List.<BindableService>of(
-          new PodService(ctx, view, lease, host, manager, () -> closing, configs)), settings.security());
+      service = new PodService(ctx, view, lease, host, manager, () -> closing, configs);
+      server = Wire.startServer(settings.host(), settings.port(), List.<BindableService>of(service),
+          settings.security());
       address = settings.advertise() != null ? settings.advertise() : new PodAddress(settings.host(), Wire.port(server));
     }
     view.identify(new PodId(address, random.nextLong()));
@@ -221,6 +242,9 @@ final class PodRuntime implements PodProvider.Pod {
     try {
       lease.check();
       router.expire();
+      if (++chores % 5 == 0) {
+        router.abandonMoved(); // every 100 ms: its grace is 500 ms
+      }
       router.kickAll(); // a safety net: no waiting route depends on a single kick
     } catch (RuntimeException e) {
       log.warn("pod {}: timer task failed: {}", self(), e.toString());

@@ -16,7 +16,11 @@ import io.atoll.transport.grpc.proto.NotifyUnhealthyPodRequest;
 import io.atoll.transport.grpc.proto.NotifyUnhealthyPodResponse;
 import io.atoll.transport.grpc.proto.RegisterRequest;
 import io.atoll.transport.grpc.proto.RegisterResponse;
+import io.atoll.transport.grpc.proto.ReleasedRequest;
+import io.atoll.transport.grpc.proto.ReleasedResponse;
 import io.atoll.transport.grpc.proto.RenewLeaseRequest;
+import io.atoll.transport.grpc.proto.UnassignRequest;
+import io.atoll.transport.grpc.proto.UnassignResponse;
 import io.atoll.transport.grpc.proto.RenewLeaseResponse;
 import io.atoll.transport.grpc.proto.ShardManagerServiceGrpc;
 import io.atoll.transport.grpc.proto.UnregisterRequest;
@@ -25,6 +29,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -87,6 +92,14 @@ public final class ManagerLink {
   public interface Callback {
     /** The manager does not know this pod (declared dead?): it must join again as a new incarnation. */
     void unknownToManager(String why);
+
+    /**
+     * An Unassign that came in a renewal's answer (the manager cannot reach this pod's port): handle
+     * it as one that came by the pod's service, answering {@code out}.
+     */
+    default void relayedUnassign(UnassignRequest request, StreamObserver<UnassignResponse> out) {
+      out.onError(Status.UNIMPLEMENTED.asRuntimeException());
+    }
   }
 
   private final Ticker ticker;
@@ -318,7 +331,7 @@ public final class ManagerLink {
           .withDeadlineAfter(deadline, TimeUnit.MILLISECONDS)
           .renewLease(
           RenewLeaseRequest.newBuilder().setPod(Wire.ref(me)).setClusterId(view.clusterId().toString())
-              .setCredential(credentialOf(me)).setDeclaresTypes(true).build(),
+              .setCredential(credentialOf(me)).setDeclaresTypes(true).setTakesRelayedUnassign(true).build(),
           new StreamObserver<>() {
             @Override
             public void onNext(RenewLeaseResponse r) {
@@ -337,6 +350,9 @@ public final class ManagerLink {
                 lease.renewed(sent, TimeUnit.MILLISECONDS.toNanos(r.getLeaseTtlMillis()));
                 if (r.getDeclareTypes()) {
                   declareAgain(me, at);
+                }
+                if (r.hasUnassign()) {
+                  relayed(me, r.getUnassign());
                 }
               } else if (me.equals(view.self())) {
                 callback.unknownToManager("the shard manager does not know it (declared dead?)");
@@ -407,6 +423,60 @@ public final class ManagerLink {
           });
     } catch (RuntimeException e) {
       redeclaring.set(false);
+    }
+  }
+
+  /**
+   * Handles an Unassign that came in a renewal's answer, as if it came by the pod's service, and
+   * answers it with Released. A Released that is lost leaves the manager's hand-off to time out
+   * and be tried again, as an Unassign whose answer is lost.
+   */
+  private void relayed(PodId me, UnassignRequest request) {
+    log.warn("pod {}: the shard manager cannot reach this pod's port; it moves {} shards off it (the Unassign came"
+        + " with a lease renewal)", me, request.getShardsCount());
+    callback.relayedUnassign(request, new StreamObserver<>() {
+      private UnassignResponse answer;
+
+      @Override
+      public void onNext(UnassignResponse r) {
+        answer = r;
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        report(me, request.getNewEpoch(), List.of(), String.valueOf(Status.fromThrowable(t)));
+      }
+
+      @Override
+      public void onCompleted() {
+        report(me, request.getNewEpoch(), answer == null ? List.of() : answer.getReleasedList(), "");
+      }
+    });
+  }
+
+  private void report(PodId me, long newEpoch, List<Integer> released, String failure) {
+    ReleasedRequest.Builder b = ReleasedRequest.newBuilder().setPod(Wire.ref(me)).setNewEpoch(newEpoch)
+        .addAllReleased(released).setCredential(credentialOf(me));
+    if (!failure.isEmpty()) {
+      b.setFailure(failure.length() > 1000 ? failure.substring(0, 1000) : failure);
+    }
+    try {
+      ShardManagerServiceGrpc.newStub(Wire.reconnecting(managers.channel())).withDeadlineAfter(5, TimeUnit.SECONDS)
+          .released(b.build(), new StreamObserver<>() {
+            @Override
+            public void onNext(ReleasedResponse v) {}
+
+            @Override
+            public void onError(Throwable t) {
+              log.warn("pod {}: could not tell the shard manager what it released ({}); its hand-off times out and is"
+                  + " tried again", me, Status.fromThrowable(t));
+            }
+
+            @Override
+            public void onCompleted() {}
+          });
+    } catch (RuntimeException e) {
+      // closed
     }
   }
 

@@ -339,6 +339,54 @@ final class PeerClient {
     }
   }
 
+  /**
+   * The messages this pod holds whose shard it no longer owns in the view ({@code owned} says
+   * false), the pod still a member: a hand-off moved the shard while they were on their way, or
+   * waiting to be written (the connection stalled). Unwritten ones go back to their routes at
+   * once, for the new owner. Unanswered ones are failed as outcome unknown once they have been
+   * so for {@code graceNanos}: the pod released the shard, so none of them will be handled there
+   * from now on; whether one was before the release is unknown. Until then they hold their
+   * shard's later messages back (send order), however long the pod takes to answer: a pod whose
+   * port was cut off held them until the cut ended, though its shards had long moved.
+   */
+  void abandonMoved(java.util.function.IntPredicate owned, long now, long graceNanos) {
+    if (!outbox.isEmpty() && draining.compareAndSet(false, true)) {
+      List<Pending> back = new ArrayList<>();
+      try {
+        for (Iterator<Pending> it = outbox.iterator(); it.hasNext(); ) {
+          Pending p = it.next();
+          if (!owned.test(p.shard) && outbox.remove(p)) {
+            back.add(p);
+          }
+        }
+      } finally {
+        draining.set(false);
+      }
+      back.forEach(p -> callback.resolved(p, true));
+      if (!outbox.isEmpty()) {
+        Stream s = stream;
+        writes.request(s == null ? null : s.loop);
+      }
+    }
+    List<Pending> lost = new ArrayList<>();
+    for (Map.Entry<Long, Pending> e : inflight.entrySet()) {
+      Pending p = e.getValue();
+      if (owned.test(p.shard)) {
+        p.movedSeenAt = 0;
+      } else if (p.movedSeenAt == 0) {
+        p.movedSeenAt = now == 0 ? 1 : now;
+      } else if (now - p.movedSeenAt >= graceNanos && inflight.remove(e.getKey(), p)) {
+        lost.add(p);
+      }
+    }
+    for (Pending p : lost) {
+      p.failWith(new DeliveryException(DeliveryException.Reason.OUTCOME_UNKNOWN, "shard " + p.shard
+          + " moved from pod " + peer + " to another while " + p.describe() + " was unanswered there; it may or"
+          + " may not have been handled"));
+      callback.resolved(p, false);
+    }
+  }
+
   /** Sends nothing more: queued messages go back to their routes; answers still arrive. */
   void stopSending() {
     retiring = true;
@@ -358,6 +406,11 @@ final class PeerClient {
     }
     bounceOutbox();
     Wire.close(channel);
+  }
+
+  /** How many messages wait to be written to this pod. */
+  int queued() {
+    return outbox.isEmpty() ? 0 : 1;
   }
 
   /** How many messages are in flight to this pod. */

@@ -104,6 +104,27 @@ public final class PeerClients implements PeerChannels {
   }
 
   /** Closes every client; messages still queued go back to their routes. */
+  /**
+   * Sweeps the client of each pod still a {@code member} for messages whose shard moved off it
+   * (see {@link PeerClient#abandonMoved}); {@code owns} says whether a pod owns a shard now.
+   */
+  public void abandonMoved(java.util.function.Predicate<PodId> member,
+      java.util.function.BiPredicate<PodId, Integer> owns) {
+    long now = ticker.nanoTime();
+    clients.forEach((peer, c) -> {
+      if ((c.inflight() > 0 || c.queued() > 0) && member.test(peer)) {
+        c.abandonMoved(shard -> owns.test(peer, shard), now, MOVED_GRACE_NANOS);
+      }
+    });
+  }
+
+  /**
+   * How long a message may stay unanswered at a pod that released its shard before it is given
+   * up as outcome unknown. A pod answers what it handled before it answers the Unassign, so its
+   * answers are normally in before the new config; this leaves room for a busy one.
+   */
+  static final long MOVED_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
   public void closeAll() {
     closed = true;
     clients.values().forEach(PeerClient::close);

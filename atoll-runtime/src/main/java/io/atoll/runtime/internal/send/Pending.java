@@ -96,6 +96,11 @@ public final class Pending extends CompletableFuture<Object> implements Reply<Ob
 
   // Sent to another pod: the client and the envelope id in its in-flight map.
   volatile PeerClient client;
+  /**
+   * When its peer client first found that the pod it went to no longer owns its shard (0: not
+   * seen, or owned again); only that client's sweep reads and writes it.
+   */
+  long movedSeenAt;
   long envelopeId;
   int generation;
 

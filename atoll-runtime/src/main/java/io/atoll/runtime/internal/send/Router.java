@@ -334,6 +334,22 @@ public final class Router implements ShardRoute.Callback, Pending.Owner, PeerCli
     routes.route(shard).kick();
   }
 
+  /**
+   * Gives up messages left at a pod, still a member, that no longer owns their shard (see {@link
+   * PeerClient#abandonMoved}), so that their shards' later messages go to the new owners.
+   */
+  public void abandonMoved() {
+    ClusterConfig config = view.config();
+    // A pod gone from the config is retired instead (PeerClients.retire).
+    clients.abandonMoved(config::isActive, (peer, shard) -> {
+      if (shard < 1 || shard > config.size()) {
+        return true; // not in this view's layout yet: nothing to say
+      }
+      PodEntry owner = config.ownerEntry(shard - 1);
+      return owner != null && owner.id().equals(peer);
+    });
+  }
+
   /** Fails messages past their deadline, saying where each one waited. */
   public void expire() {
     List<Pending> expired = timeouts.expired(ticker.nanoTime());

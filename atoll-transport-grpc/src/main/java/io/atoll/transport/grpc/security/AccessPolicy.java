@@ -30,6 +30,7 @@ public final class AccessPolicy {
       Map.entry(ShardManagerServiceGrpc.getRenewLeaseMethod().getFullMethodName(), EnumSet.of(Role.POD)),
       Map.entry(ShardManagerServiceGrpc.getUnregisterMethod().getFullMethodName(), EnumSet.of(Role.POD)),
       Map.entry(ShardManagerServiceGrpc.getNotifyUnhealthyPodMethod().getFullMethodName(), EnumSet.of(Role.POD)),
+      Map.entry(ShardManagerServiceGrpc.getReleasedMethod().getFullMethodName(), EnumSet.of(Role.POD)),
       Map.entry(ShardManagerServiceGrpc.getGetAssignmentsMethod().getFullMethodName(), ANY),
       Map.entry(ShardManagerServiceGrpc.getWatchMethod().getFullMethodName(), ANY),
       Map.entry(ShardManagerServiceGrpc.getRebalanceMethod().getFullMethodName(), EnumSet.of(Role.ADMIN)));
