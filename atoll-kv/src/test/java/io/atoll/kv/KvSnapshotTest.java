@@ -159,4 +159,22 @@ class KvSnapshotTest {
       s.close();
     }
   }
+
+  @Test
+  void temporaryFilesThatACrashLeftAreRemovedAtStart() throws Exception {
+    Path staleSave = dataDir.resolve("temp-4242.atoll");
+    Path aofDir = dataDir.resolve("appendonlydir");
+    Files.createDirectories(aofDir);
+    Path staleRewrite = aofDir.resolve("temp-rewriteaof-7.aof");
+    Files.writeString(staleSave, "half a snapshot");
+    Files.writeString(staleRewrite, "half a base");
+    KvServer s = KvServer.start(KvSettings.defaults(port, dataDir).withBusPort(bus)
+        .withPersistence(new KvPersistence(true, KvPersistence.Fsync.EVERYSEC)));
+    try {
+      assertThat(staleSave).doesNotExist();
+      assertThat(staleRewrite).doesNotExist();
+    } finally {
+      s.close();
+    }
+  }
 }

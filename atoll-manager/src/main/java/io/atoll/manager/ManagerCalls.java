@@ -61,10 +61,11 @@ interface ManagerCalls {
    * @param granted the lease is renewed (false: the pod is unknown, gone or dying)
    * @param declareTypes the pod must send its Register again: the manager started after it
    *     registered and does not know its entity types
-   * @param unassign an Unassign for the pod that could not reach it on its port (null: none)
+   * @param unassign an Unassign for the pod that could not reach it on its port, with its id
+   *     (null: none)
    */
   record Renewal(boolean granted, boolean declareTypes,
-      io.atoll.transport.grpc.proto.UnassignRequest unassign) {
+      io.atoll.manager.pods.RelayedUnassigns.Relayed unassign) {
 
     /** A renewal's answer without an Unassign. */
     Renewal(boolean granted, boolean declareTypes) {
@@ -81,10 +82,10 @@ interface ManagerCalls {
   }
 
   /**
-   * {@code pod} answered an Unassign that came in a renewal's answer: the shards it released, or
-   * why not ({@code failure}, non-empty). Any thread.
+   * {@code pod} answered the Unassign {@code id} that came in a renewal's answer: the shards it
+   * released, or why not ({@code failure}, non-empty). Any thread.
    */
-  default void released(PodId pod, long newEpoch, java.util.List<Integer> released, String failure) {
+  default void released(PodId pod, long id, java.util.List<Integer> released, String failure) {
   }
 
   /**

@@ -145,7 +145,7 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
           .setManagerTerm(manager.term())
           .setDeclareTypes(r.declareTypes());
       if (r.unassign() != null) {
-        b.setUnassign(r.unassign());
+        b.setUnassign(r.unassign().request()).setUnassignId(r.unassign().id());
       }
       return b.build();
     }, out);
@@ -157,17 +157,23 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
     if (pod == null || !actsFor(pod, request.getCredential(), "released", out)) {
       return;
     }
-    if (request.getReleasedCount() > MAX_RELEASED || request.getFailure().length() > MAX_FAILURE) {
+    if (request.getReleasedCount() > MAX_RELEASED || request.getFailure().length() > MAX_FAILURE
+        || request.getUnassignId() < 1) {
       out.onError(Wire.invalid("released: " + request.getReleasedCount() + " shards, failure of "
-          + request.getFailure().length() + " chars (expected: at most " + MAX_RELEASED + " and " + MAX_FAILURE + ")"));
+          + request.getFailure().length() + " chars, unassign id " + request.getUnassignId() + " (expected: at most "
+          + MAX_RELEASED + " shards, " + MAX_FAILURE + " chars, and the id of a relayed unassign)"));
       return;
     }
-    manager.released(pod, request.getNewEpoch(), request.getReleasedList(), request.getFailure());
+    manager.released(pod, request.getUnassignId(), request.getReleasedList(), request.getFailure());
     out.onNext(ReleasedResponse.getDefaultInstance());
     out.onCompleted();
   }
 
-  /** Bounds on a Released call: no more shards than any layout has, a failure of a line or so. */
+  /**
+   * Bounds on a Released call: a failure of a line or so, and a bound on shards well above any
+   * layout's (spaces appended at run time included); the relay checks the shards against the
+   * request's.
+   */
   static final int MAX_RELEASED = 1 << 20;
   static final int MAX_FAILURE = 4096;
 

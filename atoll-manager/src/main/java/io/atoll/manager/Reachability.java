@@ -44,6 +44,8 @@ final class Reachability {
   private Map<PodId, Long> renewed = Map.of();
   private final Set<PodId> cutOff = new HashSet<>();
   private final Set<PodId> inFlight = new HashSet<>();
+  /** Pods found unreachable while too many others were (logged once each, until reachable again). */
+  private final Set<PodId> overLimitLogged = new HashSet<>();
 
   /**
    * @param timeout how long a ping may take
@@ -70,8 +72,15 @@ final class Reachability {
     renewed = renewing;
     failures.keySet().retainAll(renewing.keySet());
     failingSince.keySet().retainAll(renewing.keySet());
-    if (cutOff.retainAll(renewing.keySet())) {
-      rebalance.accept("a pod cut off stopped renewing");
+    overLimitLogged.retainAll(renewing.keySet());
+    for (java.util.Iterator<PodId> it = cutOff.iterator(); it.hasNext(); ) {
+      PodId p = it.next();
+      if (!renewing.containsKey(p)) {
+        // It stopped renewing (died, or was declared gone): a hand-off waiting for its renewal
+        // would hold the round up until its deadline; its lease decides now.
+        it.remove();
+        pods.withdrawRelayed(p);
+      }
     }
     for (PodId p : renewing.keySet()) {
       if (inFlight.add(p)) {
@@ -86,6 +95,7 @@ final class Reachability {
     if (ok) {
       failures.remove(pod);
       failingSince.remove(pod);
+      overLimitLogged.remove(pod);
       if (cutOff.remove(pod)) {
         // Not at once: a link that flaps would move shards to and fro; the periodic one balances.
         log.info("shard manager: pod {} answers on its port again; the next periodic rebalance gives it shards", pod);
@@ -97,7 +107,22 @@ final class Reachability {
     Long last = renewed.get(pod);
     // Alive: it renewed after its pings began to fail. A pod that died meanwhile has not, and is
     // left to its lease (draining it would only hold a round up waiting for its renewal).
-    if (n >= failuresToCut && last != null && last - since > 0 && cutOff.add(pod)) {
+    if (n < failuresToCut || last == null || last - since <= 0 || cutOff.contains(pod)) {
+      return;
+    }
+    // Never a majority of the pods watched: when the manager reaches so few, the fault is more
+    // likely its own (its network, its host) than theirs, and moving everything onto the rest
+    // would only pile their load on a few.
+    if (2 * (cutOff.size() + 1) > Math.max(2, renewed.size())) {
+      if (!overLimitLogged.contains(pod)) {
+        overLimitLogged.add(pod);
+        log.warn("shard manager: pod {} renews but does not answer on its port, as {} others do: more likely this"
+            + " manager's own network; their shards stay", pod, cutOff.size());
+      }
+      return;
+    }
+    overLimitLogged.remove(pod);
+    if (cutOff.add(pod)) {
       log.warn("shard manager: pod {} renews its lease but has not answered on its port for {} pings of {} ms;"
           + " its shards move to pods that can be reached (hand-offs through its renewals)", pod, n,
           timeout.toMillis());

@@ -149,6 +149,7 @@ public final class ShardManager implements AutoCloseable {
     this.rebalancer.draining = membership::draining;
     Duration probe = settings.leaseTtl().dividedBy(4);
     this.reachability = new Reachability(pods, loop, ticker, probe, 2, this::requestRebalance);
+    // (a pod that stops renewing has its relayed unassign withdrawn by the probe)
     this.rebalancer.cutOff = reachability::cutOff;
     if (security.keyInStore()) {
       journal.keepSigningKey(security.signer().encodedKey());
@@ -489,8 +490,8 @@ public final class ShardManager implements AutoCloseable {
     }
 
     @Override
-    public void released(PodId pod, long newEpoch, java.util.List<Integer> released, String failure) {
-      pods.relayedReleased(pod, newEpoch, released, failure);
+    public void released(PodId pod, long id, java.util.List<Integer> released, String failure) {
+      pods.relayedReleased(pod, id, released, failure);
     }
 
     @Override

@@ -80,6 +80,8 @@ final class Simulation {
    * manager watches whether it reaches them; off for scripted tests whose timing predates it.
    */
   boolean relayedUnassigns = true;
+  /** The relayed unassigns of the manager started last. */
+  io.atoll.manager.pods.RelayedUnassigns relay;
   /** Unassigns pods handled from a renewal's answer (cut off on their port), for the test to see they happen. */
   int relayedReleases;
   /** Pods whose pings fail with an exception (as a broken channel's would), for scripted tests. */
@@ -374,10 +376,12 @@ final class Simulation {
    * (the same term rule and release) and answers with Released, over its own connection.
    */
   private void relayedUnassign(SimPod p, ShardManager m, VirtualTime.SimLoop l,
-      io.atoll.transport.grpc.proto.UnassignRequest u) {
+      io.atoll.manager.pods.RelayedUnassigns.Relayed relayed) {
+    io.atoll.transport.grpc.proto.UnassignRequest u = relayed.request();
     long newEpoch = u.getNewEpoch();
+    long id = relayed.id();
     if (u.getManagerTerm() < p.termSeen) {
-      vt.at(latency(), l::alive, () -> m.calls().released(p.id(), newEpoch, List.of(), "old term"));
+      vt.at(latency(), l::alive, () -> m.calls().released(p.id(), id, List.of(), "old term"));
       return;
     }
     List<Integer> released = p.release(u.getShardsList(), newEpoch);
@@ -386,7 +390,7 @@ final class Simulation {
         + " (relayed)");
     boolean lost = fails();
     vt.at(latency(), () -> l.alive() && p.reachable() && !lost,
-        () -> m.calls().released(p.id(), newEpoch, released, ""));
+        () -> m.calls().released(p.id(), id, released, ""));
   }
 
   /** A reply reaches the pod after the network's latency, if it still can. */
@@ -492,6 +496,10 @@ final class Simulation {
 
     private final io.atoll.manager.pods.RelayedUnassigns relayed = new io.atoll.manager.pods.RelayedUnassigns();
 
+    {
+      relay = relayed; // the latest manager's, for scripted tests
+    }
+
     @Override
     public CompletableFuture<Set<Integer>> unassignByRenewal(PodId pod, List<Integer> shards, List<PodId> targets,
         long newEpoch, Duration termination, long term, Duration deadline) {
@@ -502,13 +510,18 @@ final class Simulation {
     }
 
     @Override
-    public io.atoll.transport.grpc.proto.UnassignRequest relayedFor(PodId pod) {
+    public io.atoll.manager.pods.RelayedUnassigns.Relayed relayedFor(PodId pod) {
       return relayed.take(pod);
     }
 
     @Override
-    public void relayedReleased(PodId pod, long newEpoch, List<Integer> released, String failure) {
-      relayed.answered(pod, newEpoch, released, failure);
+    public void relayedReleased(PodId pod, long id, List<Integer> released, String failure) {
+      relayed.answered(pod, id, released, failure);
+    }
+
+    @Override
+    public void withdrawRelayed(PodId pod) {
+      relayed.withdraw(pod);
     }
 
     @Override

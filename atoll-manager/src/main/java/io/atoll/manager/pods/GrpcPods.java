@@ -27,6 +27,8 @@ import java.util.concurrent.TimeUnit;
 /** {@link Pods} over gRPC: one channel per pod address, calls that wait for a connection up to their deadline. */
 public final class GrpcPods implements Pods {
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GrpcPods.class);
+
   private final ConcurrentHashMap<PodAddress, ManagedChannel> channels = new ConcurrentHashMap<>();
   private final RelayedUnassigns relayed = new RelayedUnassigns();
   private volatile boolean closed;
@@ -107,18 +109,30 @@ public final class GrpcPods implements Pods {
     if (closed) {
       return CompletableFuture.failedFuture(new IllegalStateException("manager closed"));
     }
-    return relayed.offer(pod, request(pod, shards, targets, newEpoch, termination, term))
+    CompletableFuture<Set<Integer>> f = relayed.offer(pod, request(pod, shards, targets, newEpoch, termination, term))
         .orTimeout(deadline.toMillis(), TimeUnit.MILLISECONDS);
+    f.whenComplete((r, e) -> {
+      if (e != null && !(e instanceof java.util.concurrent.TimeoutException)) {
+        LOG.warn("shard manager: the unassign of {} shards relayed to pod {} failed: {}", shards.size(), pod,
+            e.getMessage());
+      }
+    });
+    return f;
   }
 
   @Override
-  public UnassignRequest relayedFor(PodId pod) {
+  public RelayedUnassigns.Relayed relayedFor(PodId pod) {
     return relayed.take(pod);
   }
 
   @Override
-  public void relayedReleased(PodId pod, long newEpoch, List<Integer> released, String failure) {
-    relayed.answered(pod, newEpoch, released, failure);
+  public void relayedReleased(PodId pod, long id, List<Integer> released, String failure) {
+    relayed.answered(pod, id, released, failure);
+  }
+
+  @Override
+  public void withdrawRelayed(PodId pod) {
+    relayed.withdraw(pod);
   }
 
   /** An Unassign for {@code pod}, signed: the same whichever way it travels. */

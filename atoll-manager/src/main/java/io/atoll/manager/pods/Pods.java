@@ -59,16 +59,20 @@ public interface Pods extends AutoCloseable {
     return unassign(pod, shards, targets, newEpoch, termination, term, deadline);
   }
 
-  /** The unassign waiting for {@code pod}'s renewal, handed out once; null if none. */
-  default io.atoll.transport.grpc.proto.UnassignRequest relayedFor(PodId pod) {
+  /** The unassign waiting for {@code pod}'s renewal (with every renewal until answered); null if none. */
+  default RelayedUnassigns.Relayed relayedFor(PodId pod) {
     return null;
   }
 
   /**
-   * {@code pod} answered the relayed unassign of {@code newEpoch}: the shards it released, or why
-   * it did not ({@code failure}, non-empty).
+   * {@code pod} answered the relayed unassign {@code id}: the shards it released, or why it did
+   * not ({@code failure}, non-empty).
    */
-  default void relayedReleased(PodId pod, long newEpoch, List<Integer> released, String failure) {
+  default void relayedReleased(PodId pod, long id, List<Integer> released, String failure) {
+  }
+
+  /** {@code pod} stopped renewing: a relayed unassign waiting for it fails now. */
+  default void withdrawRelayed(PodId pod) {
   }
 
   /**

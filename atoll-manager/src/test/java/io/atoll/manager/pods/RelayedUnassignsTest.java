@@ -10,7 +10,10 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
-/** Unassigns waiting for a pod's renewal: handed out once, answered once, withdrawn on their deadline. */
+/**
+ * Unassigns waiting for a pod's renewals: handed out with every renewal until answered, matched by
+ * their own id, withdrawn on their deadline or when the pod stops renewing.
+ */
 class RelayedUnassignsTest {
 
   private final RelayedUnassigns relay = new RelayedUnassigns();
@@ -21,35 +24,42 @@ class RelayedUnassignsTest {
   }
 
   @Test
-  void aRequestIsHandedOutOnceAndItsAnswerCompletesIt() {
+  void aRequestGoesWithEveryRenewalUntilItsAnswerCompletesIt() {
     CompletableFuture<Set<Integer>> f = relay.offer(pod, request(5, 1, 2));
-    assertThat(relay.answered(pod, 5, List.of(1, 2), "")).as("not handed out yet: an answer is made up").isFalse();
-    assertThat(relay.take(pod).getShardsList()).containsExactly(1, 2);
-    assertThat(relay.take(pod)).as("once").isNull();
-    assertThat(relay.answered(pod, 4, List.of(1), "")).as("another request's epoch").isFalse();
-    assertThat(relay.answered(pod, 5, List.of(1, 2), "")).isTrue();
+    RelayedUnassigns.Relayed r = relay.take(pod);
+    assertThat(r.request().getShardsList()).containsExactly(1, 2);
+    assertThat(relay.take(pod)).as("again with the next renewal: the first answer may be lost").isEqualTo(r);
+    assertThat(relay.answered(pod, r.id() + 1, List.of(1, 2), "")).as("another request's id").isFalse();
+    assertThat(relay.answered(pod, r.id(), List.of(1, 3), "")).as("a shard it did not ask for").isFalse();
+    assertThat(relay.answered(pod, r.id(), List.of(1, 2), "")).isTrue();
     assertThat(f).isCompletedWithValue(Set.of(1, 2));
+    assertThat(relay.answered(pod, r.id(), List.of(1, 2), "")).as("a repeated answer").isFalse();
     assertThat(relay.size()).isZero();
     assertThat(relay.take(pod)).isNull();
   }
 
   @Test
-  void aRefusalFailsItADeadlineWithdrawsItAndANewerOneReplacesTheOld() {
+  void aRefusalFailsItADeadlineOrAPodThatStopsRenewingWithdrawsItAndANewerOneReplacesTheOld() {
     CompletableFuture<Set<Integer>> refused = relay.offer(pod, request(5, 1));
-    relay.take(pod);
-    relay.answered(pod, 5, List.of(), "FAILED_PRECONDITION: manager term 3 is older");
+    relay.answered(pod, relay.take(pod).id(), List.of(), "FAILED_PRECONDITION: manager term 3 is older");
     assertThat(refused).isCompletedExceptionally();
 
     CompletableFuture<Set<Integer>> late = relay.offer(pod, request(6, 1));
     late.completeExceptionally(new java.util.concurrent.TimeoutException("deadline"));
     assertThat(relay.take(pod)).as("withdrawn: never handed out after its deadline").isNull();
+
+    CompletableFuture<Set<Integer>> dying = relay.offer(pod, request(7, 1));
+    relay.withdraw(pod);
+    assertThat(dying).isCompletedExceptionally();
     assertThat(relay.size()).isZero();
 
-    CompletableFuture<Set<Integer>> old = relay.offer(pod, request(7, 1));
-    CompletableFuture<Set<Integer>> newer = relay.offer(pod, request(8, 1, 3));
+    CompletableFuture<Set<Integer>> old = relay.offer(pod, request(8, 1));
+    long oldId = relay.take(pod).id();
+    CompletableFuture<Set<Integer>> newer = relay.offer(pod, request(8, 1, 3)); // the same epoch, a new round
     assertThat(old).isCompletedExceptionally();
-    assertThat(relay.take(pod).getNewEpoch()).isEqualTo(8);
-    relay.answered(pod, 8, List.of(1, 3), "");
+    assertThat(relay.answered(pod, oldId, List.of(1), "")).as("a late answer to the old one").isFalse();
+    RelayedUnassigns.Relayed r = relay.take(pod);
+    relay.answered(pod, r.id(), List.of(1, 3), "");
     assertThat(newer).isCompletedWithValue(Set.of(1, 3));
   }
 }

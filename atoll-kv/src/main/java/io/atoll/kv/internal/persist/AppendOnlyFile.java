@@ -106,6 +106,7 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     AppendOnlyFile aof = new AppendOnlyFile(dir, fsync, onFatal);
     try {
       Files.createDirectories(dir);
+      removeStale(dir, "temp-rewriteaof-", ".aof"); // a rewrite's base that a crash left half written
       Path m = dir.resolve(Manifest.NAME);
       if (Files.exists(m)) {
         aof.manifest = Manifest.read(m);
@@ -121,6 +122,23 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
           + " (expected: a writable data directory)", e);
     }
     return aof;
+  }
+
+  /**
+   * Deletes the files in {@code dir} named {@code prefix*suffix}: temporary files of a rewrite or a
+   * save that a crash interrupted. No manifest names them, so they are never loaded; left, they
+   * would fill the disk one crash at a time.
+   */
+  static void removeStale(Path dir, String prefix, String suffix) throws IOException {
+    try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        String n = f.getFileName().toString();
+        if (n.startsWith(prefix) && n.endsWith(suffix) && Files.isRegularFile(f)) {
+          Files.deleteIfExists(f);
+          LOG.warn("removed {}, left by a rewrite or save that did not finish", f);
+        }
+      }
+    }
   }
 
   /** Replays one record; a {@link RuntimeException} counts as a record that did not apply. */

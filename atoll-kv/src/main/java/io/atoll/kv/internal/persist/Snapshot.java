@@ -63,6 +63,13 @@ public final class Snapshot implements Snapshots {
     this.store = store;
     this.writes = writes;
     this.lastSaveMillis = startedAtMillis;
+    if (Files.isDirectory(dataDir)) {
+      try {
+        AppendOnlyFile.removeStale(dataDir, "temp-", ".atoll"); // a save a crash interrupted
+      } catch (IOException e) {
+        LOG.warn("snapshot: could not look for stale temporary files in {}: {}", dataDir, e.toString());
+      }
+    }
   }
 
   @Override

@@ -32,6 +32,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -352,7 +353,7 @@ public final class ManagerLink {
                   declareAgain(me, at);
                 }
                 if (r.hasUnassign()) {
-                  relayed(me, r.getUnassign());
+                  relayed(me, r.getUnassignId(), r.getUnassign());
                 }
               } else if (me.equals(view.self())) {
                 callback.unknownToManager("the shard manager does not know it (declared dead?)");
@@ -426,14 +427,34 @@ public final class ManagerLink {
     }
   }
 
+  /** The relayed Unassign handled last: its id, and its answer once there is one. */
+  private record RelayedAnswer(long id, CompletableFuture<ReleasedRequest.Builder> answer) {}
+
+  private final java.util.concurrent.atomic.AtomicReference<RelayedAnswer> lastRelayed =
+      new java.util.concurrent.atomic.AtomicReference<>();
+
   /**
    * Handles an Unassign that came in a renewal's answer, as if it came by the pod's service, and
-   * answers it with Released. A Released that is lost leaves the manager's hand-off to time out
-   * and be tried again, as an Unassign whose answer is lost.
+   * answers it with Released. The manager sends it with every renewal until it has the answer, so
+   * a request already handled is answered again from its result (a lost Released costs a renewal
+   * period), and one still being handled is not started twice.
    */
-  private void relayed(PodId me, UnassignRequest request) {
+  private void relayed(PodId me, long id, UnassignRequest request) {
+    RelayedAnswer last = lastRelayed.get();
+    if (last != null && last.id() == id) {
+      if (last.answer().isDone()) {
+        report(me, last.answer().join()); // its Released was lost, or is on its way
+      }
+      return; // still being handled: its end reports
+    }
+    RelayedAnswer mine = new RelayedAnswer(id, new CompletableFuture<>());
+    if (!lastRelayed.compareAndSet(last, mine)) {
+      return; // another renewal's answer got here first: it handles this
+    }
     log.warn("pod {}: the shard manager cannot reach this pod's port; it moves {} shards off it (the Unassign came"
         + " with a lease renewal)", me, request.getShardsCount());
+    ReleasedRequest.Builder b = ReleasedRequest.newBuilder().setPod(Wire.ref(me)).setNewEpoch(request.getNewEpoch())
+        .setUnassignId(id);
     callback.relayedUnassign(request, new StreamObserver<>() {
       private UnassignResponse answer;
 
@@ -444,32 +465,37 @@ public final class ManagerLink {
 
       @Override
       public void onError(Throwable t) {
-        report(me, request.getNewEpoch(), List.of(), String.valueOf(Status.fromThrowable(t)));
+        String failure = String.valueOf(Status.fromThrowable(t));
+        mine.answer().complete(b.setFailure(failure.length() > 1000 ? failure.substring(0, 1000) : failure));
+        report(me, b);
       }
 
       @Override
       public void onCompleted() {
-        report(me, request.getNewEpoch(), answer == null ? List.of() : answer.getReleasedList(), "");
+        if (answer != null) {
+          b.addAllReleased(answer.getReleasedList());
+        }
+        mine.answer().complete(b);
+        report(me, b);
       }
     });
   }
 
-  private void report(PodId me, long newEpoch, List<Integer> released, String failure) {
-    ReleasedRequest.Builder b = ReleasedRequest.newBuilder().setPod(Wire.ref(me)).setNewEpoch(newEpoch)
-        .addAllReleased(released).setCredential(credentialOf(me));
-    if (!failure.isEmpty()) {
-      b.setFailure(failure.length() > 1000 ? failure.substring(0, 1000) : failure);
+  private void report(PodId me, ReleasedRequest.Builder answer) {
+    ReleasedRequest request;
+    synchronized (answer) {
+      request = answer.setCredential(credentialOf(me)).build();
     }
     try {
       ShardManagerServiceGrpc.newStub(Wire.reconnecting(managers.channel())).withDeadlineAfter(5, TimeUnit.SECONDS)
-          .released(b.build(), new StreamObserver<>() {
+          .released(request, new StreamObserver<>() {
             @Override
             public void onNext(ReleasedResponse v) {}
 
             @Override
             public void onError(Throwable t) {
-              log.warn("pod {}: could not tell the shard manager what it released ({}); its hand-off times out and is"
-                  + " tried again", me, Status.fromThrowable(t));
+              log.warn("pod {}: could not tell the shard manager what it released ({}); it asks again with the next"
+                  + " renewal", me, Status.fromThrowable(t));
             }
 
             @Override

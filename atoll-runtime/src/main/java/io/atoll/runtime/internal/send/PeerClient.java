@@ -74,6 +74,8 @@ final class PeerClient {
   private final ConcurrentLinkedQueue<Pending> outbox = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean draining = new AtomicBoolean();
   private final Map<Long, Pending> inflight = new ConcurrentHashMap<>();
+  /** When the pod last answered anything on its stream (this pod's clock). */
+  private volatile long lastHeardNanos;
   private volatile Stream stream;
   private volatile long brokenUntil;
   private volatile long backoffNanos;
@@ -211,6 +213,7 @@ final class PeerClient {
     p.envelopeId = id;
     p.generation = s.generation;
     p.client = this;
+    p.movedSeenAt = 0; // sent again, here: its grace starts afresh
     inflight.put(id, p);
     long remaining = Math.max(1, TimeUnit.NANOSECONDS.toMillis(p.deadlineNanos - ticker.nanoTime()));
     return Envelope.newBuilder()
@@ -344,10 +347,13 @@ final class PeerClient {
    * false), the pod still a member: a hand-off moved the shard while they were on their way, or
    * waiting to be written (the connection stalled). Unwritten ones go back to their routes at
    * once, for the new owner. Unanswered ones are failed as outcome unknown once they have been
-   * so for {@code graceNanos}: the pod released the shard, so none of them will be handled there
-   * from now on; whether one was before the release is unknown. Until then they hold their
-   * shard's later messages back (send order), however long the pod takes to answer: a pod whose
-   * port was cut off held them until the cut ended, though its shards had long moved.
+   * so for {@code graceNanos} and the pod has answered nothing for as long: it released the
+   * shard, so none of them will be handled there under the claim it released (only if the shard
+   * came back to it before a message's deadline could that message still be handled there, the
+   * caveat of every outcome unknown); whether one was before the release is unknown. Until then
+   * they hold their shard's later messages back (send order), however long the pod takes to
+   * answer: a pod whose port was cut off held them until the cut ended, though its shards had
+   * long moved.
    */
   void abandonMoved(java.util.function.IntPredicate owned, long now, long graceNanos) {
     if (!outbox.isEmpty() && draining.compareAndSet(false, true)) {
@@ -368,6 +374,9 @@ final class PeerClient {
         writes.request(s == null ? null : s.loop);
       }
     }
+    // A pod that answered anything within the grace is alive and answering in order: what it holds
+    // is answered in time (handled, or refused as not owned and sent again), so nothing is given up.
+    boolean silent = now - lastHeardNanos >= graceNanos;
     List<Pending> lost = new ArrayList<>();
     for (Map.Entry<Long, Pending> e : inflight.entrySet()) {
       Pending p = e.getValue();
@@ -375,15 +384,20 @@ final class PeerClient {
         p.movedSeenAt = 0;
       } else if (p.movedSeenAt == 0) {
         p.movedSeenAt = now == 0 ? 1 : now;
-      } else if (now - p.movedSeenAt >= graceNanos && inflight.remove(e.getKey(), p)) {
+      } else if (silent && now - p.movedSeenAt >= graceNanos && inflight.remove(e.getKey(), p)) {
         lost.add(p);
       }
     }
-    for (Pending p : lost) {
-      p.failWith(new DeliveryException(DeliveryException.Reason.OUTCOME_UNKNOWN, "shard " + p.shard
-          + " moved from pod " + peer + " to another while " + p.describe() + " was unanswered there; it may or"
-          + " may not have been handled"));
-      callback.resolved(p, false);
+    if (!lost.isEmpty()) {
+      // Failing a future runs its callers' continuations: never on the pod's timer thread.
+      Thread.ofVirtual().name("atoll-moved").start(() -> {
+        for (Pending p : lost) {
+          p.failWith(new DeliveryException(DeliveryException.Reason.OUTCOME_UNKNOWN, "shard " + p.shard
+              + " moved from pod " + peer + " to another while " + p.describe() + " was unanswered there; it may"
+              + " or may not have been handled"));
+          callback.resolved(p, false);
+        }
+      });
     }
   }
 
@@ -437,6 +451,7 @@ final class PeerClient {
 
     @Override
     public void onNext(ReplyBatch batch) {
+      lastHeardNanos = ticker.nanoTime();
       if (!ready) {
         loop = Wire.currentEventLoop(); // replies arrive on the stream's event loop
         ready = true;

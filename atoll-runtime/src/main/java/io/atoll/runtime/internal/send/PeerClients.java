@@ -103,7 +103,6 @@ public final class PeerClients implements PeerChannels {
     return clients.size();
   }
 
-  /** Closes every client; messages still queued go back to their routes. */
   /**
    * Sweeps the client of each pod still a {@code member} for messages whose shard moved off it
    * (see {@link PeerClient#abandonMoved}); {@code owns} says whether a pod owns a shard now.
@@ -125,6 +124,7 @@ public final class PeerClients implements PeerChannels {
    */
   static final long MOVED_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
+  /** Closes every client; messages still queued go back to their routes. */
   public void closeAll() {
     closed = true;
     clients.values().forEach(PeerClient::close);

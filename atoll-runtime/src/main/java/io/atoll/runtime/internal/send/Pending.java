@@ -98,9 +98,9 @@ public final class Pending extends CompletableFuture<Object> implements Reply<Ob
   volatile PeerClient client;
   /**
    * When its peer client first found that the pod it went to no longer owns its shard (0: not
-   * seen, or owned again); only that client's sweep reads and writes it.
+   * seen, or owned again, or sent again); the client's sweep and its drain write it.
    */
-  long movedSeenAt;
+  volatile long movedSeenAt;
   long envelopeId;
   int generation;
 
