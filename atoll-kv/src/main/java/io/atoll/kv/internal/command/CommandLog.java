@@ -35,6 +35,11 @@ public interface CommandLog {
     }
 
     @Override
+    public boolean isLogged(long position) {
+      return true;
+    }
+
+    @Override
     public List<String> info() {
       return List.of("aof_enabled:0");
     }
@@ -60,6 +65,14 @@ public interface CommandLog {
    * reply leaves; false if it cannot be (the log failed): the reply must not be sent.
    */
   boolean awaitLogged(long position);
+
+  /**
+   * Whether the log up to {@code position} is already as durable as a reply needs, without
+   * waiting or writing (a failed log says true: {@link #awaitLogged} then says why not).
+   */
+  default boolean isLogged(long position) {
+    return position == 0;
+  }
 
   /** The {@code aof_*} fields of {@code INFO persistence}, {@code name:value} each. */
   List<String> info();

@@ -68,6 +68,11 @@ public final class Session {
     return p;
   }
 
+  /** The log position the replies buffered wait for (0: none), without forgetting it. */
+  public long logPositionNow() {
+    return logPosition;
+  }
+
   /** Whether a write ran among the replies buffered so far, and forgets it. */
   public boolean takeWrote() {
     boolean w = wrote;

@@ -464,6 +464,11 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   }
 
   @Override
+  public boolean isLogged(long target) {
+    return fatal || writeError != null || (fsync == KvPersistence.Fsync.ALWAYS ? synced >= target : written >= target);
+  }
+
+  @Override
   public boolean awaitLogged(long target) {
     if (fsync == KvPersistence.Fsync.ALWAYS ? synced >= target : written >= target) {
       return !fatal;

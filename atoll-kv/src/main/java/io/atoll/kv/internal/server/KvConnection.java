@@ -43,6 +43,8 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
   private ByteBuf out;
   private boolean waiting;
   private boolean closing;
+  /** Its flush waits for the end of the event loop's turn ({@link TurnFlush}). */
+  private boolean flushQueued;
 
   /** A handler for one plaintext connection to a node without a password. */
   public KvConnection(Dispatcher dispatcher, Clients clients, LongSupplier clock, long outputLimit) {
@@ -233,7 +235,21 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
     if (!closing) {
-      flush(ctx);
+      long position = session.logPositionNow();
+      if (position != 0 && !log.isLogged(position)) {
+        // With the other connections of this loop: one write and sync of the log for all of them.
+        if (!flushQueued) {
+          flushQueued = true;
+          TurnFlush.of(ctx.executor(), log).add(ctx.executor(), () -> {
+            flushQueued = false;
+            if (!closing && ctx.channel().isActive()) {
+              flush(ctx);
+            }
+          }, position);
+        }
+      } else {
+        flush(ctx);
+      }
     }
     ctx.fireChannelReadComplete();
   }
