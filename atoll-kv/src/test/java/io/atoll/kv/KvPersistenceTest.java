@@ -19,17 +19,8 @@ class KvPersistenceTest {
   Path dataDir;
 
   /** A restarted node keeps its address: its data directory says which node it is. */
-  private final int port = freePort();
-  private final int bus = freePort();
-
-  private static int freePort() {
-    try (java.net.ServerSocket s = new java.net.ServerSocket()) {
-      s.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
-      return s.getLocalPort();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
+  private final int port = TestPorts.free();
+  private final int bus = TestPorts.free();
 
   private KvServer start(KvPersistence.Fsync fsync) {
     return KvServer.start(KvSettings.defaults(port, dataDir).withBusPort(bus)

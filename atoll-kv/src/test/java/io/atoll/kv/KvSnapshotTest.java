@@ -20,17 +20,8 @@ class KvSnapshotTest {
   @TempDir
   Path dataDir;
 
-  private final int port = freePort();
-  private final int bus = freePort();
-
-  private static int freePort() {
-    try (java.net.ServerSocket s = new java.net.ServerSocket()) {
-      s.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
-      return s.getLocalPort();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
+  private final int port = TestPorts.free();
+  private final int bus = TestPorts.free();
 
   /** Without an append-only file, as Redis with {@code appendonly no}. */
   private KvServer start() {

@@ -23,21 +23,12 @@ import org.junit.jupiter.api.Test;
 @AtollCluster(shards = 20, podTemplate = Counter.Pods.class)
 class UnreachablePodTest {
 
-  private static int freePort() {
-    try (java.net.ServerSocket s = new java.net.ServerSocket()) {
-      s.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
-      return s.getLocalPort();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
-
   @Test
   void aPodCutOffOnItsPortHandsItsShardsOverThroughItsRenewalsAndGetsShardsAgainOnceReachable(LocalCluster cluster)
       throws Exception {
     LeaseTest.Timeline timeline = new LeaseTest.Timeline();
     AtomicBoolean aFenced = new AtomicBoolean();
-    int port = freePort();
+    int port = io.atoll.testkit.net.Ports.free();
     try (TcpRelay inbound = TcpRelay.to(port)) {
       // Everyone (the manager, the other pod, the client) reaches pod a through the relay.
       Sharding a = cluster.addPod(x -> x.port(port).advertise(new PodAddress("127.0.0.1", inbound.port()))
