@@ -277,13 +277,13 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     if (at == 0) {
       record(PERSIST, key.bytes());
     } else {
-      record(PEXPIREAT, key.bytes(), ascii(at));
+      record(PEXPIREAT, key.bytes(), SlotCopy.ascii(at));
     }
   }
 
   @Override
   public void cleared(int slot) {
-    record(FLUSH_SLOT, ascii(slot));
+    record(FLUSH_SLOT, SlotCopy.ascii(slot));
   }
 
   private void record(byte[]... args) {
@@ -387,13 +387,13 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
         SlotCopy.copy(store, now, out, s -> from[s] = appended - fileStart);
         byte[][] trailer = new byte[2 + from.length][];
         trailer[0] = BASE_OF_NAME.getBytes(StandardCharsets.US_ASCII);
-        trailer[1] = ascii(incr.seq());
+        trailer[1] = SlotCopy.ascii(incr.seq());
         for (int s = 0; s < from.length; s++) {
-          trailer[2 + s] = ascii(from[s]);
+          trailer[2 + s] = SlotCopy.ascii(from[s]);
         }
         LogBuffer buf = new LogBuffer(64 << 10);
         buf.record(trailer);
-        writeAll(out, buf.view());
+        SlotCopy.writeAll(out, buf.view());
         out.force(true);
       }
       Manifest.Entry base = new Manifest.Entry(Manifest.PREFIX + baseSeq + ".base.aof", baseSeq, 'b');
@@ -598,11 +598,7 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   }
 
   private void writeAll(ByteBuffer b) throws IOException {
-    writeAll(channel, b);
-  }
-
-  private static void writeAll(FileChannel ch, ByteBuffer b) throws IOException {
-    SlotCopy.writeAll(ch, b);
+    SlotCopy.writeAll(channel, b);
   }
 
   /**
@@ -706,9 +702,6 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     }
   }
 
-  private static byte[] ascii(long n) {
-    return SlotCopy.ascii(n);
-  }
 
   /** A base's last record: the increment file it precedes, and per slot the offset its copy was taken at. */
   static final String BASE_OF_NAME = "ATOLL-BASE-OF";

@@ -213,7 +213,6 @@ final class PeerClient {
     p.envelopeId = id;
     p.generation = s.generation;
     p.client = this;
-    p.movedSeenAt = 0; // sent again, here: its grace starts afresh
     inflight.put(id, p);
     long remaining = Math.max(1, TimeUnit.NANOSECONDS.toMillis(p.deadlineNanos - ticker.nanoTime()));
     return Envelope.newBuilder()
@@ -335,11 +334,8 @@ final class PeerClient {
         lost.add(e.getValue());
       }
     }
-    for (Pending p : lost) {
-      p.failWith(new DeliveryException(DeliveryException.Reason.OUTCOME_UNKNOWN, "pod " + peer + " " + why
-          + " without answering " + p.describe() + "; it may or may not have been handled"));
-      callback.resolved(p, false);
-    }
+    failUnknown(lost, p -> "pod " + peer + " " + why + " without answering " + p.describe()
+        + "; it may or may not have been handled");
   }
 
   /**
@@ -380,25 +376,35 @@ final class PeerClient {
     List<Pending> lost = new ArrayList<>();
     for (Map.Entry<Long, Pending> e : inflight.entrySet()) {
       Pending p = e.getValue();
+      long id = e.getKey();
       if (owned.test(p.shard)) {
-        p.movedSeenAt = 0;
-      } else if (p.movedSeenAt == 0) {
-        p.movedSeenAt = now == 0 ? 1 : now;
-      } else if (silent && now - p.movedSeenAt >= graceNanos && inflight.remove(e.getKey(), p)) {
+        p.movedSeenEnvelope = -1;
+      } else if (p.movedSeenEnvelope != id) {
+        p.movedSeenEnvelope = id; // first seen moved under this envelope
+        p.movedSeenAt = now;
+      } else if (silent && now - p.movedSeenAt >= graceNanos && inflight.remove(id, p)) {
         lost.add(p);
       }
     }
-    if (!lost.isEmpty()) {
-      // Failing a future runs its callers' continuations: never on the pod's timer thread.
-      Thread.ofVirtual().name("atoll-moved").start(() -> {
-        for (Pending p : lost) {
-          p.failWith(new DeliveryException(DeliveryException.Reason.OUTCOME_UNKNOWN, "shard " + p.shard
-              + " moved from pod " + peer + " to another while " + p.describe() + " was unanswered there; it may"
-              + " or may not have been handled"));
-          callback.resolved(p, false);
-        }
-      });
+    failUnknown(lost, p -> "shard " + p.shard + " moved from pod " + peer + " to another while " + p.describe()
+        + " was unanswered there; it may or may not have been handled");
+  }
+
+  /**
+   * Fails {@code lost} (taken out of {@code inflight}) as outcome unknown, with {@code why} each,
+   * and frees their routes; on a thread of its own, since failing a future runs its callers'
+   * continuations, and the sweeps that call this run on the pod's timer.
+   */
+  private void failUnknown(List<Pending> lost, java.util.function.Function<Pending, String> why) {
+    if (lost.isEmpty()) {
+      return;
     }
+    Thread.ofVirtual().name("atoll-outcome-unknown").start(() -> {
+      for (Pending p : lost) {
+        p.failWith(new DeliveryException(DeliveryException.Reason.OUTCOME_UNKNOWN, why.apply(p)));
+        callback.resolved(p, false);
+      }
+    });
   }
 
   /** Sends nothing more: queued messages go back to their routes; answers still arrive. */
@@ -422,9 +428,9 @@ final class PeerClient {
     Wire.close(channel);
   }
 
-  /** How many messages wait to be written to this pod. */
-  int queued() {
-    return outbox.isEmpty() ? 0 : 1;
+  /** Whether messages wait to be written to this pod. */
+  boolean hasQueued() {
+    return !outbox.isEmpty();
   }
 
   /** How many messages are in flight to this pod. */

@@ -111,7 +111,7 @@ public final class PeerClients implements PeerChannels {
       java.util.function.BiPredicate<PodId, Integer> owns) {
     long now = ticker.nanoTime();
     clients.forEach((peer, c) -> {
-      if ((c.inflight() > 0 || c.queued() > 0) && member.test(peer)) {
+      if ((c.inflight() > 0 || c.hasQueued()) && member.test(peer)) {
         c.abandonMoved(shard -> owns.test(peer, shard), now, MOVED_GRACE_NANOS);
       }
     });

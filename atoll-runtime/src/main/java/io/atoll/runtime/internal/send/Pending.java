@@ -97,10 +97,12 @@ public final class Pending extends CompletableFuture<Object> implements Reply<Ob
   // Sent to another pod: the client and the envelope id in its in-flight map.
   volatile PeerClient client;
   /**
-   * When its peer client first found that the pod it went to no longer owns its shard (0: not
-   * seen, or owned again, or sent again); the client's sweep and its drain write it.
+   * When its peer client's sweep first found that the pod it went to no longer owns its shard,
+   * and the envelope id it was in flight under then (a message sent again, under a new id, starts
+   * afresh). Only the sweep, on the pod's timer, reads and writes them: nothing on the send path.
    */
-  volatile long movedSeenAt;
+  long movedSeenAt;
+  long movedSeenEnvelope = -1;
   long envelopeId;
   int generation;
 
