@@ -1,6 +1,7 @@
 package io.atoll.kv;
 
 import io.atoll.core.Pod;
+import io.atoll.core.PodId;
 import io.atoll.core.PodEntry;
 import io.atoll.core.PodStatus;
 import io.atoll.kv.internal.cluster.ClusterBus;
@@ -20,6 +21,7 @@ import io.atoll.kv.internal.command.Stats;
 import io.atoll.kv.internal.command.CommandLog;
 import io.atoll.kv.internal.command.Session;
 import io.atoll.kv.internal.persist.AppendOnlyFile;
+import io.atoll.kv.internal.persist.DataDirLock;
 import io.atoll.kv.internal.persist.Snapshot;
 import io.atoll.kv.internal.command.Snapshots;
 import io.atoll.kv.internal.resp.Reply;
@@ -27,6 +29,7 @@ import io.atoll.kv.internal.resp.RespDecoder;
 import io.atoll.kv.internal.resp.RespLimits;
 import io.atoll.kv.internal.server.KvConnection;
 import io.atoll.kv.internal.server.Transport;
+import io.atoll.kv.internal.store.Slot;
 import io.atoll.kv.internal.store.SlotStore;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -39,7 +42,11 @@ import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.net.ServerSocket;
 import java.security.SecureRandom;
 import java.util.concurrent.ExecutorService;
@@ -88,15 +95,21 @@ public final class KvServer implements AutoCloseable {
   private volatile ManagedNode managed;
   /** The append-only file, or null without persistence. */
   private final AppendOnlyFile aof;
-  /** SAVE and BGSAVE's snapshot, or null (managed mode). */
+  /** SAVE and BGSAVE's snapshot, or null (managed mode without the append-only file). */
   private final Snapshot snapshot;
+  /** Held while the node runs with persistence: one process per data directory. */
+  private final DataDirLock dataDirLock;
+  /** Managed mode with persistence: what the node kept from before its start; else null. */
+  private final Kept kept;
   /** Completed once {@link #close} has stopped everything (SHUTDOWN, a fatal log error, or the owner). */
   private final java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
 
   private KvServer(EventLoopGroup boss, EventLoopGroup workers, EventLoopGroup busGroup, ExecutorService migrations,
       ScheduledExecutorService expiry, ClusterBus bus, ClusterState cluster, Channel server, Channel tlsServer,
       int port, int tlsPort, int busPort, SlotStore store, Migrator migrator, TlsFiles tlsFiles, NodeKey nodeKey,
-      AppendOnlyFile aof, Snapshot snapshot) {
+      AppendOnlyFile aof, Snapshot snapshot, DataDirLock dataDirLock, Kept kept) {
+    this.dataDirLock = dataDirLock;
+    this.kept = kept;
     this.aof = aof;
     this.snapshot = snapshot;
     this.nodeKey = nodeKey;
@@ -191,11 +204,33 @@ public final class KvServer implements AutoCloseable {
       throw new IllegalArgumentException("managers: none (expected: at least one host:port)");
     }
     KvServer server = start(s, observer, managers.get(0), registerTimeout);
+    java.util.Objects.requireNonNull(security, "security");
     try {
-      server.managed = ManagedNode.start(managers, java.util.Objects.requireNonNull(security, "security"),
-          server.cluster.view().config().pod(server.cluster.view().me()).orElseThrow().pod(), server.store,
-          server.cluster, server.migrator, System::currentTimeMillis, registerTimeout, onDeclaredDead,
-          s.requirePass(), server.tlsFiles, keepServingWhileManagerDown, server.nodeKey);
+      Kept kept = server.kept;
+      ManagedNode.Rejoin rejoin = null;
+      if (kept != null && kept.resumable()) {
+        rejoin = new ManagedNode.Rejoin(readCredential(kept.credentialFile()),
+            server.cluster.view().config().clusterId());
+      } else if (kept != null && (kept.saved() || server.store.size() > 0)) {
+        server.startOver("it stopped while slots were arriving from another node, whose keys it kept in memory only");
+      }
+      ManagedNode node;
+      try {
+        node = server.startManagedNode(managers, security, registerTimeout, onDeclaredDead, s,
+            keepServingWhileManagerDown, rejoin);
+      } catch (IllegalStateException e) {
+        if (!ManagedNode.incarnationGone(e)) {
+          throw e;
+        }
+        server.startOver("the shard manager declared it dead while it was down (" + e.getMessage()
+            + "), and gave its slots to other nodes");
+        node = server.startManagedNode(managers, security, registerTimeout, onDeclaredDead, s,
+            keepServingWhileManagerDown, null);
+      }
+      server.managed = node;
+      if (kept != null) {
+        writeCredential(kept.credentialFile(), node.credential());
+      }
     } catch (RuntimeException e) {
       server.close();
       throw e;
@@ -203,9 +238,46 @@ public final class KvServer implements AutoCloseable {
     return server;
   }
 
+  /**
+   * Managed mode with persistence: whether the node found a saved identity ({@code saved}), and
+   * whether it may register again as it ({@code resumable}: no slot was arriving here when it
+   * stopped; the keys of an import are kept nowhere but in memory, so a node that stopped with one
+   * under way joins as a new node), and where the manager's credential for it is kept.
+   */
+  private record Kept(boolean saved, boolean resumable, Path credentialFile) {}
+
+  /** The file in a managed node's data directory that keeps the credential Register gave it. */
+  static final String CREDENTIAL_FILE = "managed-credential";
+
   private static KvServer start(KvSettings s, KvObserver observer, PodAddress manager, Duration registerTimeout) {
     LongSupplier clock = System::currentTimeMillis;
-    int port = s.port() != 0 ? s.port() : manager != null ? freeManagedPort(s.bind()) : freePort(s.bind());
+    boolean persist = s.persistence().appendOnly();
+    DataDirLock lock = persist ? DataDirLock.acquire(s.dataDir()) : null;
+    try {
+      return start(s, observer, manager, clock, persist, lock);
+    } catch (RuntimeException | Error e) {
+      if (lock != null) {
+        lock.close();
+      }
+      throw e;
+    }
+  }
+
+  private static KvServer start(KvSettings s, KvObserver observer, PodAddress manager, LongSupplier clock,
+      boolean persist, DataDirLock lock) {
+    ConfigFile managedFile = manager != null && persist ? new ConfigFile(s.dataDir(), ConfigFile.MANAGED, true) : null;
+    if (managedFile != null && Files.exists(s.dataDir().resolve(ConfigFile.NODES))) {
+      throw new IllegalStateException("the data directory " + s.dataDir() + " holds a Redis-cluster-mode node ("
+          + ConfigFile.NODES + "), whose keys a managed node would not know where to put (expected: another data"
+          + " directory for a node of the shard manager)");
+    }
+    if (manager == null && persist && Files.exists(s.dataDir().resolve(ConfigFile.MANAGED))) {
+      throw new IllegalStateException("the data directory " + s.dataDir() + " holds a node of a shard manager ("
+          + ConfigFile.MANAGED + ") (expected: --manager, or another data directory for a Redis-cluster-mode node)");
+    }
+    java.util.Optional<ClusterView> savedManaged = managedFile == null ? java.util.Optional.empty() : managedFile.load();
+    int port = s.port() != 0 ? s.port() : savedManaged.isPresent() ? savedManaged.get().me().address().port()
+        : manager != null ? freeManagedPort(s.bind()) : freePort(s.bind());
     if (manager != null && port + ManagedConfigs.CONTROL_OFFSET > 65535) {
       throw new IllegalStateException("port " + port + ": a managed node listens for the shard manager on port+"
           + ManagedConfigs.CONTROL_OFFSET + " (expected: a port up to " + (65535 - ManagedConfigs.CONTROL_OFFSET) + ")");
@@ -224,15 +296,19 @@ public final class KvServer implements AutoCloseable {
           ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort, tlsPort)));
       file.save(initial);
       cluster = new ClusterState(initial, clock, file::save);
+    } else if (managedFile != null) {
+      // Its identity and migration marks are kept (synced before a mark takes effect), so that it
+      // can come back as the same node with its keys; the manager's configs replace the config.
+      ClusterView initial = savedManaged.map(v -> adopt(v, s.bind(), port, busPort, tlsPort)).orElseGet(() ->
+          ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort, tlsPort)));
+      managedFile.save(initial);
+      cluster = new ClusterState(initial, clock, managedFile::save);
+      // It owns the slots of its saved config, but holds no lease yet: nothing is served until it
+      // registered (ManagedNode takes over the gate).
+      cluster.managed(manager.toString(), () -> false);
     } else {
       cluster = new ClusterState(ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort, tlsPort)),
           clock, v -> { });
-    }
-    // Managed mode keeps no keys yet: a restarted managed node is a new node, and keys it brought
-    // back would be keys of slots the manager has since given to others.
-    boolean persist = s.persistence().appendOnly() && manager == null;
-    if (s.persistence().appendOnly() && manager != null) {
-      LOG.warn("appendonly: not kept in managed mode yet; this node starts empty and keeps its keys in memory only");
     }
     java.util.concurrent.atomic.AtomicReference<KvServer> self = new java.util.concurrent.atomic.AtomicReference<>();
     AppendOnlyFile aof = persist ? AppendOnlyFile.open(s.dataDir(), s.persistence().fsync(), () -> {
@@ -260,8 +336,9 @@ public final class KvServer implements AutoCloseable {
       }
       Stats stats = new Stats();
       Clients clients = new Clients();
-      // Managed mode keeps no snapshots either, for the same reason as no log (above).
-      Snapshot snapshot = manager == null ? new Snapshot(s.dataDir(), store, stats::writes, clock.getAsLong()) : null;
+      // A managed node keeps snapshots only beside its log (it loads the log, never a snapshot).
+      Snapshot snapshot = manager == null || aof != null
+          ? new Snapshot(s.dataDir(), store, stats::writes, clock.getAsLong()) : null;
       ServerInfo info = new ServerInfo(port, s.bind(), s.maxMemory(), s.maxBulkLength(), s.queryBufferLimit(),
           s.outputBufferLimit(), s.nodeTimeoutMillis(), clock.getAsLong(), log,
           snapshot == null ? Snapshots.NONE : snapshot);
@@ -317,8 +394,10 @@ public final class KvServer implements AutoCloseable {
           tlsServer == null || server == null ? "" : " and TLS port " + tlsPort,
           manager != null ? "control port for the shard manager" : "cluster bus", busPort, Transport.name(),
           auth.required() ? ", password required" : "");
+      Kept kept = managedFile == null ? null : new Kept(savedManaged.isPresent(),
+          savedManaged.isPresent() && resumable(store, cluster.view()), s.dataDir().resolve(CREDENTIAL_FILE));
       KvServer node = new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, tlsServer, port,
-          tlsPort, busPort, store, migrator, tlsFiles, nodeKey, aof, snapshot);
+          tlsPort, busPort, store, migrator, tlsFiles, nodeKey, aof, snapshot, lock, kept);
       self.set(node);
       return node;
     } catch (InterruptedException e) {
@@ -392,6 +471,88 @@ public final class KvServer implements AutoCloseable {
       throw new IllegalArgumentException("TLS port: cannot use certificate " + t.cert() + " with key " + t.key()
           + " and CA " + t.ca() + ": " + e.getMessage()
           + " (expected: PEM files, the key unencrypted PKCS#8, as atoll certs writes them)", e);
+    }
+  }
+
+  private ManagedNode startManagedNode(List<PodAddress> managers, WireSecurity security, Duration registerTimeout,
+      Runnable onDeclaredDead, KvSettings s, boolean keepServingWhileManagerDown, ManagedNode.Rejoin rejoin) {
+    return ManagedNode.start(managers, security, cluster.view().config().pod(cluster.view().me()).orElseThrow().pod(),
+        store, cluster, migrator, System::currentTimeMillis, registerTimeout, onDeclaredDead, s.requirePass(),
+        tlsFiles, keepServingWhileManagerDown, nodeKey, rejoin);
+  }
+
+  /**
+   * Whether a managed node restarted with kept keys may register again as the incarnation it was:
+   * it stopped with no slot arriving (no IMPORTING mark, no key of a slot it does not own; their
+   * import records are not kept). A MIGRATING mark is kept and the move resumes.
+   */
+  private static boolean resumable(SlotStore store, ClusterView v) {
+    if (!v.importing().isEmpty()) {
+      return false;
+    }
+    for (int slot = 0; slot < v.config().size(); slot++) {
+      if (!v.me().equals(v.config().owner(slot))) {
+        Slot keys = store.slot(slot);
+        synchronized (keys) {
+          if (keys.size() > 0) {
+            return false;
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
+   * A managed node that cannot come back as the incarnation it was: drops every key it kept (the
+   * removal on disk first), then takes a new incarnation (saved) and forgets the old credential.
+   */
+  private void startOver(String why) {
+    long keys = store.size();
+    PodId old = cluster.view().me();
+    store.clear();
+    if (!aof.awaitLogged(aof.position())) {
+      throw new IllegalStateException("cannot write the append-only file: " + aof.writeError());
+    }
+    Pod mine = cluster.view().config().pod(old).orElseThrow().pod();
+    Pod fresh = Nodes.pod(old.address().host(), old.address().port(), new SecureRandom().nextLong(),
+        Nodes.busPort(mine), Nodes.tlsPort(mine));
+    cluster.reset(fresh, true);
+    try {
+      Files.deleteIfExists(kept.credentialFile());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot remove " + kept.credentialFile(), e);
+    }
+    LOG.warn("kv node {} comes back as a new node, {}: {}; it dropped the {} keys it kept", old, fresh.id(), why,
+        keys);
+  }
+
+  /** The credential kept in {@code file}, or empty if there is none. */
+  private static com.google.protobuf.ByteString readCredential(Path file) {
+    try {
+      return Files.exists(file) ? com.google.protobuf.ByteString.copyFrom(Files.readAllBytes(file))
+          : com.google.protobuf.ByteString.EMPTY;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+  }
+
+  /** Keeps {@code credential} in {@code file}, readable by the node's user only. */
+  private static void writeCredential(Path file, com.google.protobuf.ByteString credential) {
+    try {
+      Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+      Files.deleteIfExists(tmp);
+      try {
+        Files.createFile(tmp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+      } catch (UnsupportedOperationException e) {
+        Files.createFile(tmp);
+      }
+      Files.write(tmp, credential.toByteArray());
+      Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file, e);
     }
   }
 
@@ -544,6 +705,9 @@ public final class KvServer implements AutoCloseable {
     if (aof != null) {
       workers.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS); // nothing appends any more
       aof.close(); // written and synced: a clean stop loses nothing under any policy
+    }
+    if (dataDirLock != null) {
+      dataDirLock.close();
     }
     closed.complete(null);
   }

@@ -238,6 +238,8 @@ final class ManagerService extends ShardManagerServiceGrpc.ShardManagerServiceIm
         Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
         Status s = cause instanceof PodTypes.Pending
             ? Status.ABORTED.withDescription(Wire.TYPES_PENDING + cause.getMessage())
+            : cause instanceof Membership.Gone
+            ? Status.FAILED_PRECONDITION.withDescription(Wire.INCARNATION_GONE + cause.getMessage())
             : cause instanceof IllegalStateException
             ? Status.FAILED_PRECONDITION.withDescription(cause.getMessage())
             : cause instanceof SecurityException ? Status.PERMISSION_DENIED.withDescription(cause.getMessage())

@@ -105,6 +105,15 @@ final class Membership {
     types.inherit(journal.config().activePods().stream().map(Pod::id).toList());
   }
 
+  /** A Register refused for good: the incarnation was declared gone, or is being declared so. */
+  static final class Gone extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    Gone(String message) {
+      super(message);
+    }
+  }
+
   /** A pod registers without TLS; completes once its entry is saved. */
   CompletableFuture<ClusterConfig> register(Pod pod) {
     return register(pod, "", false);
@@ -139,11 +148,11 @@ final class Membership {
     }
     if ((existing.isPresent() && existing.get().status() == PodStatus.GONE)
         || (existing.isEmpty() && journal.wasPruned(pod.id()))) {
-      return CompletableFuture.failedFuture(new IllegalStateException("pod " + pod.id()
+      return CompletableFuture.failedFuture(new Gone("pod " + pod.id()
           + " was declared gone; a pod that left restarts as a new incarnation"));
     }
     if (leases.isDying(pod.id())) {
-      return CompletableFuture.failedFuture(new IllegalStateException("pod " + pod.id()
+      return CompletableFuture.failedFuture(new Gone("pod " + pod.id()
           + " is being declared gone; a pod that left restarts as a new incarnation"));
     }
     if (existing.isEmpty() && journal.config().activePods().size() >= journal.maxActivePods()) {

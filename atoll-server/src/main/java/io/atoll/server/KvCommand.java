@@ -45,7 +45,8 @@ final class KvCommand implements Callable<Integer> {
   Path dataDir;
 
   @Option(names = "--appendonly", description = "Log every write to <data-dir>/appendonlydir and replay it at start:"
-      + " yes or no (Redis' appendonly; default: yes, and no with --manager, where it is not supported yet).")
+      + " yes or no (Redis' appendonly; default: yes). A node of a shard manager restarted on its data directory comes"
+      + " back as the same node with its keys if the manager has not declared it dead meanwhile.")
   String appendOnly;
 
   @Option(names = "--appendfsync", defaultValue = "everysec", description = "When the log reaches the disk (Redis'"
@@ -119,17 +120,13 @@ final class KvCommand implements Callable<Integer> {
   private io.atoll.kv.KvPersistence persistence() {
     io.atoll.kv.KvPersistence.Fsync fsync = io.atoll.kv.KvPersistence.Fsync.parse(appendFsync);
     if (appendOnly == null) {
-      return manager != null ? io.atoll.kv.KvPersistence.OFF : new io.atoll.kv.KvPersistence(true, fsync);
+      return new io.atoll.kv.KvPersistence(true, fsync);
     }
     boolean on = switch (appendOnly.toLowerCase(java.util.Locale.ROOT)) {
       case "yes" -> true;
       case "no" -> false;
       default -> throw new IllegalArgumentException("--appendonly: '" + appendOnly + "' (expected: yes or no)");
     };
-    if (on && manager != null) {
-      throw new IllegalArgumentException("--appendonly yes: not supported with --manager yet (a managed node that"
-          + " restarts joins as a new node, and its slots' keys come from the other nodes); expected: no --appendonly");
-    }
     return new io.atoll.kv.KvPersistence(on, fsync);
   }
 

@@ -157,6 +157,12 @@ public final class Wire {
    * to a standby).
    */
   public static final String TYPES_PENDING = "entity type declarations pending: ";
+  /**
+   * How a manager's FAILED_PRECONDITION answer to Register begins when the incarnation registering
+   * was declared gone or is being declared so: it can never be registered again, and a process
+   * that restarted with it (an Atoll KV node on its data directory) must join as a new one.
+   */
+  public static final String INCARNATION_GONE = "incarnation gone: ";
 
   /**
    * The wire form of a pod with its version and the entity types it hosts ({@code types}: name

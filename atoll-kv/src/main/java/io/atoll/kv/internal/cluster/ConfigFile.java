@@ -26,11 +26,27 @@ public final class ConfigFile {
   private static final int MAGIC = 0x41_4B_56_31; // "AKV1"
   private static final int MAX_BYTES = 64 << 20;
 
-  private final Path file;
+  /** A Redis-cluster-mode node's file. */
+  public static final String NODES = "nodes.conf";
+  /**
+   * A managed node's file (kept only with the append-only file): its identity and migration marks
+   * across a restart; the config in it is the manager's last one, replaced by the manager's own.
+   */
+  public static final String MANAGED = "managed-nodes.conf";
 
-  /** The config file in {@code dataDir}. */
+  private final Path file;
+  /** Whether a save reaches the disk before it returns (file and directory synced). */
+  private final boolean sync;
+
+  /** The Redis-cluster-mode config file in {@code dataDir}, saved without a sync. */
   public ConfigFile(Path dataDir) {
-    this.file = dataDir.resolve("nodes.conf");
+    this(dataDir, NODES, false);
+  }
+
+  /** The config file {@code name} in {@code dataDir}; with {@code sync}, on disk when a save returns. */
+  public ConfigFile(Path dataDir, String name, boolean sync) {
+    this.file = dataDir.resolve(name);
+    this.sync = sync;
   }
 
   /** Where the file lives. */
@@ -79,7 +95,19 @@ public final class ConfigFile {
       Files.createDirectories(file.getParent());
       Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
       Files.write(tmp, bytes.toByteArray());
+      if (sync) {
+        try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(tmp,
+            java.nio.file.StandardOpenOption.WRITE)) {
+          c.force(true);
+        }
+      }
       Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      if (sync) {
+        try (java.nio.channels.FileChannel d = java.nio.channels.FileChannel.open(file.getParent(),
+            java.nio.file.StandardOpenOption.READ)) {
+          d.force(true); // the rename itself
+        }
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + file, e);
     }

@@ -97,6 +97,28 @@ public final class Imports {
   }
 
   /**
+   * A node restarted with the keys it kept, at its first config: clears every slot that holds keys
+   * but is neither this node's nor imported here (no import record). Only a hand-off's removals
+   * lost with the machine's unsynced writes leave such keys (a slot leaves only once its keys have
+   * moved), and the slot's new owner holds them, newer.
+   *
+   * @return how many slots were cleared
+   */
+  public static int clearOrphans(SlotStore store, ClusterView v) {
+    int cleared = 0;
+    for (int s = 0; s < v.config().size(); s++) {
+      Slot slot = store.slot(s);
+      synchronized (slot) {
+        if (slot.size() > 0 && slot.importedFrom() == null && !v.me().equals(v.config().owner(s))) {
+          slot.clear();
+          cleared++;
+        }
+      }
+    }
+    return cleared;
+  }
+
+  /**
    * After a config is adopted: ends every import record that config decides (see the class
    * comment), clearing the keys of those whose slot went to a third node.
    *

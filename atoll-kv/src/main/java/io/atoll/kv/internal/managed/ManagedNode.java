@@ -1,5 +1,6 @@
 package io.atoll.kv.internal.managed;
 
+import com.google.protobuf.ByteString;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.ClusterId;
 import io.atoll.core.Pod;
@@ -50,9 +51,12 @@ public final class ManagedNode implements AutoCloseable {
   private final SlotStore store;
   /** Notified whenever a config is adopted (a leave and a hand-off wait on it). */
   private final Object configs;
+  /** Restarted with kept keys, and no config adopted since: the first one clears orphans. */
+  private volatile boolean orphansUnchecked;
 
   private ManagedNode(ClusterState cluster, SlotStore store, Object configs, ManagerClient client, HandOffs handOffs,
-      ExecutorService workers, Server server, ControlProbes probes) {
+      ExecutorService workers, Server server, ControlProbes probes, boolean rejoined) {
+    this.orphansUnchecked = rejoined;
     this.store = store;
     this.configs = configs;
     this.probes = probes;
@@ -82,6 +86,37 @@ public final class ManagedNode implements AutoCloseable {
   public static ManagedNode start(List<PodAddress> managers, WireSecurity security, Pod me, SlotStore store,
       ClusterState cluster, Migrator migrator, LongSupplier clock, Duration registerTimeout, Runnable onDeclaredDead,
       String password, TlsFiles tls, boolean keepServingWhileManagerDown, NodeKey nodeKey) {
+    return start(managers, security, me, store, cluster, migrator, clock, registerTimeout, onDeclaredDead, password,
+        tls, keepServingWhileManagerDown, nodeKey, null);
+  }
+
+  /**
+   * A node restarted on its data directory, registering again as the incarnation it was: the
+   * credential the manager gave that incarnation (empty if it was not kept) and its cluster.
+   */
+  public record Rejoin(ByteString credential, ClusterId cluster) {}
+
+  /**
+   * The manager refused the incarnation a restarted node registered as: it was declared gone. The
+   * node must join as a new incarnation, without the keys it kept.
+   */
+  public static boolean incarnationGone(RuntimeException e) {
+    return e instanceof ManagerClient.IncarnationGone;
+  }
+
+  /**
+   * As {@link #start(List, WireSecurity, Pod, SlotStore, ClusterState, Migrator, LongSupplier,
+   * Duration, Runnable, String, TlsFiles, boolean, NodeKey)}; with {@code rejoin} (not null), {@code
+   * me} is an incarnation that registered before (the node restarted on its data directory with
+   * the keys it kept): Register presents its credential and cluster, and the first config adopted
+   * clears keys of slots this node neither owns nor imports (their removal was not on disk yet when
+   * the node stopped).
+   *
+   * @throws IllegalStateException also if the manager declared {@code me} gone ({@link #incarnationGone})
+   */
+  public static ManagedNode start(List<PodAddress> managers, WireSecurity security, Pod me, SlotStore store,
+      ClusterState cluster, Migrator migrator, LongSupplier clock, Duration registerTimeout, Runnable onDeclaredDead,
+      String password, TlsFiles tls, boolean keepServingWhileManagerDown, NodeKey nodeKey, Rejoin rejoin) {
     if (tls != null && (tls.identity() == null || tls.identity().role() != Role.POD)) {
       throw new IllegalArgumentException("TLS port: certificate " + tls.certificate().getSubjectX500Principal()
           + " holds " + (tls.identity() == null ? "no Atoll identity" : tls.identity()) + " (expected: a pod"
@@ -152,13 +187,17 @@ public final class ManagedNode implements AutoCloseable {
       throw new IllegalStateException("cannot listen for the shard manager on " + managed.address() + ": "
           + e.getMessage(), e);
     }
-    ManagedNode node = new ManagedNode(cluster, store, configs, client, handOffs, workers, server, probes);
+    if (rejoin != null) {
+      client.rejoin(rejoin.credential(), rejoin.cluster());
+    }
+    ManagedNode node = new ManagedNode(cluster, store, configs, client, handOffs, workers, server, probes,
+        rejoin != null);
     self.set(node);
     try {
       client.register(registerTimeout);
     } catch (IllegalStateException e) {
       node.close();
-      if (!security.isTls()) {
+      if (!security.isTls() && !(e instanceof ManagerClient.IncarnationGone)) {
         throw new IllegalStateException(e.getMessage() + " (this node talks to the manager without TLS: if the"
             + " manager runs with mutual TLS, give this node a pod certificate of the cluster's CA, --tls-ca, --tls-cert"
             + " and --tls-key)", e);
@@ -192,6 +231,14 @@ public final class ManagedNode implements AutoCloseable {
       return;
     }
     if (cluster.adopt(ManagedConfigs.toKv(managed))) {
+      if (orphansUnchecked) {
+        orphansUnchecked = false;
+        int orphans = Imports.clearOrphans(store, cluster.view());
+        if (orphans > 0) {
+          LOG.warn("kv: cleared the keys of {} slots this restarted node neither owns nor imports (they left by"
+              + " hand-offs whose removals were not on disk yet when it stopped)", orphans);
+        }
+      }
       // Keys left here by hand-offs that this config shows will never be made go (Imports).
       int cleared = Imports.settle(store, cluster.view());
       if (cleared > 0) {
@@ -202,6 +249,11 @@ public final class ManagedNode implements AutoCloseable {
         configs.notifyAll();
       }
     }
+  }
+
+  /** The credential the manager gave this incarnation (empty before it registered). */
+  public ByteString credential() {
+    return client.credential();
   }
 
   /** Keys this node has handed to others. */

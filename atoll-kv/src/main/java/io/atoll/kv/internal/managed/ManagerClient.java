@@ -145,6 +145,30 @@ final class ManagerClient implements AutoCloseable {
   }
 
   /**
+   * The manager refused to register this node's incarnation for good: it was declared gone (its
+   * lease ran out while the node was down). A node restarted on its data directory then joins as a
+   * new incarnation, without the keys it kept.
+   */
+  static final class IncarnationGone extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    IncarnationGone(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Registers again as an incarnation that registered before this process started (an Atoll KV
+   * node restarted on its data directory): Register presents {@code credential} (the one it was
+   * given then; empty if unknown) and {@code cluster}, so that a manager of another cluster refuses
+   * and one that took over from the first accepts the same TLS identity.
+   */
+  void rejoin(ByteString credential, ClusterId cluster) {
+    this.credential = java.util.Objects.requireNonNull(credential, "credential");
+    this.clusterId = java.util.Objects.requireNonNull(cluster, "cluster");
+  }
+
+  /**
    * Registers, retrying until {@code timeout} (moving to the leader a standby names, or to the
    * next manager, after each failure); then renews every third of the lease and watches.
    *
@@ -157,7 +181,11 @@ final class ManagerClient implements AutoCloseable {
       long sent = nanoClock.getAsLong();
       PodAddress at = managers.current();
       try {
-        RegisterResponse r = blocking(5000).register(RegisterRequest.newBuilder().setPod(Wire.info(me)).build());
+        RegisterRequest.Builder request = RegisterRequest.newBuilder().setPod(Wire.info(me)).setCredential(credential);
+        if (!clusterId.equals(ClusterId.NONE)) {
+          request.setClusterId(clusterId.toString());
+        }
+        RegisterResponse r = blocking(5000).register(request.build());
         ClusterConfig config = trust.fromManager(r.getConfig()); // refuses an unsigned or badly signed config
         ManagedConfigs.toKv(config); // refuses a manager without 16384 shards, saying so
         if (r.getManagerTerm() < term) {
@@ -178,6 +206,10 @@ final class ManagerClient implements AutoCloseable {
         watch();
         return;
       } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() == Status.Code.FAILED_PRECONDITION
+            && String.valueOf(e.getStatus().getDescription()).startsWith(Wire.INCARNATION_GONE)) {
+          throw new IncarnationGone(me.id() + ": " + e.getStatus().getDescription());
+        }
         if (nanoClock.getAsLong() - deadline > 0) {
           throw new IllegalStateException("could not register with the shard manager at " + describe() + " within "
               + timeout.toMillis() + " ms: " + Wire.describe(e) + "; is it running (atoll manager --shards 16384)?", e);
