@@ -29,7 +29,6 @@ import io.atoll.kv.internal.resp.RespDecoder;
 import io.atoll.kv.internal.resp.RespLimits;
 import io.atoll.kv.internal.server.KvConnection;
 import io.atoll.kv.internal.server.Transport;
-import io.atoll.kv.internal.store.Slot;
 import io.atoll.kv.internal.store.SlotStore;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -212,7 +211,8 @@ public final class KvServer implements AutoCloseable {
         rejoin = new ManagedNode.Rejoin(readCredential(kept.credentialFile()),
             server.cluster.view().config().clusterId());
       } else if (kept != null && (kept.saved() || server.store.size() > 0)) {
-        server.startOver("it stopped while slots were arriving from another node, whose keys it kept in memory only");
+        server.startOver("it stopped while a return of slots with another node was under way, whose batches it kept"
+            + " in memory only");
       }
       ManagedNode node;
       try {
@@ -240,9 +240,8 @@ public final class KvServer implements AutoCloseable {
 
   /**
    * Managed mode with persistence: whether the node found a saved identity ({@code saved}), and
-   * whether it may register again as it ({@code resumable}: no slot was arriving here when it
-   * stopped; the keys of an import are kept nowhere but in memory, so a node that stopped with one
-   * under way joins as a new node), and where the manager's credential for it is kept.
+   * whether it may register again as it ({@code resumable}: see {@link #resumable(ClusterView)}),
+   * and where the manager's credential for it is kept.
    */
   private record Kept(boolean saved, boolean resumable, Path credentialFile) {}
 
@@ -395,7 +394,7 @@ public final class KvServer implements AutoCloseable {
           manager != null ? "control port for the shard manager" : "cluster bus", busPort, Transport.name(),
           auth.required() ? ", password required" : "");
       Kept kept = managedFile == null ? null : new Kept(savedManaged.isPresent(),
-          savedManaged.isPresent() && resumable(store, cluster.view()), s.dataDir().resolve(CREDENTIAL_FILE));
+          savedManaged.isPresent() && resumable(cluster.view()), s.dataDir().resolve(CREDENTIAL_FILE));
       KvServer node = new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, tlsServer, port,
           tlsPort, busPort, store, migrator, tlsFiles, nodeKey, aof, snapshot, lock, kept);
       self.set(node);
@@ -483,21 +482,14 @@ public final class KvServer implements AutoCloseable {
 
   /**
    * Whether a managed node restarted with kept keys may register again as the incarnation it was:
-   * it stopped with no slot arriving (no IMPORTING mark, no key of a slot it does not own; their
-   * import records are not kept). A MIGRATING mark is kept and the move resumes.
+   * no return was under way (a slot marked both MIGRATING and IMPORTING with one peer: a batch
+   * lent to or from that peer lives in memory only). A MIGRATING mark is kept and the hand-off
+   * resumes; so is an IMPORTING one, the keys that arrived and their import record (logged).
    */
-  private static boolean resumable(SlotStore store, ClusterView v) {
-    if (!v.importing().isEmpty()) {
-      return false;
-    }
-    for (int slot = 0; slot < v.config().size(); slot++) {
-      if (!v.me().equals(v.config().owner(slot))) {
-        Slot keys = store.slot(slot);
-        synchronized (keys) {
-          if (keys.size() > 0) {
-            return false;
-          }
-        }
+  private static boolean resumable(ClusterView v) {
+    for (java.util.Map.Entry<Integer, PodId> e : v.importing().entrySet()) {
+      if (e.getValue().equals(v.migrating().get(e.getKey()))) {
+        return false;
       }
     }
     return true;

@@ -122,6 +122,18 @@ class KvManagedReturnTest {
     return n;
   }
 
+  /** A node with the append-only file (appendfsync always) on {@code port}, its data in {@code data}. */
+  private KvServer persistentNode(int port, Path data, long maxMemory) {
+    KvSettings d = KvSettings.defaults(port, data);
+    KvSettings s = new KvSettings(d.bind(), d.port(), d.busPort(), d.dataDir(), d.eventLoops(), maxMemory,
+        d.maxBulkLength(), d.maxArrayLength(), d.maxInlineLength(), d.queryBufferLimit(), d.outputBufferLimit(),
+        d.nodeTimeoutMillis(), null, null, new KvPersistence(true, KvPersistence.Fsync.ALWAYS));
+    KvServer n = KvServer.startManaged(s, KvObserver.NONE, List.of(manager.address()), WireSecurity.PLAINTEXT,
+        Duration.ofSeconds(10), () -> { });
+    nodes.add(n);
+    return n;
+  }
+
   private StatefulRedisConnection<String, String> direct(KvServer n) {
     RedisClient c = RedisClient.create();
     closers.add(c::shutdown);
@@ -225,6 +237,89 @@ class KvManagedReturnTest {
       assertThat(seen).as(k).isBetween(acked.get(k), tried.get(k));
     }
     assertThat(first.keys()).as("no key left on the first target").isZero();
+  }
+
+  @Test
+  void aHandOffThatStoppedPartWayAndIsNotPlannedAgainIsBroughtBackByTheSource() throws Exception {
+    startManager();
+    KvServer source = node(0);
+    script.home = source.port();
+    await().atMost(Duration.ofSeconds(30)).until(() -> source.ownedSlots() == 16384 && source.clusterOk());
+    KvServer first = node(64 << 10); // room for a few dozen keys of 1 kB
+    int slot = KeySlots.slotOf("stall");
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      keys.add("{stall}:" + i);
+    }
+    try (StatefulRedisConnection<String, String> s = direct(source);
+        StatefulRedisConnection<String, String> f = direct(first)) {
+      for (String k : keys) {
+        s.sync().set(k, k + PAD);
+      }
+      script.plan.put(slot, first.port());
+      await().atMost(Duration.ofSeconds(30)).until(() -> f.sync().clusterCountKeysInSlot(slot) > 0
+          && s.sync().clusterCountKeysInSlot(slot) > 0);
+      // The manager changes its mind: the slot stays where it is, so it never asks for it again.
+      script.plan.remove(slot);
+      long split = System.nanoTime();
+      await().atMost(Duration.ofSeconds(40)).untilAsserted(() -> {
+        assertThat(s.sync().clusterCountKeysInSlot(slot)).as("keys of the slot on the source").isEqualTo(100);
+        assertThat(f.sync().clusterCountKeysInSlot(slot)).as("on the first target").isZero();
+      });
+      assertThat(Duration.ofNanos(System.nanoTime() - split)).as("brought back only once stalled")
+          .isGreaterThanOrEqualTo(Duration.ofMillis(io.atoll.kv.internal.managed.ManagedNode.STALLED_MILLIS
+              - 1000));
+      for (String k : keys) {
+        assertThat(s.sync().get(k)).as("%s served by the source alone", k).isEqualTo(k + PAD);
+      }
+      assertThat(s.sync().clusterNodes()).as("no mark left on the source").doesNotContain("[" + slot + "->-");
+    }
+  }
+
+  @Test
+  void aTargetRestartedPartWayKeepsTheKeysThatReachedItAndTheirImportRecord() throws Exception {
+    startManager();
+    KvServer source = persistentNode(KvNodes.freeManagedPorts(), dir.resolve("source"), 0);
+    script.home = source.port();
+    await().atMost(Duration.ofSeconds(30)).until(() -> source.ownedSlots() == 16384 && source.clusterOk());
+    int port = KvNodes.freeManagedPorts();
+    KvServer first = persistentNode(port, dir.resolve("first"), 64 << 10);
+    int slot = KeySlots.slotOf("restart");
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      keys.add("{restart}:" + i);
+    }
+    try (StatefulRedisConnection<String, String> s = direct(source)) {
+      for (String k : keys) {
+        s.sync().set(k, k + PAD);
+      }
+      script.plan.put(slot, first.port());
+      try (StatefulRedisConnection<String, String> f = direct(first)) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> f.sync().clusterCountKeysInSlot(slot) > 0
+            && s.sync().clusterCountKeysInSlot(slot) > 0);
+      }
+      script.plan.remove(slot);
+      long there = first.keys();
+      String id = first.nodeId();
+      nodes.remove(first);
+      first.close(); // to the manager, a crash: no leave
+
+      KvServer back = persistentNode(port, dir.resolve("first"), 64 << 10);
+      assertThat(back.nodeId()).isEqualTo(id);
+      assertThat(back.keys()).as("the keys that had reached it, kept with their import record").isEqualTo(there);
+      try (StatefulRedisConnection<String, String> b = direct(back)) {
+        b.sync().asking();
+        assertThat(b.sync().get(keys.get(0)) != null || s.sync().get(keys.get(0)) != null).isTrue();
+        // The hand-off is not planned again: the source brings the keys back, each found all along.
+        await().atMost(Duration.ofSeconds(40)).untilAsserted(() -> {
+          assertThat(s.sync().clusterCountKeysInSlot(slot)).as("keys of the slot on the source").isEqualTo(100);
+          assertThat(b.sync().clusterCountKeysInSlot(slot)).as("on the restarted target").isZero();
+        });
+      }
+      for (String k : keys) {
+        assertThat(s.sync().get(k)).as(k).isEqualTo(k + PAD);
+      }
+    }
   }
 
   @Test

@@ -216,6 +216,10 @@ public final class Dispatcher {
       }
       return;
     }
+    if (name.equals(IMPORTED)) {
+      replayImported(args);
+      return;
+    }
     if (name.equals(SET_HASH)) {
       Long at = args.length >= 3 && args.length % 2 == 1 ? io.atoll.kv.internal.resp.Numbers.parseLong(args[2]) : null;
       if (at == null || at < 0) {
@@ -243,6 +247,40 @@ public final class Dispatcher {
       spec.handler().run(c); // a CommandError goes to the caller, who counts it
     }
   }
+
+  /** An {@link #IMPORTED} record read back: the slot's import record set or cleared. */
+  private void replayImported(byte[][] args) {
+    Long n = args.length == 2 || args.length == 6 ? io.atoll.kv.internal.resp.Numbers.parseLong(args[1]) : null;
+    if (n == null || n < 0 || n >= KeySlots.SLOT_COUNT) {
+      throw new IllegalArgumentException("a malformed " + IMPORTED + " record");
+    }
+    io.atoll.core.PodId source = null;
+    long floor = 0;
+    if (args.length == 6) {
+      Long port = io.atoll.kv.internal.resp.Numbers.parseLong(args[3]);
+      Long f = io.atoll.kv.internal.resp.Numbers.parseLong(args[5]);
+      if (port == null || f == null || f < 0) {
+        throw new IllegalArgumentException("a malformed " + IMPORTED + " record");
+      }
+      try {
+        source = new io.atoll.core.PodId(new io.atoll.core.PodAddress(new String(args[2], StandardCharsets.UTF_8),
+            port.intValue()), Long.parseUnsignedLong(new String(args[4], StandardCharsets.US_ASCII), 16));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("a malformed " + IMPORTED + " record: " + e.getMessage(), e);
+      }
+      floor = f;
+    }
+    io.atoll.kv.internal.store.Slot slot = store.slot(n.intValue());
+    synchronized (slot) {
+      slot.imported(source, floor);
+    }
+  }
+
+  /**
+   * The log's record of a managed node's import record for a slot (a hand-off's keys arriving here,
+   * see {@code cluster.Imports}): {@code slot [host port incarnation-hex floor]}, none without a source.
+   */
+  public static final String IMPORTED = "atoll-imported";
 
   /** The log's record of FLUSHALL, one per slot that held keys (Atoll's own; Redis has none). */
   public static final String FLUSH_SLOT = "atoll-flushslot";

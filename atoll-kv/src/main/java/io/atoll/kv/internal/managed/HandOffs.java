@@ -65,6 +65,12 @@ final class HandOffs {
   private final LongAdder keysMoved = new LongAdder();
   private final LongAdder slotsMoved = new LongAdder();
   private final LongAdder keysReturned = new LongAdder();
+  /**
+   * When each slot was last in a hand-off request, or first seen marked MIGRATING with none (a
+   * node restarted with its marks): what {@link #returnStalled} measures a stall from. Read and
+   * written under this object's monitor.
+   */
+  private final Map<Integer, Long> touched = new HashMap<>();
 
   HandOffs(SlotStore store, ClusterState cluster, Migrator migrator, ExecutorService workers, LongSupplier clock,
       LongSupplier nanoClock, String password, SSLSocketFactory tls, NodeKey nodeKey, ConfigWait configWait) {
@@ -121,6 +127,10 @@ final class HandOffs {
    * @return the shards released: no key of them is left here
    */
   synchronized Set<Integer> run(List<Integer> shards, List<PodId> targets, long planned, long budgetMillis) {
+    long now = nanoClock.getAsLong();
+    for (int shard : shards) {
+      touched.put(shard - 1, now);
+    }
     Set<Integer> released = ConcurrentHashMap.newKeySet();
     ConcurrentLinkedQueue<Item> queue = new ConcurrentLinkedQueue<>();
     long startBy = nanoClock.getAsLong() + budgetMillis * 500_000L;
@@ -186,6 +196,56 @@ final class HandOffs {
       Thread.currentThread().interrupt();
     }
     return released;
+  }
+
+  /**
+   * Brings back the keys of every slot of this node that a hand-off left part way (marked
+   * MIGRATING, some keys on the target) and that no hand-off request has touched for {@code
+   * idleNanos}: a return ({@link Migrator#pullBack}), as before a hand-off to another node. The
+   * manager plans moves by count, not by slot, so once the nodes are balanced it may never send
+   * such a slot again, and its keys would stay split, those of a batch that timed out unserved
+   * (TRYAGAIN), for good. The manager is not asked: the slot stays this node's, whole again. A
+   * target that cannot be reached keeps its slots marked, tried again at the next call.
+   *
+   * @return the slots whose return ended
+   */
+  synchronized int returnStalled(long idleNanos) {
+    ClusterView v = cluster.view();
+    long now = nanoClock.getAsLong();
+    touched.keySet().removeIf(slot -> !v.migrating().containsKey(slot));
+    Map<PodId, List<Integer>> byPeer = new java.util.LinkedHashMap<>();
+    for (Map.Entry<Integer, PodId> e : v.migrating().entrySet()) {
+      int slot = e.getKey();
+      Long since = touched.putIfAbsent(slot, now);
+      if (since != null && now - since - idleNanos >= 0 && v.me().equals(v.config().owner(slot))) {
+        byPeer.computeIfAbsent(e.getValue(), k -> new ArrayList<>()).add(slot);
+      }
+    }
+    int ended = 0;
+    Map<PodId, RespClient> clients = new HashMap<>();
+    try {
+      for (Map.Entry<PodId, List<Integer>> e : byPeer.entrySet()) {
+        List<Integer> slots = e.getValue();
+        for (int from = 0; from < slots.size(); from += CHUNK) {
+          int[] chunk = slots.subList(from, Math.min(slots.size(), from + CHUNK)).stream().mapToInt(Integer::intValue)
+              .toArray();
+          try {
+            ended += migrator.pullBack(client(clients, e.getKey()), chunk, e.getKey(), keysReturned::add).length;
+          } catch (IOException | RuntimeException ex) {
+            LOG.warn("kv: bringing back the keys of {} slots from {} (a hand-off to it stopped part way, and no request"
+                + " resumed it) failed ({}); tried again later", chunk.length, e.getKey(), ex.toString());
+            closeQuietly(clients.remove(e.getKey()));
+            break;
+          }
+        }
+      }
+    } finally {
+      clients.values().forEach(HandOffs::closeQuietly);
+    }
+    if (ended > 0) {
+      LOG.info("kv: brought back the keys of {} slots whose hand-off stopped part way and was not resumed", ended);
+    }
+    return ended;
   }
 
   private void work(ConcurrentLinkedQueue<Item> queue, long startBy, Set<Integer> released) {

@@ -51,6 +51,18 @@ public final class ManagedNode implements AutoCloseable {
   private final SlotStore store;
   /** Notified whenever a config is adopted (a leave and a hand-off wait on it). */
   private final Object configs;
+  /**
+   * How long a slot may stay split by a hand-off that stopped part way, with no request resuming
+   * it, before its keys are brought back ({@link HandOffs#returnStalled}).
+   */
+  public static final long STALLED_MILLIS = 10_000;
+  /** Runs {@link HandOffs#returnStalled}. */
+  private final java.util.concurrent.ScheduledExecutorService repairs =
+      Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "kv-handoff-repair");
+        t.setDaemon(true);
+        return t;
+      });
   /** Restarted with kept keys, and no config adopted since: the first one clears orphans. */
   private volatile boolean orphansUnchecked;
 
@@ -193,6 +205,14 @@ public final class ManagedNode implements AutoCloseable {
     ManagedNode node = new ManagedNode(cluster, store, configs, client, handOffs, workers, server, probes,
         rejoin != null);
     self.set(node);
+    long idle = TimeUnit.MILLISECONDS.toNanos(STALLED_MILLIS);
+    node.repairs.scheduleWithFixedDelay(() -> {
+      try {
+        handOffs.returnStalled(idle);
+      } catch (RuntimeException e) {
+        LOG.warn("kv: returning the keys of stalled hand-offs failed", e);
+      }
+    }, STALLED_MILLIS / 2, STALLED_MILLIS / 2, TimeUnit.MILLISECONDS);
     try {
       client.register(registerTimeout);
     } catch (IllegalStateException e) {
@@ -230,15 +250,17 @@ public final class ManagedNode implements AutoCloseable {
       LOG.warn("kv: ignored a config of cluster {} (this node belongs to {})", managed.clusterId(), mine);
       return;
     }
-    if (cluster.adopt(ManagedConfigs.toKv(managed))) {
-      if (orphansUnchecked) {
-        orphansUnchecked = false;
-        int orphans = Imports.clearOrphans(store, cluster.view());
-        if (orphans > 0) {
-          LOG.warn("kv: cleared the keys of {} slots this restarted node neither owns nor imports (they left by"
-              + " hand-offs whose removals were not on disk yet when it stopped)", orphans);
-        }
+    boolean adopted = cluster.adopt(ManagedConfigs.toKv(managed));
+    if (orphansUnchecked) {
+      // The first config since the restart, adopted or the one the node had kept already.
+      orphansUnchecked = false;
+      int orphans = Imports.clearOrphans(store, cluster.view());
+      if (orphans > 0) {
+        LOG.warn("kv: cleared the keys of {} slots this restarted node neither owns nor imports (they left by"
+            + " hand-offs whose removals were not on disk yet when it stopped)", orphans);
       }
+    }
+    if (adopted) {
       // Keys left here by hand-offs that this config shows will never be made go (Imports).
       int cleared = Imports.settle(store, cluster.view());
       if (cleared > 0) {
@@ -301,6 +323,7 @@ public final class ManagedNode implements AutoCloseable {
 
   @Override
   public void close() {
+    repairs.shutdownNow();
     client.close();
     probes.close();
     server.shutdownNow();

@@ -286,6 +286,11 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     record(FLUSH_SLOT, SlotCopy.ascii(slot));
   }
 
+  @Override
+  public void imported(int slot, io.atoll.core.PodId source, long floor) {
+    record(SlotCopy.importRecord(slot, source, floor));
+  }
+
   private void record(byte[]... args) {
     if (loading) {
       return;
@@ -331,9 +336,10 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
         && new String(args[0], StandardCharsets.US_ASCII).equalsIgnoreCase(BASE_OF_NAME);
   }
 
-  /** The slot a record is about: its key's, or a FLUSHSLOT's number. */
+  /** The slot a record is about: its key's, or a FLUSHSLOT's or an IMPORTED's number. */
   private static int slotOf(byte[][] args) {
-    if (new String(args[0], StandardCharsets.US_ASCII).equalsIgnoreCase(Dispatcher.FLUSH_SLOT)) {
+    String name = new String(args[0], StandardCharsets.US_ASCII);
+    if (name.equalsIgnoreCase(Dispatcher.FLUSH_SLOT) || name.equalsIgnoreCase(Dispatcher.IMPORTED)) {
       return Integer.parseInt(new String(args[1], StandardCharsets.US_ASCII));
     }
     return io.atoll.core.slots.KeySlots.slotOf(args[1]); // every logged write's first key is its first argument

@@ -38,6 +38,10 @@ final class SlotCopy {
       Slot slot = store.slot(s);
       synchronized (slot) {
         before.at(s);
+        if (slot.importedFrom() != null) {
+          buf.record(importRecord(s, slot.importedFrom(), slot.importFloor()));
+          n[0]++;
+        }
         slot.forEachEntry((k, e) -> {
           if (e.expireAt == 0 || e.expireAt > now) {
             encode(buf, k, e);
@@ -52,6 +56,20 @@ final class SlotCopy {
     }
     writeAll(out, buf.view());
     return n[0];
+  }
+
+  /**
+   * A slot's import record ({@code source} null: none) as a log record: {@code ATOLL-IMPORTED slot
+   * [host port incarnation-hex floor]}.
+   */
+  static byte[][] importRecord(int slot, io.atoll.core.PodId source, long floor) {
+    byte[] name = Dispatcher.IMPORTED.toUpperCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
+    if (source == null) {
+      return new byte[][] {name, ascii(slot)};
+    }
+    return new byte[][] {name, ascii(slot), source.address().host().getBytes(StandardCharsets.UTF_8),
+        ascii(source.address().port()), Long.toHexString(source.incarnation()).getBytes(StandardCharsets.US_ASCII),
+        ascii(floor)};
   }
 
   /** A key's whole value and expiry as one record: SET (with PXAT) or ATOLL-SETHASH. */

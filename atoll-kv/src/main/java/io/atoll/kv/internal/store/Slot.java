@@ -296,8 +296,13 @@ public final class Slot {
 
   /** Records the hand-off whose keys this slot holds ({@code source} null: none). */
   public void imported(io.atoll.core.PodId source, long floor) {
+    long f = source == null ? 0 : floor;
+    if (java.util.Objects.equals(importedFrom, source) && importFloor == f) {
+      return;
+    }
     importedFrom = source;
-    importFloor = source == null ? 0 : floor;
+    importFloor = f;
+    journal.imported(id, source, f);
   }
 
   /** The token of the hand-off attempt whose restores this slot accepts (0: none). */

@@ -23,6 +23,10 @@ public interface SlotJournal {
     @Override
     public void cleared(int slot) {
     }
+
+    @Override
+    public void imported(int slot, io.atoll.core.PodId source, long floor) {
+    }
   };
 
   /** {@code key} now holds {@code entry} (its value and expiry), whatever it held before. */
@@ -36,4 +40,10 @@ public interface SlotJournal {
 
   /** Every key of the slot is gone. */
   void cleared(int slot);
+
+  /**
+   * Managed mode: the slot's import record is now {@code source} and {@code floor} ({@code source}
+   * null: none), so that a node restarted with the keys of a hand-off under way knows whose they are.
+   */
+  void imported(int slot, io.atoll.core.PodId source, long floor);
 }
