@@ -323,7 +323,8 @@ public final class KvDemoRun {
 
   private ManagedProcess startNode(ProcessCluster procs, String name, int port, PodAddress manager) {
     return procs.start(AtollProcesses.atoll(name, List.of("kv", "--port", Integer.toString(port), "--manager",
-        manager.toString(), "--event-loops", "2", "--drain-timeout", "60s")));
+        manager.toString(), "--event-loops", "2", "--drain-timeout", "60s", "--data-dir",
+        o.dir().resolve(name + "-data").toString())));
   }
 
   private static Long handedOff(PodAddress a, RedisClient plain) {
