@@ -152,9 +152,13 @@ public final class KvServer implements AutoCloseable {
    * Starts a node in managed mode: the shard manager at {@code manager} places its slots (it must
    * run with 16384 shards, one per slot). The node listens for the manager on its client port +
    * 10000 (instead of a cluster bus), registers within {@code registerTimeout}, keeps a lease and
-   * serves keys only while it holds one, and refuses operator slot commands. Its cluster config
-   * is not kept in the data directory: a restarted node is a new node. {@link #close} first drains
-   * the node (its slots and keys move to the others, see {@link #leave}).
+   * serves keys only while it holds one, and refuses operator slot commands. With the append-only
+   * file ({@link KvSettings#persistence}), the node keeps its identity, its migration marks and the
+   * manager's credential in its data directory ({@code managed-nodes.conf}, {@code
+   * managed-credential}) and registers again as the same node when restarted on it; if the manager
+   * declared it dead meanwhile, it drops the keys it kept and joins as a new node. Without it, a
+   * restarted node is a new node. {@link #leave} drains the node (its slots and keys move to the
+   * others); {@link #close} stops it without a leave.
    *
    * @param onDeclaredDead called (once, on a gRPC thread) if the manager declared the node dead
    * @throws IllegalStateException if a port cannot be bound or the manager cannot be registered with

@@ -22,7 +22,8 @@ import java.util.Objects;
  * @param nodeTimeoutMillis how long a silent node takes to be suspected (PFAIL)
  * @param requirePass the default user's password (Redis' {@code requirepass}), or null for none
  * @param tls a TLS client port (Redis' {@code tls-port}), or null for none
- * @param persistence what is kept on disk (not in managed mode yet: a managed node starts empty)
+ * @param persistence what is kept on disk (in managed mode, with the append-only file, a restarted node also keeps
+ *     its identity and comes back as the same node if the manager has not declared it dead meanwhile)
  */
 public record KvSettings(String bind, int port, int busPort, Path dataDir, int eventLoops, long maxMemory,
     int maxBulkLength, int maxArrayLength, int maxInlineLength, long queryBufferLimit, long outputBufferLimit,

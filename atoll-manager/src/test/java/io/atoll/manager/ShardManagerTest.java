@@ -195,7 +195,8 @@ class ShardManagerTest {
         .build()).getStatus()).isEqualTo(RenewLeaseResponse.Status.UNKNOWN_POD);
     assertThatThrownBy(() -> register(a)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
       assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
-      assertThat(e.getStatus().getDescription()).contains("declared gone");
+      assertThat(e.getStatus().getDescription()).contains("declared gone")
+          .as("a restarted KV node tells this answer from others by its start").startsWith(Wire.INCARNATION_GONE);
     });
     stub.unregister(UnregisterRequest.newBuilder().setPod(Wire.ref(a.pod.id())).setCredential(cred).build()); // idempotent
   }
