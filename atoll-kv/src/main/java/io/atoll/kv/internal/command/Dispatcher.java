@@ -96,7 +96,126 @@ public final class Dispatcher {
     return c;
   }
 
+  /** Most commands one transaction may queue (Redis has no such bound; everything here has one). */
+  static final int MAX_QUEUED = 10_000;
+  /** What MULTI does not queue but runs at once, as Redis. */
+  private static final java.util.Set<String> NOT_QUEUED = java.util.Set.of("exec", "discard", "multi", "watch",
+      "quit", "reset");
+
   private void run(Call c) {
+    try {
+      runChecked(c);
+    } catch (CommandError e) {
+      if (c.session.queued != null) {
+        c.session.queuedRefused = true; // as Redis: a command refused while queued aborts the EXEC
+      }
+      throw e;
+    }
+  }
+
+  /** Whether {@code c} is to be queued by an open MULTI (then it is, and answered QUEUED). */
+  private static boolean queue(Call c, String name, int slot) {
+    if (c.session.queued == null || NOT_QUEUED.contains(name)) {
+      return false;
+    }
+    if (name.equals("migrate")) {
+      throw new CommandError("ERR MIGRATE inside MULTI is not supported (expected: MIGRATE outside a transaction)");
+    }
+    if (c.session.queued.size() >= MAX_QUEUED) {
+      throw new CommandError("ERR a transaction holds at most " + MAX_QUEUED + " commands");
+    }
+    if (!c.session.queuedRefused) { // as Redis: an aborted transaction keeps nothing more
+      c.session.queued.add(new Session.Queued(c.args, slot));
+    }
+    c.write = false; // queued, not run: EXEC counts it
+    c.reply.simple("QUEUED");
+    return true;
+  }
+
+  /** MULTI, EXEC and DISCARD (their arity is checked); false for any other command. */
+  private boolean transaction(Call c, String name) {
+    switch (name) {
+      case "multi" -> {
+        if (c.session.queued != null) {
+          c.reply.error("ERR MULTI calls can not be nested"); // as Redis: the transaction stays good
+          return true;
+        }
+        c.session.queued = new java.util.ArrayList<>();
+        c.session.queuedRefused = false;
+        c.reply.ok();
+        return true;
+      }
+      case "discard" -> {
+        if (c.session.queued == null) {
+          throw new CommandError("ERR DISCARD without MULTI");
+        }
+        c.session.queued = null;
+        c.reply.ok();
+        return true;
+      }
+      case "exec" -> {
+        exec(c);
+        return true;
+      }
+      default -> {
+        return false;
+      }
+    }
+  }
+
+  /**
+   * EXEC: runs the queued commands in order, answering an array of their replies. Keys of one
+   * transaction are in one slot (as in Redis cluster: CROSSSLOT otherwise), and the slot's lock is
+   * held throughout, so no other command on it sees the transaction half done. Routing is checked
+   * again first: a slot that moved meanwhile answers EXEC with its redirection, nothing run.
+   */
+  private void exec(Call c) {
+    java.util.List<Session.Queued> q = c.session.queued;
+    if (q == null) {
+      throw new CommandError("ERR EXEC without MULTI");
+    }
+    c.session.queued = null;
+    int slot = -1;
+    for (Session.Queued e : q) {
+      if (e.slot() >= 0 && slot >= 0 && e.slot() != slot) {
+        throw new CommandError(Router.CROSSSLOT); // Redis routes EXEC's queue before it looks at errors
+      }
+      slot = e.slot() >= 0 ? e.slot() : slot;
+    }
+    if (c.session.queuedRefused) {
+      throw new CommandError("EXECABORT Transaction discarded because of previous errors.");
+    }
+    if (slot < 0) {
+      runQueued(c, q);
+      return;
+    }
+    io.atoll.kv.internal.store.Slot locked = store.slot(slot);
+    synchronized (locked) {
+      if (!cluster.serving()) {
+        throw new CommandError(Router.FENCED);
+      }
+      runQueued(c, q); // each keyed command checks its routing again, under this same lock
+    }
+  }
+
+  private void runQueued(Call c, java.util.List<Session.Queued> q) {
+    c.reply.array(q.size());
+    for (Session.Queued e : q) {
+      Call inner = new Call(e.args(), c.session, c.reply, c.now);
+      int errors = c.reply.errorCount();
+      try {
+        runChecked(inner);
+      } catch (CommandError err) {
+        c.reply.error(err.getMessage());
+      }
+      if (inner.write && c.reply.errorCount() == errors) {
+        c.session.wrote();
+        stats.writes.increment();
+      }
+    }
+  }
+
+  private void runChecked(Call c) {
     String name = new String(c.args[0], StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
     CommandSpec spec = table.get(name);
     boolean asking = c.session.asking;
@@ -150,7 +269,13 @@ public final class Dispatcher {
     c.session.touched(spec.name(), c.now);
     c.session.asking = asking;
     try {
+      if (transaction(c, name)) {
+        return;
+      }
       if (!spec.hasKeys(c.args.length)) {
+        if (queue(c, name, -1)) {
+          return;
+        }
         spec.handler().run(c);
         return;
       }
@@ -175,6 +300,9 @@ public final class Dispatcher {
         String redirect = Router.check(cluster.view(), c, spec, first, last, step);
         if (redirect != null) {
           throw new CommandError(redirect);
+        }
+        if (queue(c, name, slot)) {
+          return;
         }
         boolean selfLogged = write && !LOGGED_BY_EFFECT.contains(spec.name());
         if (!selfLogged) {

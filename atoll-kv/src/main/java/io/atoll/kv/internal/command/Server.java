@@ -79,6 +79,10 @@ final class Server {
           c.session.readonly = false;
           c.reply.ok();
         })
+        // Run by the dispatcher, which holds the transaction's queue (Dispatcher.transaction).
+        .add("multi", 1, "noscript loading stale fast allow_busy", 0, 0, 0, c -> { })
+        .add("exec", 1, "noscript loading stale skip_slowlog", 0, 0, 0, c -> { })
+        .add("discard", 1, "noscript loading stale fast allow_busy", 0, 0, 0, c -> { })
         .add("asking", 1, "fast", 0, 0, 0, c -> {
           c.session.asking = true;
           c.reply.ok();
@@ -115,6 +119,10 @@ final class Server {
         "set", CommandTable.Builder.sub("config", "set", -4, "", this::configSet),
         "resetstat", CommandTable.Builder.sub("config", "resetstat", 2, "", c -> c.reply.ok()),
         "rewrite", CommandTable.Builder.sub("config", "rewrite", 2, "", c -> c.reply.ok())));
+    // Only what redis-cli --cluster fix asks: whether a key left on both sides of an interrupted
+    // MIGRATE holds the same value on each (Redis' digest, so it compares with Redis nodes too).
+    b.container("debug", Map.of(
+        "digest-value", CommandTable.Builder.sub("debug", "digest-value", -2, "", this::digestValue)));
     b.container("client", Map.of(
         "setname", CommandTable.Builder.sub("client", "setname", 3, "", c -> {
           String n = c.str(2);
@@ -502,5 +510,23 @@ final class Server {
       u++;
     }
     return String.format(Locale.ROOT, "%.2f%s", v, units[u]);
+  }
+
+  /**
+   * DEBUG DIGEST-VALUE key...: for each key, Redis' digest of its value (type, value, whether it
+   * has an expiry), 40 hex digits, or 40 zeros if there is none; an expired key not yet removed
+   * counts, as in Redis.
+   */
+  private void digestValue(Call c) {
+    c.reply.array(c.argc() - 2);
+    for (int i = 2; i < c.argc(); i++) {
+      Slot slot = store.slot(io.atoll.core.slots.KeySlots.slotOf(c.arg(i)));
+      byte[] digest;
+      synchronized (slot) {
+        Entry e = slot.get(c.key(i), 0); // time 0: nothing counts as expired
+        digest = e == null ? new byte[20] : ValueDigest.of(e);
+      }
+      c.reply.simple(java.util.HexFormat.of().formatHex(digest));
+    }
   }
 }

@@ -37,6 +37,16 @@ public final class Session {
    * RESTORE-ASKING requests store only in a slot whose current attempt is still that one.
    */
   long handOffToken;
+  /**
+   * MULTI: the commands queued for EXEC, with the slot of each keyed one (-1: keyless), or null
+   * outside a transaction; whether one was refused while queued (EXEC then aborts).
+   */
+  java.util.List<Queued> queued;
+  boolean queuedRefused;
+
+  /** A command queued by MULTI, and its slot (-1 if it has no keys). */
+  record Queued(byte[][] args, int slot) {}
+
   /** The nonce CLUSTER ATOLL-NODE answered on this connection, until a proof uses it. */
   String nodeNonce;
   int authFailures;

@@ -1,0 +1,177 @@
+package io.atoll.kv;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * MULTI, EXEC and DISCARD, differentially: the same sequences sent to a real {@code redis-server}
+ * in cluster mode (owning every slot) and to an Atoll KV node, every reply compared byte for byte.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class KvTransactionsTest {
+  @TempDir
+  static Path dir;
+
+  private Process redis;
+  private KvServer atoll;
+  private Wire toRedis;
+  private Wire toAtoll;
+
+  @BeforeAll
+  void start() throws Exception {
+    boolean installed;
+    try {
+      installed = new ProcessBuilder("redis-server", "--version").start().waitFor() == 0;
+    } catch (IOException e) {
+      installed = false;
+    }
+    Assumptions.assumeTrue(installed,
+        "redis-server is not installed on this machine: apt-get install redis-server (CI's .ci/run installs it)");
+    int port;
+    try (ServerSocket s = new ServerSocket()) {
+      s.bind(new InetSocketAddress("127.0.0.1", 0));
+      port = s.getLocalPort();
+    }
+    redis = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
+        "--cluster-enabled", "yes", "--cluster-config-file", dir.resolve("nodes.conf").toString(), "--dir",
+        dir.toString(), "--save", "", "--appendonly", "no", "--enable-debug-command", "yes").redirectErrorStream(true)
+        .redirectOutput(dir.resolve("redis.log").toFile()).start();
+    int redisPort = port;
+    await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> {
+      toRedis = new Wire(redisPort);
+      return true;
+    });
+    assertThat(toRedis.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383")).isEqualTo("+OK\r\n");
+    await().atMost(Duration.ofSeconds(20)).until(() -> toRedis.call("CLUSTER", "INFO").contains("cluster_state:ok"));
+    atoll = KvServer.start(KvSettings.defaults(0, dir.resolve("atoll")));
+    toAtoll = new Wire(atoll.port());
+    assertThat(toAtoll.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383")).isEqualTo("+OK\r\n");
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    if (toAtoll != null) {
+      toAtoll.close();
+      atoll.close();
+    }
+    if (toRedis != null) {
+      toRedis.close();
+    }
+    if (redis != null) {
+      redis.destroyForcibly().waitFor();
+    }
+  }
+
+  @BeforeEach
+  void empty() throws Exception {
+    both("FLUSHALL");
+  }
+
+  /** Sends {@code args} to both; their replies must be the same bytes. Returns Atoll's. */
+  private String both(String... args) throws IOException {
+    String expected = toRedis.call(args);
+    String got = toAtoll.call(args);
+    assertThat(got).as("reply to %s", String.join(" ", args)).isEqualTo(expected);
+    return got;
+  }
+
+  @Test
+  void queuedCommandsRunInOrderAtExec() throws Exception {
+    assertThat(both("MULTI")).isEqualTo("+OK\r\n");
+    assertThat(both("SET", "{t}a", "1")).isEqualTo("+QUEUED\r\n");
+    both("INCR", "{t}a");
+    both("INCR", "{t}b");
+    both("GET", "{t}a");
+    both("SET", "{t}a", "x", "BOGUS"); // a syntax error is found when it runs, as in Redis
+    both("INCR", "{t}s");
+    both("HSET", "{t}h", "f", "v");
+    both("GET", "{t}h"); // the wrong type, at run time
+    both("CLUSTER", "KEYSLOT", "t");
+    both("EXEC");
+    both("GET", "{t}a");
+    both("MULTI");
+    both("EXEC");
+  }
+
+  @Test
+  void errorsWhileQueuedAbortTheExecAndMisuseIsRefused() throws Exception {
+    both("EXEC");
+    both("DISCARD");
+    both("MULTI");
+    both("SET", "{t}a", "1");
+    both("MULTI"); // nested: refused, the transaction goes on
+    both("EXEC");
+    both("MULTI");
+    both("SET", "{t}a", "2");
+    both("NOSUCHCOMMAND", "x");
+    both("EXEC");
+    both("GET", "{t}a");
+    both("MULTI");
+    both("GET");
+    both("EXEC");
+    both("MULTI");
+    both("SET", "{t}a", "3");
+    both("DISCARD");
+    both("GET", "{t}a");
+  }
+
+  @Test
+  void keysOfOneTransactionAreInOneSlot() throws Exception {
+    both("MULTI");
+    both("SET", "a", "1");
+    both("SET", "b", "2"); // another slot: refused at EXEC, nothing run
+    both("EXEC");
+    both("EXISTS", "a");
+    both("MULTI");
+    both("MSET", "a", "1", "b", "2"); // one command across slots: refused at once
+    both("EXEC");
+  }
+
+  @Test
+  void valueDigestsAreRedisOwn() throws Exception {
+    // What redis-cli --cluster fix compares when an interrupted MIGRATE left a key on both sides.
+    both("SET", "{d}s", "hello");
+    both("SET", "{d}n", "12345");
+    both("SET", "{d}e", "v", "EX", "100");
+    both("HSET", "{d}h", "a", "1", "b", "2", "c", "");
+    both("DEBUG", "DIGEST-VALUE", "{d}s", "{d}n", "{d}e", "{d}h", "{d}missing");
+    both("HSET", "{d}h2", "c", "", "b", "2", "a", "1"); // the same fields, another order
+    both("DEBUG", "DIGEST-VALUE", "{d}h2");
+  }
+
+  @Test
+  void randomTransactionsAnswerAsRedis() throws Exception {
+    Random random = new Random(5);
+    String[][] commands = {{"SET", "{r}k", "v"}, {"INCR", "{r}n"}, {"GET", "{r}k"}, {"DEL", "{r}k"}, {"APPEND", "{r}k",
+        "x"}, {"INCR", "{r}k"}, {"HSET", "{r}h", "f", "1"}, {"HINCRBY", "{r}h", "f", "2"}, {"GET", "{r}h"},
+        {"EXISTS", "{r}k", "{r}n"}, {"EXPIRE", "{r}n", "100"}, {"TTL", "{r}n"}, {"GET"}, {"BOGUS"}, {"MULTI"},
+        {"SET", "{q}other", "1"}, {"PING"}, {"ECHO", "hi"}, {"STRLEN", "{r}k"}};
+    for (int t = 0; t < 200; t++) {
+      List<String[]> sent = new ArrayList<>();
+      both("MULTI");
+      int n = random.nextInt(6);
+      for (int i = 0; i < n; i++) {
+        String[] c = commands[random.nextInt(commands.length)];
+        sent.add(c);
+        both(c);
+      }
+      both(random.nextInt(10) == 0 ? "DISCARD" : "EXEC");
+    }
+  }
+}
