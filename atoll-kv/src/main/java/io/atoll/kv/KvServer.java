@@ -387,6 +387,18 @@ public final class KvServer implements AutoCloseable {
       if (aof != null) {
         // Clients connecting meanwhile are answered -LOADING, as Redis does.
         aof.load(replayer(dispatcher));
+        if (aof.isEmpty() && Files.exists(s.dataDir().resolve(Snapshot.NAME))) {
+          // The log was just switched on beside a snapshot: its keys become the log's base.
+          long[] records = {0};
+          aof.adoptSnapshot(() -> records[0] = Snapshot.load(s.dataDir(), replayer(dispatcher)));
+          LOG.info("appendonly: the log was empty: loaded {} ({} records) and wrote its keys as the log's base",
+              s.dataDir().resolve(Snapshot.NAME), records[0]);
+        }
+      }
+      if (s.maxMemory() > 0 && store.usedMemory() > s.maxMemory()) {
+        // A load never drops what was acknowledged; as Redis with noeviction, writes are refused.
+        LOG.warn("atoll kv: the keys loaded hold about {} bytes, above --maxmemory {}: writes that need memory are"
+            + " refused with -OOM until keys are deleted or the limit is raised", store.usedMemory(), s.maxMemory());
       }
       // Its own thread: a slot's lock may be held for a while (MIGRATE), and that must not stall
       // the bus (missed pings would make peers suspect this node) or a client event loop.

@@ -38,6 +38,36 @@ class KvSnapshotTest {
   }
 
   @Test
+  void switchingTheLogOnLoadsTheSnapshotAndWritesItsKeysIntoTheLog() throws Exception {
+    KvServer s = start();
+    try (Wire w = new Wire(s.port())) {
+      w.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383");
+      w.call("SET", "kept", "1");
+      w.call("HSET", "h", "f", "v");
+      assertThat(w.call("SAVE")).isEqualTo("+OK\r\n");
+    }
+    s.close();
+    KvSettings withLog = KvSettings.defaults(port, dataDir).withBusPort(bus).withPersistence(KvPersistence.EVERYSEC);
+    s = KvServer.start(withLog);
+    try (Wire w = new Wire(s.port())) {
+      assertThat(field(w.call("INFO", "persistence"), "aof_enabled")).isEqualTo("1");
+      assertThat(w.call("GET", "kept")).isEqualTo("$1\r\n1\r\n");
+      w.call("SET", "later", "2");
+    } finally {
+      s.close();
+    }
+    java.nio.file.Files.delete(dataDir.resolve("dump.atoll")); // from now on the log alone holds them
+    s = KvServer.start(withLog);
+    try (Wire w = new Wire(s.port())) {
+      assertThat(w.call("GET", "kept")).isEqualTo("$1\r\n1\r\n");
+      assertThat(w.call("HGET", "h", "f")).isEqualTo("$1\r\nv\r\n");
+      assertThat(w.call("GET", "later")).isEqualTo("$1\r\n2\r\n");
+    } finally {
+      s.close();
+    }
+  }
+
+  @Test
   void saveKeepsTheKeysAsTheyWereAndARestartLoadsThem() throws Exception {
     long expiresAt = System.currentTimeMillis() + 1_000_000;
     KvServer s = start();

@@ -448,6 +448,35 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     }
   }
 
+  /** Whether the log holds nothing at all (no record in any file): it was just switched on. */
+  public boolean isEmpty() {
+    return totalSize() == 0;
+  }
+
+  /**
+   * The log was just switched on beside a snapshot (Redis 7 does the same with its RDB): runs
+   * {@code loader} (the snapshot's replay) with nothing logged, clients answered -LOADING, then
+   * writes every key as the log's base, synchronously. Until the manifest names that base the log
+   * stays empty, so a crash meanwhile loads the snapshot again at the next start.
+   *
+   * @throws IllegalStateException if the base could not be written: the node must not start, since
+   *     its next write would make the log non-empty without the snapshot's keys
+   */
+  public void adoptSnapshot(Runnable loader) {
+    loading = true;
+    try {
+      loader.run();
+    } finally {
+      loading = false;
+    }
+    rewriting.set(true);
+    rewriteNow();
+    if (!lastRewriteOk) {
+      throw new IllegalStateException("appendonly: cannot write the snapshot's keys as the base of the log in " + dir
+          + " (see the log above); the snapshot is kept, and the next start loads it again");
+    }
+  }
+
   /** The bytes of every file the manifest lists. */
   private long totalSize() {
     long n = 0;
