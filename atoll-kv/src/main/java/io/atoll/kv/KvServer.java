@@ -345,7 +345,7 @@ public final class KvServer implements AutoCloseable {
       ServerInfo info = new ServerInfo(port, s.bind(), s.maxMemory(), s.maxBulkLength(), s.queryBufferLimit(),
           s.outputBufferLimit(), s.nodeTimeoutMillis(), clock.getAsLong(), log,
           snapshot == null ? Snapshots.NONE : snapshot);
-      Migrator migrator = new Migrator(store, cluster, clock);
+      Migrator migrator = new Migrator(store, cluster, clock, () -> log.awaitLogged(log.position()));
       NodeKey nodeKey = new NodeKey();
       CommandTable table = Commands.table(store, cluster, bus != null ? bus : Health.MANAGED,
           bus != null ? bus::meet : (host, p) -> { },
@@ -498,17 +498,11 @@ public final class KvServer implements AutoCloseable {
 
   /**
    * Whether a managed node restarted with kept keys may register again as the incarnation it was:
-   * no return was under way (a slot marked both MIGRATING and IMPORTING with one peer: a batch
-   * lent to or from that peer lives in memory only). A MIGRATING mark is kept and the hand-off
-   * resumes; so is an IMPORTING one, the keys that arrived and their import record (logged).
+   * always, now that everything a hand-off or a return keeps is on disk (marks, import records,
+   * lent batches, the last returned batch stored), so either resumes where it stopped.
    */
   private static boolean resumable(ClusterView v) {
-    for (java.util.Map.Entry<Integer, PodId> e : v.importing().entrySet()) {
-      if (e.getValue().equals(v.migrating().get(e.getKey()))) {
-        return false;
-      }
-    }
-    return true;
+    return true; // a return's state (lent batch, last batch stored) is logged too: it resumes as well
   }
 
   /**
@@ -518,8 +512,16 @@ public final class KvServer implements AutoCloseable {
   private void startOver(String why) {
     long keys = store.size();
     PodId old = cluster.view().me();
-    store.clear();
-    if (!aof.awaitLogged(aof.position())) {
+    for (int s = 0; s < io.atoll.core.slots.KeySlots.SLOT_COUNT; s++) {
+      io.atoll.kv.internal.store.Slot slot = store.slot(s);
+      synchronized (slot) {
+        slot.clear();
+        slot.imported(null, 0); // the old incarnation's hand-offs are nothing to the new one
+        slot.handOffToken(0);
+        slot.returnToken(0);
+      }
+    }
+    if (!aof.syncNow()) { // on disk before the new identity is: else a crash brings them back under it
       throw new IllegalStateException("cannot write the append-only file: " + aof.writeError());
     }
     Pod mine = cluster.view().config().pod(old).orElseThrow().pod();

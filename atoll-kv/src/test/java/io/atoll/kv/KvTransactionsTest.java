@@ -144,6 +144,20 @@ class KvTransactionsTest {
   }
 
   @Test
+  void aSlotChangingClusterCommandBesideKeyedOnesIsRefusedAtExec() throws Exception {
+    // Atoll's own limit (Redis runs it): it could deadlock with the slot's lock EXEC holds.
+    toAtoll.call("MULTI");
+    toAtoll.call("SET", "{t}a", "1");
+    toAtoll.call("CLUSTER", "SETSLOT", "0", "STABLE");
+    assertThat(toAtoll.call("EXEC")).startsWith("-ERR CLUSTER commands in a transaction with keyed commands");
+    assertThat(toAtoll.call("EXISTS", "{t}a")).isEqualTo(":0\r\n");
+    toAtoll.call("MULTI");
+    toAtoll.call("CLUSTER", "SETSLOT", "0", "STABLE");
+    toAtoll.call("CLUSTER", "KEYSLOT", "x");
+    assertThat(toAtoll.call("EXEC")).isEqualTo("*2\r\n+OK\r\n:16287\r\n");
+  }
+
+  @Test
   void valueDigestsAreRedisOwn() throws Exception {
     // What redis-cli --cluster fix compares when an interrupted MIGRATE left a key on both sides.
     both("SET", "{d}s", "hello");
@@ -153,6 +167,34 @@ class KvTransactionsTest {
     both("DEBUG", "DIGEST-VALUE", "{d}s", "{d}n", "{d}e", "{d}h", "{d}missing");
     both("HSET", "{d}h2", "c", "", "b", "2", "a", "1"); // the same fields, another order
     both("DEBUG", "DIGEST-VALUE", "{d}h2");
+  }
+
+  @Test
+  void transactionsThatTouchEverySlotWhileHoldingTheirOwnDoNotDeadlock() throws Exception {
+    // Each holds its slot's lock through EXEC while FLUSHALL takes every slot's lock in turn.
+    java.util.concurrent.ExecutorService two = java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      List<java.util.concurrent.Future<?>> runs = new ArrayList<>();
+      for (String tag : List.of("{a}", "{b}")) {
+        runs.add(two.submit(() -> {
+          try (Wire w = new Wire(atoll.port())) {
+            for (int i = 0; i < 300; i++) {
+              w.call("MULTI");
+              w.call("SET", tag + "k", Integer.toString(i));
+              w.call("FLUSHALL");
+              w.call("SET", tag + "k", "after");
+              assertThat(w.call("EXEC")).isEqualTo("*3\r\n+OK\r\n+OK\r\n+OK\r\n");
+            }
+          }
+          return null;
+        }));
+      }
+      for (java.util.concurrent.Future<?> f : runs) {
+        f.get(60, java.util.concurrent.TimeUnit.SECONDS); // a deadlock never ends: this fails it
+      }
+    } finally {
+      two.shutdownNow();
+    }
   }
 
   @Test

@@ -34,10 +34,22 @@ public final class Migrator {
 
   /** A migrator for this node. */
   public Migrator(SlotStore store, ClusterState cluster, LongSupplier clock) {
+    this(store, cluster, clock, () -> true);
+  }
+
+  /**
+   * As above, with {@code logged}: waits until this node's log holds every change made so far
+   * (false if it cannot be written). A return settles a batch with its sender only once the keys it
+   * stored are logged: the sender drops them when settled, so they must survive a crash here.
+   */
+  public Migrator(SlotStore store, ClusterState cluster, LongSupplier clock, java.util.function.BooleanSupplier logged) {
     this.store = store;
     this.cluster = cluster;
     this.clock = clock;
+    this.logged = logged;
   }
+
+  private final java.util.function.BooleanSupplier logged;
 
   /** Where to and how. {@code auth}: empty, or the AUTH command's arguments. */
   public record Target(String host, int port, List<byte[]> auth, int timeoutMillis, boolean copy, boolean replace) {}
@@ -267,11 +279,18 @@ public final class Migrator {
     try {
       call(client, args.toArray(new String[0]));
     } catch (RestoreBatch.TargetError e) {
+      // Refused: no return runs, so the marks go back to the hand-off's (a node left paired would
+      // take a return for under way at its next start).
+      cluster.markMigrating(paired, from);
       throw new IllegalStateException(e.getMessage());
     }
     for (int slot : paired) {
       long ack = 0;
       while (true) {
+        if (ack != 0 && !logged.getAsBoolean()) {
+          throw new IOException("the log cannot be written: batch " + ack + " of slot " + slot + " is not settled"
+              + " (its keys stay lent on " + from + ")");
+        }
         client.send(bytes("CLUSTER", "ATOLL-RETURN-BATCH", Long.toString(token), Integer.toString(slot),
             Long.toString(ack)));
         client.flush();
@@ -285,9 +304,9 @@ public final class Migrator {
         }
         moved.accept(storeReturned(store.slot(slot), batch, new Stored(from, ack)));
       }
-      stored.remove(slot);
       Slot ended = store.slot(slot);
       synchronized (ended) {
+        ended.returned(null, 0);
         ended.releaseHeld(); // every key of the target is back: no late copy is left there
       }
       cluster.endReturn(slot, from);
@@ -298,19 +317,17 @@ public final class Migrator {
   /** A returned batch this node stored: its sender and id. */
   private record Stored(PodId from, long batch) {}
 
-  /**
-   * Per slot, the last returned batch stored here. The target answers a batch again until it is
-   * settled, so a settlement lost with its connection brings the same batch again: it must not be
-   * stored twice, or a key deleted here in between would come back.
-   */
-  private final Map<Integer, Stored> stored = new java.util.concurrent.ConcurrentHashMap<>();
+  // Per slot, the last returned batch stored here is the slot's (Slot#returned, logged). The
+  // target answers a batch again until it is settled, so a settlement lost with its connection
+  // (or with a restart of this node) brings the same batch again: it must not be stored twice, or
+  // a key deleted here in between would come back.
 
   /** Stores the keys of a returned batch this node lacks, under the slot's lock; how many. */
   private int storeReturned(Slot slot, List<byte[]> batch, Stored id) throws IOException {
     int n = 0;
     synchronized (slot) {
-      if (id.equals(stored.get(slot.id()))) {
-        return 0; // stored already; this request settles it
+      if (id.from().equals(slot.returnedFrom()) && id.batch() == slot.returnedBatch()) {
+        return 0; // stored already (also before a restart: it is logged); this request settles it
       }
       // The return stands only while both marks name the target: once they went (the target
       // declared dead, say) this node serves the slot alone, and a key it lacks may have been
@@ -337,7 +354,7 @@ public final class Migrator {
           n++;
         }
       }
-      stored.put(slot.id(), id);
+      slot.returned(id.from(), id.batch()); // logged after the keys, under the same lock
     }
     return n;
   }

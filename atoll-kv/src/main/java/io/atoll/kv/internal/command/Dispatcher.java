@@ -115,6 +115,10 @@ public final class Dispatcher {
 
   /** Whether {@code c} is to be queued by an open MULTI (then it is, and answered QUEUED). */
   private static boolean queue(Call c, String name, int slot) {
+    return queue(c, name, slot, null, 0, 0, 0);
+  }
+
+  private static boolean queue(Call c, String name, int slot, CommandSpec spec, int first, int last, int step) {
     if (c.session.queued == null || NOT_QUEUED.contains(name)) {
       return false;
     }
@@ -125,7 +129,7 @@ public final class Dispatcher {
       throw new CommandError("ERR a transaction holds at most " + MAX_QUEUED + " commands");
     }
     if (!c.session.queuedRefused) { // as Redis: an aborted transaction keeps nothing more
-      c.session.queued.add(new Session.Queued(c.args, slot));
+      c.session.queued.add(new Session.Queued(c.args, slot, spec, first, last, step));
     }
     c.write = false; // queued, not run: EXEC counts it
     c.reply.simple("QUEUED");
@@ -185,14 +189,62 @@ public final class Dispatcher {
     if (c.session.queuedRefused) {
       throw new CommandError("EXECABORT Transaction discarded because of previous errors.");
     }
+    if (slot >= 0) {
+      for (Session.Queued e : q) {
+        if (e.slot() < 0 && new String(e.args()[0], StandardCharsets.UTF_8).equalsIgnoreCase("cluster")
+            && !CLUSTER_READS.contains(new String(e.args()[1], StandardCharsets.UTF_8).toLowerCase(Locale.ROOT))) {
+          // A CLUSTER command that changes slots may wait for a slot's lock while holding the
+          // cluster state, which this EXEC would wait for holding its slot's lock.
+          throw new CommandError("ERR CLUSTER commands in a transaction with keyed commands are not supported"
+              + " (expected: them in a transaction of their own)");
+        }
+      }
+    }
     if (slot < 0) {
       runQueued(c, q);
       return;
     }
     io.atoll.kv.internal.store.Slot locked = store.slot(slot);
+    boolean keyless = false;
+    for (Session.Queued e : q) {
+      keyless |= e.slot() < 0;
+    }
+    if (!keyless) {
+      execLocked(c, q, locked);
+      return;
+    }
+    // A keyless command (FLUSHALL, SCAN, CLUSTER ...) may take other slots' locks, one at a time,
+    // while this transaction holds its own: two such transactions could each hold the lock the
+    // other waits for. They run one at a time, taking this lock before any slot's.
+    synchronized (multiSlotExec) {
+      execLocked(c, q, locked);
+    }
+  }
+
+  /** CLUSTER subcommands that only read, allowed in a transaction with keyed commands. */
+  private static final java.util.Set<String> CLUSTER_READS = java.util.Set.of("keyslot", "info", "nodes", "slots",
+      "shards", "myid", "myshardid", "countkeysinslot", "getkeysinslot", "links");
+
+  /** Taken before any slot's lock by an EXEC that holds one slot's lock and may take others. */
+  private final Object multiSlotExec = new Object();
+
+  private void execLocked(Call c, java.util.List<Session.Queued> q, io.atoll.kv.internal.store.Slot locked) {
     synchronized (locked) {
       if (!cluster.serving()) {
         throw new CommandError(Router.FENCED);
+      }
+      // Routed as a whole, as Redis routes EXEC: a redirection (the slot moved, or keys of it are
+      // on their way to another node) answers EXEC, and nothing runs.
+      io.atoll.kv.internal.cluster.ClusterView view = cluster.view();
+      for (Session.Queued e : q) {
+        if (e.slot() >= 0) {
+          Call probe = new Call(e.args(), c.session, c.reply, c.now);
+          probe.slot = locked;
+          String redirect = Router.check(view, probe, e.spec(), e.first(), e.last(), e.step());
+          if (redirect != null) {
+            throw new CommandError(redirect);
+          }
+        }
       }
       runQueued(c, q); // each keyed command checks its routing again, under this same lock
     }
@@ -301,7 +353,7 @@ public final class Dispatcher {
         if (redirect != null) {
           throw new CommandError(redirect);
         }
-        if (queue(c, name, slot)) {
+        if (queue(c, name, slot, spec, first, last, step)) {
           return;
         }
         boolean selfLogged = write && !LOGGED_BY_EFFECT.contains(spec.name());
@@ -348,6 +400,10 @@ public final class Dispatcher {
       replayImported(args);
       return;
     }
+    if (name.equals(LENT) || name.equals(SETTLED) || name.equals(RETURNED)) {
+      replayReturn(name, args);
+      return;
+    }
     if (name.equals(SET_HASH)) {
       Long at = args.length >= 3 && args.length % 2 == 1 ? io.atoll.kv.internal.resp.Numbers.parseLong(args[2]) : null;
       if (at == null || at < 0) {
@@ -375,6 +431,54 @@ public final class Dispatcher {
       spec.handler().run(c); // a CommandError goes to the caller, who counts it
     }
   }
+
+  /** A return's record read back: a batch lent ({@link #LENT}) or settled, or the last one stored. */
+  private void replayReturn(String name, byte[][] args) {
+    Long n = args.length >= 2 ? io.atoll.kv.internal.resp.Numbers.parseLong(args[1]) : null;
+    if (n == null || n < 0 || n >= KeySlots.SLOT_COUNT) {
+      throw new IllegalArgumentException("a malformed " + name + " record");
+    }
+    io.atoll.kv.internal.store.Slot slot = store.slot(n.intValue());
+    synchronized (slot) {
+      switch (name) {
+        case LENT -> {
+          Long batch = args.length >= 3 ? io.atoll.kv.internal.resp.Numbers.parseLong(args[2]) : null;
+          if (batch == null || batch == 0) {
+            throw new IllegalArgumentException("a malformed " + name + " record");
+          }
+          java.util.List<io.atoll.kv.internal.store.Key> keys = new java.util.ArrayList<>();
+          for (int i = 3; i < args.length; i++) {
+            keys.add(new io.atoll.kv.internal.store.Key(args[i]));
+          }
+          slot.relend(batch, keys);
+        }
+        case SETTLED -> slot.settle(slot.lentBatch());
+        default -> {
+          if (args.length == 2) {
+            slot.returned(null, 0);
+          } else if (args.length == 6) {
+            Long port = io.atoll.kv.internal.resp.Numbers.parseLong(args[3]);
+            Long batch = io.atoll.kv.internal.resp.Numbers.parseLong(args[5]);
+            if (port == null || batch == null) {
+              throw new IllegalArgumentException("a malformed " + name + " record");
+            }
+            slot.returned(new io.atoll.core.PodId(new io.atoll.core.PodAddress(new String(args[2],
+                StandardCharsets.UTF_8), port.intValue()), Long.parseUnsignedLong(new String(args[4],
+                StandardCharsets.US_ASCII), 16)), batch);
+          } else {
+            throw new IllegalArgumentException("a malformed " + name + " record");
+          }
+        }
+      }
+    }
+  }
+
+  /** Managed mode: keys of a slot lent to a return's source ({@code slot batch key...}). */
+  public static final String LENT = "atoll-lent";
+  /** Managed mode: the slot's lent batch was settled ({@code slot}). */
+  public static final String SETTLED = "atoll-settled";
+  /** Managed mode: the last returned batch of the slot stored here ({@code slot [host port incarnation-hex batch]}). */
+  public static final String RETURNED = "atoll-returned";
 
   /** An {@link #IMPORTED} record read back: the slot's import record set or cleared. */
   private void replayImported(byte[][] args) {

@@ -44,8 +44,11 @@ public final class Session {
   java.util.List<Queued> queued;
   boolean queuedRefused;
 
-  /** A command queued by MULTI, and its slot (-1 if it has no keys). */
-  record Queued(byte[][] args, int slot) {}
+  /**
+   * A command queued by MULTI, its slot (-1 if it has no keys), and what routing needs to check it
+   * again at EXEC: its spec and key positions.
+   */
+  record Queued(byte[][] args, int slot, CommandSpec spec, int first, int last, int step) {}
 
   /** The nonce CLUSTER ATOLL-NODE answered on this connection, until a proof uses it. */
   String nodeNonce;

@@ -71,6 +71,8 @@ final class HandOffs {
    * written under this object's monitor.
    */
   private final Map<Integer, Long> touched = new HashMap<>();
+  /** Slots released to their target and still marked (the manager's next config ends the mark). */
+  private final Map<Integer, Long> released = new HashMap<>();
 
   HandOffs(SlotStore store, ClusterState cluster, Migrator migrator, ExecutorService workers, LongSupplier clock,
       LongSupplier nanoClock, String password, SSLSocketFactory tls, NodeKey nodeKey, ConfigWait configWait) {
@@ -127,11 +129,22 @@ final class HandOffs {
    * @return the shards released: no key of them is left here
    */
   synchronized Set<Integer> run(List<Integer> shards, List<PodId> targets, long planned, long budgetMillis) {
-    long now = nanoClock.getAsLong();
-    for (int shard : shards) {
-      touched.put(shard - 1, now);
-    }
     Set<Integer> released = ConcurrentHashMap.newKeySet();
+    try {
+      return runTouched(shards, targets, planned, budgetMillis, released);
+    } finally {
+      long end = nanoClock.getAsLong(); // a stall is measured from the end of the last request
+      for (int shard : shards) {
+        touched.put(shard - 1, end);
+      }
+      for (int shard : released) {
+        this.released.put(shard - 1, end);
+      }
+    }
+  }
+
+  private Set<Integer> runTouched(List<Integer> shards, List<PodId> targets, long planned, long budgetMillis,
+      Set<Integer> released) {
     ConcurrentLinkedQueue<Item> queue = new ConcurrentLinkedQueue<>();
     long startBy = nanoClock.getAsLong() + budgetMillis * 500_000L;
     if (!configWait.await(planned, budgetMillis * 250_000L)) {
@@ -207,17 +220,25 @@ final class HandOffs {
    * (TRYAGAIN), for good. The manager is not asked: the slot stays this node's, whole again. A
    * target that cannot be reached keeps its slots marked, tried again at the next call.
    *
-   * @return the slots whose return ended
+   * @return how many slots it tried to bring back
    */
   synchronized int returnStalled(long idleNanos) {
     ClusterView v = cluster.view();
     long now = nanoClock.getAsLong();
     touched.keySet().removeIf(slot -> !v.migrating().containsKey(slot));
+    released.keySet().removeIf(slot -> !v.migrating().containsKey(slot));
+    if (!cluster.serving()) {
+      return 0; // no lease (or declared dead): the slots may be another node's by now
+    }
     Map<PodId, List<Integer>> byPeer = new java.util.LinkedHashMap<>();
     for (Map.Entry<Integer, PodId> e : v.migrating().entrySet()) {
       int slot = e.getKey();
       Long since = touched.putIfAbsent(slot, now);
-      if (since != null && now - since - idleNanos >= 0 && v.me().equals(v.config().owner(slot))) {
+      // A slot released to its target keeps its mark until the manager's next config: never
+      // taken back (the manager gives it to the target, which would then hold nothing). Nor is
+      // one with no key left here: moved whole, it is released, or will be when next asked.
+      if (since != null && now - since - idleNanos >= 0 && v.me().equals(v.config().owner(slot))
+          && !released.containsKey(slot) && !isEmptyHere(slot)) {
         byPeer.computeIfAbsent(e.getValue(), k -> new ArrayList<>()).add(slot);
       }
     }
@@ -245,7 +266,11 @@ final class HandOffs {
     if (ended > 0) {
       LOG.info("kv: brought back the keys of {} slots whose hand-off stopped part way and was not resumed", ended);
     }
-    return ended;
+    int tried = 0;
+    for (List<Integer> slots : byPeer.values()) {
+      tried += slots.size();
+    }
+    return tried;
   }
 
   private void work(ConcurrentLinkedQueue<Item> queue, long startBy, Set<Integer> released) {
@@ -351,6 +376,14 @@ final class HandOffs {
           + " and keys to its plaintext port (expected: a TLS port on every node when one has it)");
     }
     return new RespClient(host, port, TIMEOUT_MILLIS, tls);
+  }
+
+  /** Whether no key of {@code slot} is here at all (held ones count as here). */
+  private boolean isEmptyHere(int slot) {
+    Slot s = store.slot(slot);
+    synchronized (s) {
+      return s.keys(clock.getAsLong(), 1).isEmpty() && s.heldCount() == 0;
+    }
   }
 
   private boolean isEmpty(int slot) {

@@ -328,5 +328,13 @@ public final class ManagedNode implements AutoCloseable {
     probes.close();
     server.shutdownNow();
     workers.shutdownNow();
+    try {
+      // Their last changes reach the log before the node closes it (a move's deletions, a
+      // return's keys); a thread blocked on a peer gives up at its socket timeout.
+      workers.awaitTermination(10, TimeUnit.SECONDS);
+      repairs.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

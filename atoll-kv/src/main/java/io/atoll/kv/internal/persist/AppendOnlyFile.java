@@ -291,6 +291,22 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
     record(SlotCopy.importRecord(slot, source, floor));
   }
 
+  @Override
+  public void lent(int slot, long batch, java.util.Collection<io.atoll.kv.internal.store.Key> keys) {
+    record(SlotCopy.lendRecord(slot, batch, keys));
+  }
+
+  @Override
+  public void settled(int slot) {
+    record(Dispatcher.SETTLED.toUpperCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII),
+        SlotCopy.ascii(slot));
+  }
+
+  @Override
+  public void returned(int slot, io.atoll.core.PodId from, long batch) {
+    record(SlotCopy.returnedRecord(slot, from, batch));
+  }
+
   private void record(byte[]... args) {
     if (loading) {
       return;
@@ -339,7 +355,9 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   /** The slot a record is about: its key's, or a FLUSHSLOT's or an IMPORTED's number. */
   private static int slotOf(byte[][] args) {
     String name = new String(args[0], StandardCharsets.US_ASCII);
-    if (name.equalsIgnoreCase(Dispatcher.FLUSH_SLOT) || name.equalsIgnoreCase(Dispatcher.IMPORTED)) {
+    if (name.equalsIgnoreCase(Dispatcher.FLUSH_SLOT) || name.equalsIgnoreCase(Dispatcher.IMPORTED)
+        || name.equalsIgnoreCase(Dispatcher.LENT) || name.equalsIgnoreCase(Dispatcher.SETTLED)
+        || name.equalsIgnoreCase(Dispatcher.RETURNED)) {
       return Integer.parseInt(new String(args[1], StandardCharsets.US_ASCII));
     }
     return io.atoll.core.slots.KeySlots.slotOf(args[1]); // every logged write's first key is its first argument
@@ -445,6 +463,23 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
       lastRewriteOk = ok;
       lastRewriteMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - rewriteStartedNanos);
       rewriting.set(false);
+    }
+  }
+
+  /**
+   * Writes and syncs everything appended so far, whatever the policy: for a change that must be on
+   * disk before something else is (a node dropping its keys before it takes a new identity).
+   *
+   * @return false if the log cannot be written or synced
+   */
+  public boolean syncNow() {
+    long target = appended;
+    synchronized (flushLock) {
+      if (fatal || written < target && !writePending() || channel == null) {
+        return false;
+      }
+      forceTo(channel, written, false);
+      return !fatal && synced >= target;
     }
   }
 

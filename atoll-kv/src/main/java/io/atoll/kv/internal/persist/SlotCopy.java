@@ -48,6 +48,16 @@ final class SlotCopy {
             n[0]++;
           }
         });
+        if (slot.lentBatch() != 0) { // stored, then lent again: a replay leaves them as they are
+          java.util.Map<Key, Entry> lent = slot.lentAll();
+          lent.forEach((k, e) -> encode(buf, k, e));
+          buf.record(lendRecord(s, slot.lentBatch(), lent.keySet()));
+          n[0] += lent.size() + 1;
+        }
+        if (slot.returnedFrom() != null) {
+          buf.record(returnedRecord(s, slot.returnedFrom(), slot.returnedBatch()));
+          n[0]++;
+        }
       }
       if (buf.length() >= 1 << 20) {
         writeAll(out, buf.view());
@@ -70,6 +80,30 @@ final class SlotCopy {
     return new byte[][] {name, ascii(slot), source.address().host().getBytes(StandardCharsets.UTF_8),
         ascii(source.address().port()), Long.toHexString(source.incarnation()).getBytes(StandardCharsets.US_ASCII),
         ascii(floor)};
+  }
+
+  /** A lent batch as a log record: {@code ATOLL-LENT slot batch key...}. */
+  static byte[][] lendRecord(int slot, long batch, java.util.Collection<Key> keys) {
+    byte[][] r = new byte[3 + keys.size()][];
+    r[0] = Dispatcher.LENT.toUpperCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
+    r[1] = ascii(slot);
+    r[2] = ascii(batch);
+    int i = 3;
+    for (Key k : keys) {
+      r[i++] = k.bytes();
+    }
+    return r;
+  }
+
+  /** The last returned batch stored, as a log record: {@code ATOLL-RETURNED slot [host port incarnation-hex batch]}. */
+  static byte[][] returnedRecord(int slot, io.atoll.core.PodId from, long batch) {
+    byte[] name = Dispatcher.RETURNED.toUpperCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
+    if (from == null) {
+      return new byte[][] {name, ascii(slot)};
+    }
+    return new byte[][] {name, ascii(slot), from.address().host().getBytes(StandardCharsets.UTF_8),
+        ascii(from.address().port()), Long.toHexString(from.incarnation()).getBytes(StandardCharsets.US_ASCII),
+        ascii(batch)};
   }
 
   /** A key's whole value and expiry as one record: SET (with PXAT) or ATOLL-SETHASH. */

@@ -39,6 +39,9 @@ public final class Slot {
    */
   private io.atoll.core.PodId importedFrom;
   private long importFloor;
+  /** Managed mode, on the source of a return: the last returned batch stored here, and its sender. */
+  private io.atoll.core.PodId returnedFrom;
+  private long returnedBatch;
   /**
    * Managed mode, on the target: the token of the hand-off attempt whose RESTORE-ASKING requests
    * this slot accepts (0: none; a new attempt or a return fences the older one).
@@ -206,8 +209,8 @@ public final class Slot {
       bytes += e.getValue().valueBytes() + keyBytes(e.getKey());
     }
     meter.add(-bytes);
-    if (!map.isEmpty() && !selfLogged) {
-      journal.cleared(id);
+    if ((!map.isEmpty() || lentBatch != 0) && !selfLogged) {
+      journal.cleared(id); // a lent batch goes too
     }
     map.clear();
     lent.clear();
@@ -255,13 +258,57 @@ public final class Slot {
     }
     for (byte[] k : keys(now, limit)) {
       Key key = new Key(k);
-      Entry e = remove(key);
+      Entry e = drop(key); // not a deletion: logged as lent
       if (e != null) {
         lent.put(key, e);
       }
     }
     lentBatch = lent.isEmpty() ? 0 : batch;
+    if (lentBatch != 0) {
+      journal.lent(id, lentBatch, lent.keySet());
+    }
     return lent.size();
+  }
+
+  /** Replays a logged lend: {@code keys} move out of the slot into the lent batch {@code batch}. */
+  public void relend(long batch, java.util.Collection<Key> keys) {
+    lent.clear();
+    for (Key key : keys) {
+      Entry e = drop(key);
+      if (e != null) {
+        lent.put(key, e);
+      }
+    }
+    lentBatch = lent.isEmpty() ? 0 : batch;
+  }
+
+  /** The lent batch's entries, expired ones included (a copy), for a rewrite of the log. */
+  public Map<Key, Entry> lentAll() {
+    return new HashMap<>(lent);
+  }
+
+  /** The source of the last returned batch stored here, or null (see {@link #returned}). */
+  public io.atoll.core.PodId returnedFrom() {
+    return returnedFrom;
+  }
+
+  /** The id of the last returned batch stored here (0: none). */
+  public long returnedBatch() {
+    return returnedBatch;
+  }
+
+  /**
+   * Records the last returned batch stored here ({@code from} null: none, the return ended): a
+   * batch answered again after a lost settlement is not stored twice.
+   */
+  public void returned(io.atoll.core.PodId from, long batch) {
+    long b = from == null ? 0 : batch;
+    if (java.util.Objects.equals(returnedFrom, from) && returnedBatch == b) {
+      return;
+    }
+    returnedFrom = from;
+    returnedBatch = b;
+    journal.returned(id, from, b);
   }
 
   /** Drops the lent batch {@code batch} (the source stored it); false if another one is lent. */
@@ -271,6 +318,7 @@ public final class Slot {
     }
     lent.clear();
     lentBatch = 0;
+    journal.settled(id);
     return true;
   }
 

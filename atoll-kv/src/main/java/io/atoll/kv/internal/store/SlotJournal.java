@@ -27,6 +27,18 @@ public interface SlotJournal {
     @Override
     public void imported(int slot, io.atoll.core.PodId source, long floor) {
     }
+
+    @Override
+    public void lent(int slot, long batch, java.util.Collection<Key> keys) {
+    }
+
+    @Override
+    public void settled(int slot) {
+    }
+
+    @Override
+    public void returned(int slot, io.atoll.core.PodId from, long batch) {
+    }
   };
 
   /** {@code key} now holds {@code entry} (its value and expiry), whatever it held before. */
@@ -46,4 +58,21 @@ public interface SlotJournal {
    * null: none), so that a node restarted with the keys of a hand-off under way knows whose they are.
    */
   void imported(int slot, io.atoll.core.PodId source, long floor);
+
+  /**
+   * Managed mode, on a node returning a slot's keys: {@code keys} left the slot for the lent batch
+   * {@code batch} (they are not deleted: until the source settles the batch they may still be
+   * the only copy).
+   */
+  void lent(int slot, long batch, java.util.Collection<Key> keys);
+
+  /** The slot's lent batch is settled: the source stored it, and its keys are gone from here. */
+  void settled(int slot);
+
+  /**
+   * Managed mode, on the source of a return: the last batch of the slot it stored, from {@code
+   * from} ({@code from} null: none, the return ended), so that the batch answered again after a
+   * restart is not stored twice.
+   */
+  void returned(int slot, io.atoll.core.PodId from, long batch);
 }

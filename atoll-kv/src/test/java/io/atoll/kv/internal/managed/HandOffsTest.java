@@ -72,6 +72,22 @@ class HandOffsTest {
   }
 
   @Test
+  void aStalledHandOffIsTakenBackOnlyIfKeysAreLeftHereAndOnlyOnceIdle() throws IOException {
+    int port;
+    try (ServerSocket s = new ServerSocket()) {
+      s.bind(new InetSocketAddress("127.0.0.1", 0));
+      port = s.getLocalPort(); // closed: the target cannot be reached
+    }
+    PodId target = new PodId(new PodAddress("127.0.0.1", port), 5);
+    put(21, "left");
+    cluster.markMigrating(new int[] {20, 21}, target); // 20: every key moved (released, or about to be)
+    assertThat(handOffs.returnStalled(0)).as("first sight of the marks starts the clock").isZero();
+    assertThat(handOffs.returnStalled(60_000_000_000L)).as("not idle for long enough").isZero();
+    assertThat(handOffs.returnStalled(0)).as("only the slot with keys left here").isEqualTo(1);
+    assertThat(cluster.view().migrating()).as("the unreachable target keeps its marks").containsKeys(20, 21);
+  }
+
+  @Test
   void shardsOutsideTheSlotRangeAreIgnored() {
     assertThat(handOffs.run(List.of(0, 16385, -3), List.of(), 0, 5000)).isEmpty();
   }
