@@ -32,14 +32,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Managed nodes as processes (a shard manager and {@code atoll kv --manager} nodes with {@code
- * --appendfsync always}): a node is killed with SIGKILL at random moments while a cluster client
+ * --appendfsync always}): a node is killed with SIGKILL at a random moment while a cluster client
  * writes, and restarted on its data directory at once, within its lease. Each time it comes back
  * as the same node (its Redis node id unchanged), and every write acknowledged before the kill
- * reads back, deletions included. From the second kill on, a third node C has joined and slots
- * move to it with their keys, and the kills alternate between C (a target: it comes back with its
- * IMPORTING marks, the keys that reached it and their import records) and A (a source: it comes
- * back with its MIGRATING marks); the moves resume. {@code
- * -Datoll.kv.managedCrashes=50} for the long version.
+ * reads back, deletions included. After a first kill in a steady cluster, every round moves slots
+ * and kills part way through the moves, in turn: a node joining, killed while slots arrive (a
+ * target); a node giving slots to one that joins (a source); a node taking the slots of one that
+ * leaves gracefully (a target). {@code -Datoll.kv.managedCrashes=31} for ten of each.
  */
 class KvManagedCrashIT {
   static final int CRASHES = Integer.getInteger("atoll.kv.managedCrashes", 4);
@@ -92,25 +91,44 @@ class KvManagedCrashIT {
         Map<Integer, String> acked = new HashMap<>();
         Set<Integer> unsure = new HashSet<>();
         long seq = 0;
-        int joinedAt = Math.min(2, CRASHES); // from then on the kills alternate: c (a target), a (a source)
+        // Round 1 kills a in a steady cluster. From round 2 every round moves slots, then kills a
+        // node part way through the moves, in turn: c joins and is killed while slots arrive (a
+        // target); c joins and a is killed while slots leave it (a source); c leaves gracefully and
+        // a is killed while c's slots arrive at it (a target). c joins each time on a new port and
+        // data directory (its last one left the cluster for good when it drained).
         java.util.concurrent.atomic.AtomicInteger killsMidMove = new java.util.concurrent.atomic.AtomicInteger();
+        Map<String, String> ids = new HashMap<>();
+        ids.put("a", idA);
         ManagedProcess c = null;
-        String idC = null;
+        int cPort = 0;
         for (int round = 1; round <= CRASHES; round++) {
-          if (round == joinedAt) {
-            c = startNode("c-0", ports[2], at); // slots start moving to c
+          int step = round == 1 ? -1 : (round - 2) % 3;
+          boolean cUp = c != null;
+          if (step == 0 || step == 1) {
+            if (cUp) { // c is up from an earlier round: it leaves first, so that it can join again
+              c.terminate();
+              c.awaitExit(Duration.ofSeconds(120));
+              awaitSlotsOwned(r, 2);
+            }
+            cPort = KvDemoRun.freePorts(1)[0];
+            c = startNode("c" + round + "-0", cPort, at, "kv-c" + round);
             c.awaitLog(Pattern.compile("registered with the shard manager"), Duration.ofSeconds(60));
-            idC = myId(plain, ports[2]);
+            ids.put("c", myId(plain, cPort));
+          } else if (step == 2) {
+            c.terminate(); // a graceful leave: c's slots move to a and b
           }
-          boolean target = round >= joinedAt && (round - joinedAt) % 2 == 0;
+          String victimName = step == 0 ? "c" : "a";
+          int victimPort = step == 0 ? cPort : ports[0];
+          ManagedProcess victim = step == 0 ? c : a;
           AtomicBoolean killed = new AtomicBoolean();
-          long killAt = System.nanoTime() + Duration.ofMillis(100 + random.nextInt(target ? 600 : 1200)).toNanos();
-          ManagedProcess victim = target ? c : a;
-          boolean joined = round >= joinedAt;
+          long killAt = System.nanoTime() + Duration.ofMillis(100 + random.nextInt(round == 1 ? 1200 : 500)).toNanos();
+          int stepNow = step;
           Thread killer = Thread.ofPlatform().start(() -> {
             java.util.concurrent.locks.LockSupport.parkNanos(killAt - System.nanoTime()); // the kill's moment
-            if (target ? slotsOf(plain, ports[2]) < 16384 / 3 - 1 : joined && slotsOf(plain, ports[0]) > 16384 / 3 + 1) {
-              killsMidMove.incrementAndGet(); // slots were still to arrive at c, or to leave a
+            int owned = slotsOf(plain, victimPort);
+            if (stepNow == 0 && owned < 16384 / 3 - 1 || stepNow == 1 && owned > 16384 / 3 + 1
+                || stepNow == 2 && owned < 16384 / 2 - 1) {
+              killsMidMove.incrementAndGet(); // its share was still arriving, or leaving
             }
             victim.kill();
             killed.set(true);
@@ -132,16 +150,21 @@ class KvManagedCrashIT {
           }
           killer.join();
           victim.awaitExit(Duration.ofSeconds(10));
-          ManagedProcess back = startNode((target ? "c-" : "a-") + round, ports[target ? 2 : 0], at);
+          ManagedProcess back = step == 0 ? startNode("c" + round + "-1", cPort, at, "kv-c" + round)
+              : startNode("a-" + round, ports[0], at, "kv-a");
           back.awaitLog(Pattern.compile("registered with the shard manager"), Duration.ofSeconds(60));
-          assertThat(myId(plain, ports[target ? 2 : 0])).as("node %s after kill %d: the same node", target ? "c" : "a",
-              round).isEqualTo(target ? idC : idA);
-          if (target) {
+          assertThat(myId(plain, victimPort)).as("node %s after kill %d: the same node", victimName, round)
+              .isEqualTo(ids.get(victimName));
+          if (step == 0) {
             c = back;
           } else {
             a = back;
           }
-          awaitSlotsOwned(r, round >= joinedAt ? 3 : 2);
+          if (step == 2) {
+            c.awaitExit(Duration.ofSeconds(120)); // its drain finishes, to the restarted a too
+            c = null;
+          }
+          awaitSlotsOwned(r, c == null ? 2 : 3);
           for (int k = 0; k < KEYS; k++) {
             String got = read(r, "k:" + k);
             if (unsure.remove(k)) {
@@ -156,7 +179,7 @@ class KvManagedCrashIT {
         }
         System.out.printf("managed kv: %d kills of a node restarted on its data directory (%d while slots were still"
             + " to move to or off the node killed), %d keys checked after each, none lost%n", CRASHES, killsMidMove.get(), KEYS);
-        assertThat(killsMidMove).as("kills that fell while slots were moving off the node").hasPositiveValue();
+        assertThat(killsMidMove).as("kills that fell while slots were moving to or off the node").hasPositiveValue();
       } finally {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         plain.shutdown(Duration.ZERO, Duration.ofSeconds(2));
@@ -167,10 +190,13 @@ class KvManagedCrashIT {
   }
 
   private ManagedProcess startNode(String name, int port, PodAddress manager) {
-    String node = name.substring(0, 1);
+    return startNode(name, port, manager, "kv-" + name.substring(0, 1));
+  }
+
+  private ManagedProcess startNode(String name, int port, PodAddress manager, String data) {
     return processes.start(AtollProcesses.atoll(name, List.of("kv", "--port", Integer.toString(port), "--manager",
-        manager.toString(), "--data-dir", dir.resolve("kv-" + node).toString(), "--event-loops", "2",
-        "--appendfsync", "always")));
+        manager.toString(), "--data-dir", dir.resolve(data).toString(), "--event-loops", "2",
+        "--appendfsync", "always", "--drain-timeout", "120s")));
   }
 
   /**

@@ -235,10 +235,11 @@ final class HandOffs {
       int slot = e.getKey();
       Long since = touched.putIfAbsent(slot, now);
       // A slot released to its target keeps its mark until the manager's next config: never
-      // taken back (the manager gives it to the target, which would then hold nothing). Nor is
-      // one with no key left here: moved whole, it is released, or will be when next asked.
+      // taken back (the manager gives it to the target, which would then hold nothing). One not
+      // released is this node's still, even if every key of it is on the target (a target that
+      // leaves would take them with it).
       if (since != null && now - since - idleNanos >= 0 && v.me().equals(v.config().owner(slot))
-          && !released.containsKey(slot) && !isEmptyHere(slot)) {
+          && !released.containsKey(slot)) {
         byPeer.computeIfAbsent(e.getValue(), k -> new ArrayList<>()).add(slot);
       }
     }
@@ -376,14 +377,6 @@ final class HandOffs {
           + " and keys to its plaintext port (expected: a TLS port on every node when one has it)");
     }
     return new RespClient(host, port, TIMEOUT_MILLIS, tls);
-  }
-
-  /** Whether no key of {@code slot} is here at all (held ones count as here). */
-  private boolean isEmptyHere(int slot) {
-    Slot s = store.slot(slot);
-    synchronized (s) {
-      return s.keys(clock.getAsLong(), 1).isEmpty() && s.heldCount() == 0;
-    }
   }
 
   private boolean isEmpty(int slot) {
