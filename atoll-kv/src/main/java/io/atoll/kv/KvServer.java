@@ -211,12 +211,13 @@ public final class KvServer implements AutoCloseable {
     try {
       Kept kept = server.kept;
       ManagedNode.Rejoin rejoin = null;
-      if (kept != null && kept.resumable()) {
+      if (kept != null && kept.saved()) {
+        // Everything a hand-off or a return keeps is on disk (marks, import records, lent batches,
+        // the last returned batch stored): the node comes back as the incarnation it was.
         rejoin = new ManagedNode.Rejoin(readCredential(kept.credentialFile()),
             server.cluster.view().config().clusterId());
-      } else if (kept != null && (kept.saved() || server.store.size() > 0)) {
-        server.startOver("it stopped while a return of slots with another node was under way, whose batches it kept"
-            + " in memory only");
+      } else if (kept != null && server.store.size() > 0) {
+        server.startOver("its data directory holds keys but no identity (" + ConfigFile.MANAGED + ")");
       }
       ManagedNode node;
       try {
@@ -243,11 +244,10 @@ public final class KvServer implements AutoCloseable {
   }
 
   /**
-   * Managed mode with persistence: whether the node found a saved identity ({@code saved}), and
-   * whether it may register again as it ({@code resumable}: see {@link #resumable(ClusterView)}),
-   * and where the manager's credential for it is kept.
+   * Managed mode with persistence: whether the node found a saved identity ({@code saved}: it
+   * registers again as it), and where the manager's credential for it is kept.
    */
-  private record Kept(boolean saved, boolean resumable, Path credentialFile) {}
+  private record Kept(boolean saved, Path credentialFile) {}
 
   /** The file in a managed node's data directory that keeps the credential Register gave it. */
   static final String CREDENTIAL_FILE = "managed-credential";
@@ -409,8 +409,7 @@ public final class KvServer implements AutoCloseable {
           tlsServer == null || server == null ? "" : " and TLS port " + tlsPort,
           manager != null ? "control port for the shard manager" : "cluster bus", busPort, Transport.name(),
           auth.required() ? ", password required" : "");
-      Kept kept = managedFile == null ? null : new Kept(savedManaged.isPresent(),
-          savedManaged.isPresent() && resumable(cluster.view()), s.dataDir().resolve(CREDENTIAL_FILE));
+      Kept kept = managedFile == null ? null : new Kept(savedManaged.isPresent(), s.dataDir().resolve(CREDENTIAL_FILE));
       KvServer node = new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, tlsServer, port,
           tlsPort, busPort, store, migrator, tlsFiles, nodeKey, aof, snapshot, lock, kept);
       self.set(node);
@@ -497,30 +496,13 @@ public final class KvServer implements AutoCloseable {
   }
 
   /**
-   * Whether a managed node restarted with kept keys may register again as the incarnation it was:
-   * always, now that everything a hand-off or a return keeps is on disk (marks, import records,
-   * lent batches, the last returned batch stored), so either resumes where it stopped.
-   */
-  private static boolean resumable(ClusterView v) {
-    return true; // a return's state (lent batch, last batch stored) is logged too: it resumes as well
-  }
-
-  /**
    * A managed node that cannot come back as the incarnation it was: drops every key it kept (the
    * removal on disk first), then takes a new incarnation (saved) and forgets the old credential.
    */
   private void startOver(String why) {
     long keys = store.size();
     PodId old = cluster.view().me();
-    for (int s = 0; s < io.atoll.core.slots.KeySlots.SLOT_COUNT; s++) {
-      io.atoll.kv.internal.store.Slot slot = store.slot(s);
-      synchronized (slot) {
-        slot.clear();
-        slot.imported(null, 0); // the old incarnation's hand-offs are nothing to the new one
-        slot.handOffToken(0);
-        slot.returnToken(0);
-      }
-    }
+    store.forget(); // the old incarnation's keys, hand-offs and returns are nothing to the new one
     if (!aof.syncNow()) { // on disk before the new identity is: else a crash brings them back under it
       throw new IllegalStateException("cannot write the append-only file: " + aof.writeError());
     }

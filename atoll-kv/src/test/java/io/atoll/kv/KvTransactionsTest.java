@@ -205,12 +205,10 @@ class KvTransactionsTest {
         {"EXISTS", "{r}k", "{r}n"}, {"EXPIRE", "{r}n", "100"}, {"TTL", "{r}n"}, {"GET"}, {"BOGUS"}, {"MULTI"},
         {"SET", "{q}other", "1"}, {"PING"}, {"ECHO", "hi"}, {"STRLEN", "{r}k"}};
     for (int t = 0; t < 200; t++) {
-      List<String[]> sent = new ArrayList<>();
       both("MULTI");
       int n = random.nextInt(6);
       for (int i = 0; i < n; i++) {
         String[] c = commands[random.nextInt(commands.length)];
-        sent.add(c);
         both(c);
       }
       both(random.nextInt(10) == 0 ? "DISCARD" : "EXEC");

@@ -5,17 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import io.atoll.server.demo.AtollProcesses;
 import io.atoll.testkit.junit.ProcessLogsOnFailure;
+import io.atoll.testkit.net.Ports;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,46 +30,46 @@ class KvProcessIT {
 
   @Test
   void aKilledNodeRestartedWithItsDataDirRejoinsWithItsConfig() throws Exception {
-    Assumptions.assumeTrue(cli(null, "--version").startsWith("redis-cli"),
+    Assumptions.assumeTrue(RedisCliRun.installed(),
         "redis-cli is not installed on this machine: apt-get install redis-tools (CI's .ci/run installs it)");
-    int[] ports = {freePort(), freePort(), freePort()};
-    int[] bus = {freePort(), freePort(), freePort()};
+    int[] ports = {Ports.free(), Ports.free(), Ports.free()};
+    int[] bus = {Ports.free(), Ports.free(), Ports.free()};
     List<ManagedProcess> nodes = new ArrayList<>();
     try (ProcessCluster processes = new ProcessCluster(dir)) {
       for (int i = 0; i < 3; i++) {
         nodes.add(start(processes, i, ports, bus));
       }
-      String out = cli(null, "--cluster", "create", "127.0.0.1:" + ports[0], "127.0.0.1:" + ports[1],
+      String out = RedisCliRun.run(null, "--cluster", "create", "127.0.0.1:" + ports[0], "127.0.0.1:" + ports[1],
           "127.0.0.1:" + ports[2], "--cluster-yes");
       assertThat(out).contains("[OK] All 16384 slots covered.");
       StringBuilder sets = new StringBuilder();
       for (int i = 0; i < 300; i++) {
         sets.append("SET p:").append(i).append(' ').append(i).append('\n');
       }
-      cli(sets.toString(), "-c", "-p", String.valueOf(ports[0]));
-      String id2 = cli(null, "-p", String.valueOf(ports[2]), "CLUSTER", "MYID").trim();
+      RedisCliRun.run(sets.toString(), "-c", "-p", String.valueOf(ports[0]));
+      String id2 = RedisCliRun.run(null, "-p", String.valueOf(ports[2]), "CLUSTER", "MYID").trim();
       String mine2 = myLine(ports[2]);
-      long keysOn0 = Long.parseLong(cli(null, "-p", String.valueOf(ports[0]), "DBSIZE").trim());
-      long keysOn2 = Long.parseLong(cli(null, "-p", String.valueOf(ports[2]), "DBSIZE").trim());
+      long keysOn0 = Long.parseLong(RedisCliRun.run(null, "-p", String.valueOf(ports[0]), "DBSIZE").trim());
+      long keysOn2 = Long.parseLong(RedisCliRun.run(null, "-p", String.valueOf(ports[2]), "DBSIZE").trim());
       assertThat(keysOn2).isPositive();
 
       nodes.get(2).kill();
       await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-        assertThat(cli(null, "-p", String.valueOf(ports[0]), "CLUSTER", "NODES")).contains(id2 + " ")
+        assertThat(RedisCliRun.run(null, "-p", String.valueOf(ports[0]), "CLUSTER", "NODES")).contains(id2 + " ")
             .containsPattern(id2 + " \\S+ master,fail ");
-        assertThat(cli(null, "-p", String.valueOf(ports[0]), "CLUSTER", "INFO")).contains("cluster_state:fail");
+        assertThat(RedisCliRun.run(null, "-p", String.valueOf(ports[0]), "CLUSTER", "INFO")).contains("cluster_state:fail");
       });
-      assertThat(cli(null, "-p", String.valueOf(ports[0]), "GET", "p:1")).startsWith("CLUSTERDOWN");
+      assertThat(RedisCliRun.run(null, "-p", String.valueOf(ports[0]), "GET", "p:1")).startsWith("CLUSTERDOWN");
 
       nodes.set(2, start(processes, 2, ports, bus));
       await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-        assertThat(cli(null, "-p", String.valueOf(ports[0]), "CLUSTER", "INFO")).contains("cluster_state:ok");
-        assertThat(cli(null, "--cluster", "check", "127.0.0.1:" + ports[1]))
+        assertThat(RedisCliRun.run(null, "-p", String.valueOf(ports[0]), "CLUSTER", "INFO")).contains("cluster_state:ok");
+        assertThat(RedisCliRun.run(null, "--cluster", "check", "127.0.0.1:" + ports[1]))
             .contains("[OK] All nodes agree about slots configuration.").contains("[OK] All 16384 slots covered.");
       });
-      assertThat(cli(null, "-p", String.valueOf(ports[2]), "CLUSTER", "MYID").trim()).isEqualTo(id2);
+      assertThat(RedisCliRun.run(null, "-p", String.valueOf(ports[2]), "CLUSTER", "MYID").trim()).isEqualTo(id2);
       assertThat(myLine(ports[2]).replaceAll(" \\d+ \\d+ ", " ")).isEqualTo(mine2.replaceAll(" \\d+ \\d+ ", " "));
-      assertThat(Long.parseLong(cli(null, "-p", String.valueOf(ports[2]), "DBSIZE").trim())).as("keys replayed")
+      assertThat(Long.parseLong(RedisCliRun.run(null, "-p", String.valueOf(ports[2]), "DBSIZE").trim())).as("keys replayed")
           .isEqualTo(keysOn2);
       StringBuilder gets = new StringBuilder();
       StringBuilder expected = new StringBuilder();
@@ -81,9 +77,9 @@ class KvProcessIT {
         gets.append("GET p:").append(i).append('\n');
         expected.append(i).append('\n');
       }
-      assertThat(cli(gets.toString(), "-c", "-p", String.valueOf(ports[0])).replaceAll("(?m)^-> Redirected.*\n", ""))
+      assertThat(RedisCliRun.run(gets.toString(), "-c", "-p", String.valueOf(ports[0])).replaceAll("(?m)^-> Redirected.*\n", ""))
           .isEqualTo(expected.toString());
-      assertThat(Long.parseLong(cli(null, "-p", String.valueOf(ports[0]), "DBSIZE").trim())).isEqualTo(keysOn0);
+      assertThat(Long.parseLong(RedisCliRun.run(null, "-p", String.valueOf(ports[0]), "DBSIZE").trim())).isEqualTo(keysOn0);
     }
   }
 
@@ -97,34 +93,7 @@ class KvProcessIT {
   }
 
   private static String myLine(int port) throws Exception {
-    return cli(null, "-p", String.valueOf(port), "CLUSTER", "NODES").lines().filter(l -> l.contains("myself"))
-        .findFirst().orElseThrow();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", 0));
-      return s.getLocalPort();
-    }
-  }
-
-  private static String cli(String stdin, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("redis-cli"));
-    cmd.addAll(List.of(args));
-    Process p;
-    try {
-      p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    } catch (IOException e) {
-      return "";
-    }
-    if (stdin != null) {
-      p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
-    }
-    p.getOutputStream().close();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(60, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-    }
-    return out.replaceAll("\u001B\\[[0-9;]*m", "");
+    return RedisCliRun.run(null, "-p", String.valueOf(port), "CLUSTER", "NODES").lines()
+        .filter(l -> l.contains("myself")).findFirst().orElseThrow();
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.atoll.server.demo.AtollProcesses;
 import io.atoll.testkit.junit.ProcessLogsOnFailure;
+import io.atoll.testkit.net.Ports;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
 import io.lettuce.core.RedisClient;
@@ -14,10 +15,6 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,23 +52,23 @@ class KvReshardCrashIT {
 
   @Test
   void aNodeKilledPartWayThroughAReshardLosesNothingOnceFixed() throws Exception {
-    Assumptions.assumeTrue(cli(null, "--version").startsWith("redis-cli"),
+    Assumptions.assumeTrue(RedisCliRun.installed(),
         "redis-cli is not installed on this machine: apt-get install redis-tools (CI's .ci/run installs it)");
-    int[] ports = {freePort(), freePort(), freePort()};
-    int[] bus = {freePort(), freePort(), freePort()};
+    int[] ports = {Ports.free(), Ports.free(), Ports.free()};
+    int[] bus = {Ports.free(), Ports.free(), Ports.free()};
     processes = new ProcessCluster(dir, Duration.ofSeconds(10));
     ManagedProcess[] nodes = new ManagedProcess[3];
     try {
       for (int i = 0; i < 3; i++) {
         nodes[i] = start(i, ports, bus, 0);
       }
-      assertThat(cli(null, "--cluster", "create", "127.0.0.1:" + ports[0], "127.0.0.1:" + ports[1],
+      assertThat(RedisCliRun.run(null, "--cluster", "create", "127.0.0.1:" + ports[0], "127.0.0.1:" + ports[1],
           "127.0.0.1:" + ports[2], "--cluster-yes"))
           .contains("[OK] All 16384 slots covered.");
       awaitClusterOk(ports);
       String[] ids = new String[3];
       for (int i = 0; i < 3; i++) {
-        ids[i] = cli(null, "-p", String.valueOf(ports[i]), "CLUSTER", "MYID").trim();
+        ids[i] = RedisCliRun.run(null, "-p", String.valueOf(ports[i]), "CLUSTER", "MYID").trim();
       }
       RedisClusterClient client = RedisClusterClient.create(List.of(uri(ports[0]), uri(ports[1])));
       client.setOptions(ClusterClientOptions.builder().maxRedirects(10).validateClusterNodeMembership(false)
@@ -127,9 +124,9 @@ class KvReshardCrashIT {
           reshard.destroyForcibly();
           nodes[victim] = start(victim, ports, bus, round);
           awaitClusterOk(ports);
-          String fix = cli(null, "--cluster", "fix", "127.0.0.1:" + ports[0], "--cluster-yes");
+          String fix = RedisCliRun.run(null, "--cluster", "fix", "127.0.0.1:" + ports[0], "--cluster-yes");
           fixes += fix.contains("Fixing open slot") ? 1 : 0;
-          String check = cli(null, "--cluster", "check", "127.0.0.1:" + ports[0]);
+          String check = RedisCliRun.run(null, "--cluster", "check", "127.0.0.1:" + ports[0]);
           assertThat(check).as("after round %d (the reshard was %s when the node was killed); fix said:%n%s", round,
               wasMoving ? "running" : "over", fix).contains("[OK] All nodes agree about slots configuration.")
               .contains("[OK] All 16384 slots covered.").doesNotContain("slots are open");
@@ -153,7 +150,7 @@ class KvReshardCrashIT {
         }
         long total = 0;
         for (int port : ports) {
-          total += Long.parseLong(cli(null, "-p", String.valueOf(port), "DBSIZE").trim());
+          total += Long.parseLong(RedisCliRun.run(null, "-p", String.valueOf(port), "DBSIZE").trim());
         }
         long present = acked.values().stream().filter(java.util.Objects::nonNull).count();
         assertThat(total).as("keys on the nodes together: each exactly once").isEqualTo(BULK + present);
@@ -182,7 +179,7 @@ class KvReshardCrashIT {
     processes.await("cluster_state:ok on every node", Duration.ofSeconds(60), () -> {
       try {
         for (int port : ports) {
-          if (!cli(null, "-p", String.valueOf(port), "CLUSTER", "INFO").contains("cluster_state:ok")) {
+          if (!RedisCliRun.run(null, "-p", String.valueOf(port), "CLUSTER", "INFO").contains("cluster_state:ok")) {
             return false;
           }
         }
@@ -204,32 +201,5 @@ class KvReshardCrashIT {
 
   private static RedisURI uri(int port) {
     return RedisURI.builder().withHost("127.0.0.1").withPort(port).withTimeout(Duration.ofSeconds(5)).build();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", 0));
-      return s.getLocalPort();
-    }
-  }
-
-  private static String cli(String stdin, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("redis-cli"));
-    cmd.addAll(List.of(args));
-    Process p;
-    try {
-      p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    } catch (IOException e) {
-      return "";
-    }
-    if (stdin != null) {
-      p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
-    }
-    p.getOutputStream().close();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-    }
-    return out.replaceAll("\u001B\\[[0-9;]*m", "");
   }
 }

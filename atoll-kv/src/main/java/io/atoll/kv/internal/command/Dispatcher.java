@@ -136,6 +136,11 @@ public final class Dispatcher {
     return true;
   }
 
+  /** The handler MULTI, EXEC and DISCARD are registered with: the dispatcher runs them itself. */
+  static final Handler TRANSACTION = c -> {
+    throw new IllegalStateException("MULTI, EXEC and DISCARD are run by the dispatcher");
+  };
+
   /** MULTI, EXEC and DISCARD (their arity is checked); false for any other command. */
   private boolean transaction(Call c, String name) {
     switch (name) {
@@ -321,7 +326,7 @@ public final class Dispatcher {
     c.session.touched(spec.name(), c.now);
     c.session.asking = asking;
     try {
-      if (transaction(c, name)) {
+      if (spec.handler() == TRANSACTION && transaction(c, name)) { // a reference test: nothing more per command
         return;
       }
       if (!spec.hasKeys(c.args.length)) {
@@ -396,12 +401,8 @@ public final class Dispatcher {
       }
       return;
     }
-    if (name.equals(IMPORTED)) {
-      replayImported(args);
-      return;
-    }
-    if (name.equals(LENT) || name.equals(SETTLED) || name.equals(RETURNED)) {
-      replayReturn(name, args);
+    if (name.equals(IMPORTED) || name.equals(LENT) || name.equals(SETTLED) || name.equals(RETURNED)) {
+      replaySlotState(name, args);
       return;
     }
     if (name.equals(SET_HASH)) {
@@ -432,8 +433,12 @@ public final class Dispatcher {
     }
   }
 
-  /** A return's record read back: a batch lent ({@link #LENT}) or settled, or the last one stored. */
-  private void replayReturn(String name, byte[][] args) {
+  /**
+   * A managed node's record of a slot's hand-off or return state read back: its import record
+   * ({@link #IMPORTED}), a batch lent ({@link #LENT}) or settled ({@link #SETTLED}), or the last
+   * returned batch stored ({@link #RETURNED}).
+   */
+  private void replaySlotState(String name, byte[][] args) {
     Long n = args.length >= 2 ? io.atoll.kv.internal.resp.Numbers.parseLong(args[1]) : null;
     if (n == null || n < 0 || n >= KeySlots.SLOT_COUNT) {
       throw new IllegalArgumentException("a malformed " + name + " record");
@@ -453,24 +458,39 @@ public final class Dispatcher {
           slot.relend(batch, keys);
         }
         case SETTLED -> slot.settle(slot.lentBatch());
-        default -> {
-          if (args.length == 2) {
-            slot.returned(null, 0);
-          } else if (args.length == 6) {
-            Long port = io.atoll.kv.internal.resp.Numbers.parseLong(args[3]);
-            Long batch = io.atoll.kv.internal.resp.Numbers.parseLong(args[5]);
-            if (port == null || batch == null) {
-              throw new IllegalArgumentException("a malformed " + name + " record");
-            }
-            slot.returned(new io.atoll.core.PodId(new io.atoll.core.PodAddress(new String(args[2],
-                StandardCharsets.UTF_8), port.intValue()), Long.parseUnsignedLong(new String(args[4],
-                StandardCharsets.US_ASCII), 16)), batch);
-          } else {
-            throw new IllegalArgumentException("a malformed " + name + " record");
-          }
-        }
+        case IMPORTED -> slot.imported(peer(name, args), peerNumber(name, args));
+        default -> slot.returned(peer(name, args), peerNumber(name, args));
       }
     }
+  }
+
+  /** The peer of a {@code NAME slot [host port incarnation-hex n]} record, null without one. */
+  private static io.atoll.core.PodId peer(String name, byte[][] args) {
+    if (args.length == 2) {
+      return null;
+    }
+    Long port = args.length == 6 ? io.atoll.kv.internal.resp.Numbers.parseLong(args[3]) : null;
+    if (port == null) {
+      throw new IllegalArgumentException("a malformed " + name + " record");
+    }
+    try {
+      return new io.atoll.core.PodId(new io.atoll.core.PodAddress(new String(args[2], StandardCharsets.UTF_8),
+          port.intValue()), Long.parseUnsignedLong(new String(args[4], StandardCharsets.US_ASCII), 16));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("a malformed " + name + " record: " + e.getMessage(), e);
+    }
+  }
+
+  /** The number after the peer of such a record (0 without a peer). */
+  private static long peerNumber(String name, byte[][] args) {
+    if (args.length == 2) {
+      return 0;
+    }
+    Long v = io.atoll.kv.internal.resp.Numbers.parseLong(args[5]);
+    if (v == null || v < 0) {
+      throw new IllegalArgumentException("a malformed " + name + " record");
+    }
+    return v;
   }
 
   /** Managed mode: keys of a slot lent to a return's source ({@code slot batch key...}). */
@@ -479,34 +499,6 @@ public final class Dispatcher {
   public static final String SETTLED = "atoll-settled";
   /** Managed mode: the last returned batch of the slot stored here ({@code slot [host port incarnation-hex batch]}). */
   public static final String RETURNED = "atoll-returned";
-
-  /** An {@link #IMPORTED} record read back: the slot's import record set or cleared. */
-  private void replayImported(byte[][] args) {
-    Long n = args.length == 2 || args.length == 6 ? io.atoll.kv.internal.resp.Numbers.parseLong(args[1]) : null;
-    if (n == null || n < 0 || n >= KeySlots.SLOT_COUNT) {
-      throw new IllegalArgumentException("a malformed " + IMPORTED + " record");
-    }
-    io.atoll.core.PodId source = null;
-    long floor = 0;
-    if (args.length == 6) {
-      Long port = io.atoll.kv.internal.resp.Numbers.parseLong(args[3]);
-      Long f = io.atoll.kv.internal.resp.Numbers.parseLong(args[5]);
-      if (port == null || f == null || f < 0) {
-        throw new IllegalArgumentException("a malformed " + IMPORTED + " record");
-      }
-      try {
-        source = new io.atoll.core.PodId(new io.atoll.core.PodAddress(new String(args[2], StandardCharsets.UTF_8),
-            port.intValue()), Long.parseUnsignedLong(new String(args[4], StandardCharsets.US_ASCII), 16));
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("a malformed " + IMPORTED + " record: " + e.getMessage(), e);
-      }
-      floor = f;
-    }
-    io.atoll.kv.internal.store.Slot slot = store.slot(n.intValue());
-    synchronized (slot) {
-      slot.imported(source, floor);
-    }
-  }
 
   /**
    * The log's record of a managed node's import record for a slot (a hand-off's keys arriving here,

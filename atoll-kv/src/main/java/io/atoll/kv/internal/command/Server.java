@@ -80,9 +80,9 @@ final class Server {
           c.reply.ok();
         })
         // Run by the dispatcher, which holds the transaction's queue (Dispatcher.transaction).
-        .add("multi", 1, "noscript loading stale fast allow_busy", 0, 0, 0, c -> { })
-        .add("exec", 1, "noscript loading stale skip_slowlog", 0, 0, 0, c -> { })
-        .add("discard", 1, "noscript loading stale fast allow_busy", 0, 0, 0, c -> { })
+        .add("multi", 1, "noscript loading stale fast allow_busy", 0, 0, 0, Dispatcher.TRANSACTION)
+        .add("exec", 1, "noscript loading stale skip_slowlog", 0, 0, 0, Dispatcher.TRANSACTION)
+        .add("discard", 1, "noscript loading stale fast allow_busy", 0, 0, 0, Dispatcher.TRANSACTION)
         .add("asking", 1, "fast", 0, 0, 0, c -> {
           c.session.asking = true;
           c.reply.ok();

@@ -73,13 +73,18 @@ final class SlotCopy {
    * [host port incarnation-hex floor]}.
    */
   static byte[][] importRecord(int slot, io.atoll.core.PodId source, long floor) {
-    byte[] name = Dispatcher.IMPORTED.toUpperCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
-    if (source == null) {
-      return new byte[][] {name, ascii(slot)};
+    return peerRecord(Dispatcher.IMPORTED, slot, source, floor);
+  }
+
+  /** {@code NAME slot [host port incarnation-hex n]}: a slot's state naming a peer, none without one. */
+  private static byte[][] peerRecord(String name, int slot, io.atoll.core.PodId peer, long n) {
+    byte[] upper = name.toUpperCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
+    if (peer == null) {
+      return new byte[][] {upper, ascii(slot)};
     }
-    return new byte[][] {name, ascii(slot), source.address().host().getBytes(StandardCharsets.UTF_8),
-        ascii(source.address().port()), Long.toHexString(source.incarnation()).getBytes(StandardCharsets.US_ASCII),
-        ascii(floor)};
+    return new byte[][] {upper, ascii(slot), peer.address().host().getBytes(StandardCharsets.UTF_8),
+        ascii(peer.address().port()), Long.toHexString(peer.incarnation()).getBytes(StandardCharsets.US_ASCII),
+        ascii(n)};
   }
 
   /** A lent batch as a log record: {@code ATOLL-LENT slot batch key...}. */
@@ -97,13 +102,7 @@ final class SlotCopy {
 
   /** The last returned batch stored, as a log record: {@code ATOLL-RETURNED slot [host port incarnation-hex batch]}. */
   static byte[][] returnedRecord(int slot, io.atoll.core.PodId from, long batch) {
-    byte[] name = Dispatcher.RETURNED.toUpperCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
-    if (from == null) {
-      return new byte[][] {name, ascii(slot)};
-    }
-    return new byte[][] {name, ascii(slot), from.address().host().getBytes(StandardCharsets.UTF_8),
-        ascii(from.address().port()), Long.toHexString(from.incarnation()).getBytes(StandardCharsets.US_ASCII),
-        ascii(batch)};
+    return peerRecord(Dispatcher.RETURNED, slot, from, batch);
   }
 
   /** A key's whole value and expiry as one record: SET (with PXAT) or ATOLL-SETHASH. */

@@ -59,6 +59,22 @@ public final class SlotStore {
     return meter.used();
   }
 
+  /**
+   * Removes every key and every trace of hand-offs and returns (import records, lent batches, the
+   * last returned batch stored, tokens): a managed node starting over as a new one.
+   */
+  public void forget() {
+    for (Slot s : slots) {
+      synchronized (s) {
+        s.clear();
+        s.imported(null, 0);
+        s.returned(null, 0);
+        s.handOffToken(0);
+        s.returnToken(0);
+      }
+    }
+  }
+
   /** Removes every key. */
   public void clear() {
     for (Slot s : slots) {
