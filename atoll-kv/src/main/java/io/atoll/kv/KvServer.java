@@ -16,6 +16,11 @@ import io.atoll.kv.internal.command.Clients;
 import io.atoll.kv.internal.command.CommandTable;
 import io.atoll.kv.internal.command.Commands;
 import io.atoll.kv.internal.command.Dispatcher;
+import io.atoll.kv.internal.command.Replication;
+import io.atoll.kv.internal.replication.Backlog;
+import io.atoll.kv.internal.replication.Replicator;
+import io.atoll.kv.internal.replication.Tee;
+import io.atoll.kv.internal.store.SlotJournal;
 import io.atoll.kv.internal.command.ServerInfo;
 import io.atoll.kv.internal.command.Stats;
 import io.atoll.kv.internal.command.CommandLog;
@@ -100,13 +105,16 @@ public final class KvServer implements AutoCloseable {
   private final DataDirLock dataDirLock;
   /** Managed mode with persistence: what the node kept from before its start; else null. */
   private final Kept kept;
+  /** Redis-cluster mode's replication (null in managed mode). */
+  private final Replicator replicator;
   /** Completed once {@link #close} has stopped everything (SHUTDOWN, a fatal log error, or the owner). */
   private final java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
 
   private KvServer(EventLoopGroup boss, EventLoopGroup workers, EventLoopGroup busGroup, ExecutorService migrations,
       ScheduledExecutorService expiry, ClusterBus bus, ClusterState cluster, Channel server, Channel tlsServer,
       int port, int tlsPort, int busPort, SlotStore store, Migrator migrator, TlsFiles tlsFiles, NodeKey nodeKey,
-      AppendOnlyFile aof, Snapshot snapshot, DataDirLock dataDirLock, Kept kept) {
+      AppendOnlyFile aof, Snapshot snapshot, DataDirLock dataDirLock, Kept kept, Replicator replicator) {
+    this.replicator = replicator;
     this.dataDirLock = dataDirLock;
     this.kept = kept;
     this.aof = aof;
@@ -293,12 +301,20 @@ public final class KvServer implements AutoCloseable {
     Auth auth = Auth.password(s.requirePass());
     SecureRandom random = new SecureRandom();
     ClusterState cluster;
+    // Redis-cluster mode's replication follows the view: each change of it also goes there.
+    java.util.concurrent.atomic.AtomicReference<Replicator> replicatorRef = new java.util.concurrent.atomic.AtomicReference<>();
     if (manager == null) {
       ConfigFile file = new ConfigFile(s.dataDir());
       ClusterView initial = file.load().map(v -> adopt(v, s.bind(), port, busPort, tlsPort)).orElseGet(() ->
           ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort, tlsPort)));
       file.save(initial);
-      cluster = new ClusterState(initial, clock, file::save);
+      cluster = new ClusterState(initial, clock, v -> {
+        file.save(v);
+        Replicator r = replicatorRef.get();
+        if (r != null) {
+          r.viewChanged(v);
+        }
+      });
     } else if (managedFile != null) {
       // Its identity and migration marks are kept (synced before a mark takes effect), so that it
       // can come back as the same node with its keys; the manager's configs replace the config.
@@ -320,7 +336,11 @@ public final class KvServer implements AutoCloseable {
         Thread.ofPlatform().name("kv-stop").start(node::close);
       }
     }) : null;
-    CommandLog log = aof == null ? CommandLog.NONE : aof;
+    // Redis-cluster mode streams every change to its replicas too (the backlog keeps nothing
+    // until a replica asks); a managed node has no replicas yet.
+    Backlog backlog = manager == null ? new Backlog(REPL_BACKLOG_BYTES) : null;
+    CommandLog aofLog = aof == null ? CommandLog.NONE : aof;
+    CommandLog log = backlog == null ? aofLog : Tee.log(aofLog, backlog);
     EventLoopGroup boss = Transport.group(1, "kv-accept");
     EventLoopGroup workers = Transport.group(s.eventLoops(), "kv-io");
     EventLoopGroup busGroup = Transport.group(1, "kv-bus");
@@ -333,7 +353,12 @@ public final class KvServer implements AutoCloseable {
       if (bus != null) {
         bus.start(s.bind(), busPort);
       }
-      SlotStore store = aof == null ? new SlotStore() : new SlotStore(aof);
+      SlotJournal journal = aof == null ? SlotJournal.NONE : aof;
+      SlotStore store = new SlotStore(backlog == null ? journal : Tee.journal(journal, backlog));
+      Replicator replicator = backlog == null ? null : new Replicator(backlog, store, cluster,
+          new Replicator.Settings(port, s.requirePass() == null ? null
+              : s.requirePass().getBytes(java.nio.charset.StandardCharsets.UTF_8), (int) Math.min(Integer.MAX_VALUE,
+              s.maxBulkLength()), (int) Math.max(5000, s.nodeTimeoutMillis())), clock, expiry);
       if (aof != null) {
         aof.attach(store); // what BGREWRITEAOF copies
       }
@@ -344,7 +369,7 @@ public final class KvServer implements AutoCloseable {
           ? new Snapshot(s.dataDir(), store, stats::writes, clock.getAsLong()) : null;
       ServerInfo info = new ServerInfo(port, s.bind(), s.maxMemory(), s.maxBulkLength(), s.queryBufferLimit(),
           s.outputBufferLimit(), s.nodeTimeoutMillis(), clock.getAsLong(), log,
-          snapshot == null ? Snapshots.NONE : snapshot);
+          snapshot == null ? Snapshots.NONE : snapshot, replicator == null ? Replication.NONE : replicator);
       Migrator migrator = new Migrator(store, cluster, clock, () -> log.awaitLogged(log.position()));
       NodeKey nodeKey = new NodeKey();
       CommandTable table = Commands.table(store, cluster, bus != null ? bus : Health.MANAGED,
@@ -357,7 +382,8 @@ public final class KvServer implements AutoCloseable {
               Thread.ofPlatform().name("kv-shutdown").start(node::close);
             }
           });
-      Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, clock, s.maxMemory(), observer, log);
+      Dispatcher dispatcher = new Dispatcher(table, store, cluster, stats, clock, s.maxMemory(), observer, log,
+          replicator == null ? Replication.NONE : replicator);
       if (aof == null && snapshot != null) {
         // Before the ports open: nobody reads a half-loaded store (without a log there is no
         // -LOADING state to answer with; a client retries the refused connection).
@@ -400,6 +426,10 @@ public final class KvServer implements AutoCloseable {
         LOG.warn("atoll kv: the keys loaded hold about {} bytes, above --maxmemory {}: writes that need memory are"
             + " refused with -OOM until keys are deleted or the limit is raised", store.usedMemory(), s.maxMemory());
       }
+      if (replicator != null) {
+        replicatorRef.set(replicator);
+        replicator.start(replicated(dispatcher)); // a replica follows its primary from here on
+      }
       // Its own thread: a slot's lock may be held for a while (MIGRATE), and that must not stall
       // the bus (missed pings would make peers suspect this node) or a client event loop.
       expiry.scheduleWithFixedDelay(() -> stats.expired(store.expireCycle(clock.getAsLong(), 64)),
@@ -411,7 +441,7 @@ public final class KvServer implements AutoCloseable {
           auth.required() ? ", password required" : "");
       Kept kept = managedFile == null ? null : new Kept(savedManaged.isPresent(), s.dataDir().resolve(CREDENTIAL_FILE));
       KvServer node = new KvServer(boss, workers, busGroup, migrations, expiry, bus, cluster, server, tlsServer, port,
-          tlsPort, busPort, store, migrator, tlsFiles, nodeKey, aof, snapshot, lock, kept);
+          tlsPort, busPort, store, migrator, tlsFiles, nodeKey, aof, snapshot, lock, kept, replicator);
       self.set(node);
       return node;
     } catch (InterruptedException e) {
@@ -558,7 +588,8 @@ public final class KvServer implements AutoCloseable {
     if (Nodes.busPort(mine.pod()) == busPort && Nodes.tlsPort(mine.pod()) == tlsPort) {
       return saved;
     }
-    Pod pod = Nodes.pod(bind, port, saved.me().incarnation(), busPort, tlsPort);
+    Pod pod = Nodes.withPrimary(Nodes.pod(bind, port, saved.me().incarnation(), busPort, tlsPort),
+        Nodes.primaryOf(mine.pod()));
     return new ClusterView(saved.config().toBuilder().pod(new PodEntry(pod, PodStatus.ACTIVE, mine.epoch())).build(),
         saved.me(), saved.migrating(), saved.importing(), java.util.Set.of());
   }
@@ -598,6 +629,9 @@ public final class KvServer implements AutoCloseable {
 
   /** A managed node listens for the shard manager on its client port plus this (where Redis has its bus). */
   public static final int CONTROL_PORT_OFFSET = ManagedConfigs.CONTROL_OFFSET;
+
+  /** Bytes of the replication stream a primary keeps for replicas that fall behind (Valkey's default). */
+  static final int REPL_BACKLOG_BYTES = 10 << 20;
 
   /** The client port. */
   public int port() {
@@ -677,6 +711,9 @@ public final class KvServer implements AutoCloseable {
     if (m != null) {
       m.close();
     }
+    if (replicator != null) {
+      replicator.close();
+    }
     if (server != null) {
       server.close().syncUninterruptibly();
     }
@@ -707,6 +744,18 @@ public final class KvServer implements AutoCloseable {
   /** Completes once the node has stopped: closed by its owner, by SHUTDOWN, or by a failed log. */
   public java.util.concurrent.CompletableFuture<Void> closed() {
     return closed;
+  }
+
+  /** Applies records of the replication stream through {@code dispatcher}, their replies thrown away. */
+  private static Replicator.Applier replicated(Dispatcher dispatcher) {
+    Session applying = new Session(0, "replication", "replication", 0, false, true);
+    io.netty.buffer.ByteBuf sink = io.netty.buffer.Unpooled.buffer(256);
+    Reply discard = new Reply();
+    discard.target(sink);
+    return args -> {
+      sink.clear();
+      dispatcher.applyReplicated(args, applying, discard);
+    };
   }
 
   /** Replays logged or saved records through {@code dispatcher}, their replies thrown away. */

@@ -181,7 +181,59 @@ public final class ClusterState {
     if (!forgotten.isEmpty()) {
       merged = ConfigEdits.without(merged, forgotten.keySet());
     }
-    publish(with(merged));
+    ClusterView next = with(merged);
+    PodId follow = Replicas.newPrimary(v, next);
+    if (follow != null) {
+      next = with(Replicas.follow(next.config(), v.me(), next.nodeId(follow)));
+      next = new ClusterView(next.config(), v.me(), Map.of(), Map.of(), next.failed());
+    }
+    publish(next);
+  }
+
+  // ---- replicas
+
+  /**
+   * CLUSTER REPLICATE: this node becomes a replica of {@code nodeId}. Refused, with Redis' texts,
+   * for an unknown node, this node, a replica, or while this node is a primary with slots or keys
+   * ({@code holdsKeys}). The change is stamped with a new config epoch so that it wins every merge.
+   */
+  public synchronized void replicate(String nodeId, boolean holdsKeys) {
+    ClusterView v = view;
+    PodEntry target = v.byNodeId(nodeId);
+    if (target == null) {
+      throw new Refused("ERR Unknown node " + nodeId);
+    }
+    if (target.id().equals(v.me())) {
+      throw new Refused("ERR Can't replicate myself");
+    }
+    if (v.primaryOf(target.id()) != null) {
+      throw new Refused("ERR I can only replicate a master, not a replica.");
+    }
+    if (v.myPrimary() == null && (v.config().ownedCounts().getOrDefault(v.me(), 0) > 0 || holdsKeys)) {
+      throw new Refused("ERR To set a master the node must be empty and without assigned slots.");
+    }
+    if (target.id().equals(v.myPrimary())) {
+      return;
+    }
+    ClusterConfig c = Replicas.follow(v.config(), v.me(), nodeId);
+    publish(new ClusterView(c, v.me(), Map.of(), Map.of(), v.failed()));
+  }
+
+  /**
+   * A replica takes over its primary's slots (CLUSTER FAILOVER's last step): it becomes a primary
+   * with a new config epoch, greater than any, and claims at it every slot its primary owns, so
+   * the change wins every merge; the old primary, hearing it, becomes its replica.
+   *
+   * @return false if this node is not a replica (any more)
+   */
+  public synchronized boolean takeOver() {
+    ClusterView v = view;
+    PodId primary = v.myPrimary();
+    if (primary == null) {
+      return false;
+    }
+    publish(new ClusterView(Replicas.takeOver(v.config(), v.me(), primary), v.me(), Map.of(), Map.of(), v.failed()));
+    return true;
   }
 
   /** Replaces the set of failed nodes. */
@@ -370,7 +422,8 @@ public final class ClusterState {
     ClusterView v = view;
     ClusterConfig config = ClusterConfig.empty(KeySlots.SLOT_COUNT);
     long epoch = hard ? 0 : v.myEpoch();
-    config = config.toBuilder().pod(new PodEntry(newMe, PodStatus.ACTIVE, epoch)).build();
+    // A replica reset is a primary again, without slots (as Redis' CLUSTER RESET).
+    config = config.toBuilder().pod(new PodEntry(Nodes.withPrimary(newMe, null), PodStatus.ACTIVE, epoch)).build();
     forgotten.clear();
     publish(new ClusterView(config, newMe.id(), Map.of(), Map.of(), Set.of()));
   }

@@ -38,7 +38,11 @@ public final class ClusterText {
     return result;
   }
 
-  /** CLUSTER NODES: one line per active node, each ending in a newline. */
+  /**
+   * CLUSTER NODES: one line per active node, each ending in a newline. A replica's line names its
+   * primary and shows the primary's config epoch, as Redis does (a replica's own epoch orders its
+   * role changes here, and is nobody else's business).
+   */
   public static String nodes(ClusterView v, Health h, boolean tls) {
     Map<PodId, List<int[]>> ranges = ranges(v.config());
     StringBuilder sb = new StringBuilder();
@@ -48,18 +52,20 @@ public final class ClusterText {
       }
       PodId id = e.id();
       boolean me = id.equals(v.me());
+      PodId primary = v.primaryOf(id);
       sb.append(v.nodeId(id)).append(' ')
           .append(id.address().host()).append(':').append(Nodes.clientPort(v.config(), id, tls))
           .append('@').append(Nodes.busPort(e.pod())).append(' ');
-      sb.append(me ? "myself,master" : "master");
+      sb.append(me ? "myself," : "").append(primary == null ? "master" : "slave");
       if (!me && v.failed().contains(id)) {
         sb.append(",fail");
       } else if (!me && h.suspected(id)) {
         sb.append(",fail?");
       }
-      sb.append(" - ");
+      sb.append(' ').append(primary == null ? "-" : v.nodeId(primary)).append(' ');
       sb.append(me ? 0 : h.pingSent(id)).append(' ').append(me ? 0 : h.pongReceived(id)).append(' ');
-      sb.append(e.epoch()).append(' ');
+      long epoch = primary == null ? e.epoch() : v.config().pod(primary).map(PodEntry::epoch).orElse(e.epoch());
+      sb.append(epoch).append(' ');
       sb.append(me || h.linkUp(id) ? "connected" : "disconnected");
       for (int[] r : ranges.getOrDefault(id, List.of())) {
         sb.append(' ').append(r[0]);
@@ -78,7 +84,10 @@ public final class ClusterText {
     return sb.toString();
   }
 
-  /** CLUSTER SLOTS: {@code [start, end, [ip, port, id, {}]]} per range, ascending by start. */
+  /**
+   * CLUSTER SLOTS: {@code [start, end, [ip, port, id, {}], replicas...]} per range, ascending by
+   * start; a replica that failed is left out, as Redis leaves it.
+   */
   public static void slots(ClusterView v, Reply r, boolean tls) {
     List<Object[]> all = new ArrayList<>();
     ranges(v.config()).forEach((owner, list) -> list.forEach(range -> all.add(new Object[] {range, owner})));
@@ -87,28 +96,49 @@ public final class ClusterText {
     for (Object[] o : all) {
       int[] range = (int[]) o[0];
       PodId owner = (PodId) o[1];
-      r.array(3);
+      List<PodId> replicas = new ArrayList<>();
+      for (PodId rep : v.replicasOf(owner)) {
+        if (!v.failed().contains(rep)) {
+          replicas.add(rep);
+        }
+      }
+      r.array(3 + replicas.size());
       r.integer(range[0]);
       r.integer(range[1]);
-      r.array(4);
-      r.bulk(owner.address().host());
-      r.integer(Nodes.clientPort(v.config(), owner, tls));
-      r.bulk(v.nodeId(owner));
-      r.map(0);
+      node(v, r, owner, tls);
+      for (PodId rep : replicas) {
+        node(v, r, rep, tls);
+      }
     }
   }
 
-  /** CLUSTER SHARDS: one shard per active node (no replicas), Redis 7's fields. */
+  private static void node(ClusterView v, Reply r, PodId id, boolean tls) {
+    r.array(4);
+    r.bulk(id.address().host());
+    r.integer(Nodes.clientPort(v.config(), id, tls));
+    r.bulk(v.nodeId(id));
+    r.map(0);
+  }
+
+  /** As {@link #shards(ClusterView, Health, Reply, long)} with no replication offset known. */
   public static void shards(ClusterView v, Health h, Reply r) {
+    shards(v, h, r, 0);
+  }
+
+  /**
+   * CLUSTER SHARDS: one shard per primary, its replicas after it, Redis 7's fields; {@code
+   * myOffset} is this node's replication offset (others' are not gossiped here: 0).
+   */
+  public static void shards(ClusterView v, Health h, Reply r, long myOffset) {
     Map<PodId, List<int[]>> ranges = ranges(v.config());
-    List<PodEntry> nodes = new ArrayList<>();
+    List<PodEntry> primaries = new ArrayList<>();
     for (PodEntry e : v.config().pods()) {
-      if (e.status() == PodStatus.ACTIVE) {
-        nodes.add(e);
+      if (e.status() == PodStatus.ACTIVE && v.primaryOf(e.id()) == null) {
+        primaries.add(e);
       }
     }
-    r.array(nodes.size());
-    for (PodEntry e : nodes) {
+    r.array(primaries.size());
+    for (PodEntry e : primaries) {
       PodId id = e.id();
       r.map(2);
       r.bulk("slots");
@@ -119,28 +149,37 @@ public final class ClusterText {
         r.integer(range[1]);
       }
       r.bulk("nodes");
-      r.array(1);
-      int tlsPort = Nodes.tlsPort(e.pod());
-      r.map(tlsPort > 0 ? 8 : 7);
-      r.bulk("id");
-      r.bulk(v.nodeId(id));
-      r.bulk("port");
-      r.integer(id.address().port());
-      if (tlsPort > 0) {
-        r.bulk("tls-port");
-        r.integer(tlsPort);
+      List<PodId> replicas = v.replicasOf(id);
+      r.array(1 + replicas.size());
+      shardNode(v, r, e, false, myOffset);
+      for (PodId rep : replicas) {
+        shardNode(v, r, v.config().pod(rep).orElseThrow(), true, myOffset);
       }
-      r.bulk("ip");
-      r.bulk(id.address().host());
-      r.bulk("endpoint");
-      r.bulk(id.address().host());
-      r.bulk("role");
-      r.bulk("master");
-      r.bulk("replication-offset");
-      r.integer(0);
-      r.bulk("health");
-      r.bulk(v.failed().contains(id) ? "fail" : "online");
     }
+  }
+
+  private static void shardNode(ClusterView v, Reply r, PodEntry e, boolean replica, long myOffset) {
+    PodId id = e.id();
+    int tlsPort = Nodes.tlsPort(e.pod());
+    r.map(tlsPort > 0 ? 8 : 7);
+    r.bulk("id");
+    r.bulk(v.nodeId(id));
+    r.bulk("port");
+    r.integer(id.address().port());
+    if (tlsPort > 0) {
+      r.bulk("tls-port");
+      r.integer(tlsPort);
+    }
+    r.bulk("ip");
+    r.bulk(id.address().host());
+    r.bulk("endpoint");
+    r.bulk(id.address().host());
+    r.bulk("role");
+    r.bulk(replica ? "replica" : "master");
+    r.bulk("replication-offset");
+    r.integer(id.equals(v.me()) ? myOffset : 0);
+    r.bulk("health");
+    r.bulk(v.failed().contains(id) ? "fail" : "online");
   }
 
   /** CLUSTER INFO, CRLF-separated lines. */

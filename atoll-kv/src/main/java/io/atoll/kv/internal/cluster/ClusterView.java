@@ -23,6 +23,7 @@ public final class ClusterView {
   private final Set<PodId> failed;
   private final Map<String, PodEntry> byNodeId = new HashMap<>();
   private final Map<PodId, String> nodeIds = new HashMap<>();
+  private final Map<PodId, PodId> primaries = new HashMap<>();
   private final boolean ok;
   private final int assigned;
 
@@ -39,6 +40,13 @@ public final class ClusterView {
         String id = Nodes.nodeId(e.id());
         byNodeId.put(id, e);
         nodeIds.put(e.id(), id);
+      }
+    }
+    for (PodEntry e : config.pods()) {
+      String of = e.status() == PodStatus.ACTIVE ? Nodes.primaryOf(e.pod()) : null;
+      PodEntry p = of == null ? null : byNodeId.get(of);
+      if (p != null && !p.id().equals(e.id())) {
+        primaries.put(e.id(), p.id());
       }
     }
     int unowned = config.unownedCount();
@@ -97,6 +105,30 @@ public final class ClusterView {
   public String nodeId(PodId id) {
     String s = nodeIds.get(id);
     return s != null ? s : Nodes.nodeId(id);
+  }
+
+  /**
+   * The primary the node {@code id} replicates, or null if it is a primary (or names a node this
+   * view does not list: it counts as a primary without slots until that node is heard of).
+   */
+  public PodId primaryOf(PodId id) {
+    return primaries.get(id);
+  }
+
+  /** The primary this node replicates, or null. */
+  public PodId myPrimary() {
+    return primaries.get(me);
+  }
+
+  /** The replicas of {@code primary}, in the config's order. */
+  public java.util.List<PodId> replicasOf(PodId primary) {
+    java.util.List<PodId> r = new java.util.ArrayList<>();
+    for (PodEntry e : config.pods()) {
+      if (primary.equals(primaries.get(e.id()))) {
+        r.add(e.id());
+      }
+    }
+    return r;
   }
 
   /** The active nodes, this one included. */

@@ -14,11 +14,14 @@ import java.util.HexFormat;
  * address and an incarnation kept in the data directory; its Redis node id (40 hex digits) is the
  * SHA-1 of that id, so every node derives the same name from the config; its cluster-bus port and
  * its TLS client port, if it has one, travel in the pod's version text ({@code bus.<port>} or
- * {@code bus.<port>.tls.<tls-port>}), since core's pod has no other free field.
+ * {@code bus.<port>.tls.<tls-port>}), since core's pod has no other free field. A replica says so
+ * there too: {@code .of.<primary's node id>} at the end.
  */
 public final class Nodes {
   private static final String BUS = "bus.";
   private static final String TLS = ".tls.";
+  /** Marks a replica: the Redis id of its primary follows (the last part of the version text). */
+  private static final String OF = ".of.";
 
   private Nodes() {}
 
@@ -44,9 +47,28 @@ public final class Nodes {
         new PodVersion(BUS + busPort + (tlsPort > 0 ? TLS + tlsPort : "")));
   }
 
+  /** The Redis id of the primary a node's pod replicates, or null for a primary. */
+  public static String primaryOf(Pod pod) {
+    String v = pod.version().value();
+    int at = v.indexOf(OF);
+    return v.startsWith(BUS) && at >= 0 ? v.substring(at + OF.length()) : null;
+  }
+
+  /** {@code pod} as a replica of the node {@code primaryNodeId}, or as a primary if that is null. */
+  public static Pod withPrimary(Pod pod, String primaryNodeId) {
+    String v = ports(pod.version().value());
+    return new Pod(pod.id(), new PodVersion(primaryNodeId == null ? v : v + OF + primaryNodeId));
+  }
+
+  /** The version text without its replica part. */
+  private static String ports(String v) {
+    int at = v.indexOf(OF);
+    return at < 0 ? v : v.substring(0, at);
+  }
+
   /** The TLS client port of a node's pod, or 0 if it has none (or its version does not say). */
   public static int tlsPort(Pod pod) {
-    String v = pod.version().value();
+    String v = ports(pod.version().value());
     int at = v.indexOf(TLS);
     if (!v.startsWith(BUS) || at < 0) {
       return 0;
@@ -78,7 +100,7 @@ public final class Nodes {
 
   /** The bus port of a node's pod; port + 10000 if its version does not say. */
   public static int busPort(Pod pod) {
-    String v = pod.version().value();
+    String v = ports(pod.version().value());
     if (v.startsWith(BUS)) {
       int end = v.indexOf(TLS);
       try {

@@ -169,6 +169,24 @@ public final class RespClient implements AutoCloseable {
     return items;
   }
 
+  /** Reads one reply line as it is (its type byte first, without CRLF): +, -, or : replies. */
+  public String readLine() throws IOException {
+    return line();
+  }
+
+  /**
+   * The connection's input from here on (for a stream that follows the replies, as replication's);
+   * read it from one thread, after the last reply read through this client.
+   */
+  public InputStream input() {
+    return in;
+  }
+
+  /** Sets the read timeout from now on (0: none). */
+  public void readTimeout(int millis) throws IOException {
+    socket.setSoTimeout(millis);
+  }
+
   private static int length(String line) throws IOException {
     try {
       return Integer.parseInt(line.substring(1));

@@ -21,6 +21,10 @@ public final class Call {
   /** Whether the command is a write (its reply must not leave if the log fails). */
   boolean write;
   CompletableFuture<Consumer<Reply>> deferred;
+  /** Run by EXEC: it must answer now, as a command inside a transaction never blocks. */
+  boolean inExec;
+  /** PSYNC: what takes over the connection once this command's reply is out (null: nothing). */
+  Consumer<io.netty.channel.Channel> takeover;
 
   Call(byte[][] args, Session session, Reply reply, long now) {
     this.args = args;
@@ -32,6 +36,11 @@ public final class Call {
   /** The reply of a command that finishes later (MIGRATE), or null. */
   public CompletableFuture<Consumer<Reply>> deferred() {
     return deferred;
+  }
+
+  /** What takes the connection over (PSYNC: the replication stream), or null. */
+  public Consumer<io.netty.channel.Channel> takeover() {
+    return takeover;
   }
 
   int argc() {

@@ -42,9 +42,11 @@ final class ClusterCommands {
   private final Executor migrations;
   private final ReturnCommands returns;
   private final NodeKey nodeKey;
+  private final Replication replication;
 
   ClusterCommands(ClusterState cluster, Health health, Meet meet, SlotStore store, Supplier<Pod> newIdentity,
-      Migrator migrator, Executor migrations, NodeKey nodeKey) {
+      Migrator migrator, Executor migrations, NodeKey nodeKey, Replication replication) {
+    this.replication = replication;
     this.nodeKey = nodeKey;
     this.cluster = cluster;
     this.health = health;
@@ -67,7 +69,7 @@ final class ClusterCommands {
     sub(subs, "myshardid", 2, c -> c.reply.bulk(cluster.view().myNodeId()));
     sub(subs, "nodes", 2, c -> c.reply.bulk(ClusterText.nodes(cluster.view(), health, c.session.tls())));
     sub(subs, "slots", 2, c -> ClusterText.slots(cluster.view(), c.reply, c.session.tls()));
-    sub(subs, "shards", 2, c -> ClusterText.shards(cluster.view(), health, c.reply));
+    sub(subs, "shards", 2, c -> ClusterText.shards(cluster.view(), health, c.reply, replication.offset()));
     sub(subs, "keyslot", 3, c -> c.reply.integer(KeySlots.slotOf(c.arg(2))));
     sub(subs, "countkeysinslot", 3, c -> {
       long s = c.integer(2);
@@ -133,6 +135,19 @@ final class ClusterCommands {
     sub(subs, "replicas", 3, c -> replicas(c));
     sub(subs, "slaves", 3, c -> replicas(c));
     sub(subs, "links", 2, c -> c.reply.array(0));
+    sub(subs, "replicate", 3, c -> {
+      cluster.replicate(c.str(2), store.size() > 0);
+      c.reply.ok();
+    });
+    sub(subs, "failover", -2, this::failover);
+    // Sent by this cluster's replica whose manual failover starts: pauses writes, answers the offset.
+    sub(subs, Replication.PAUSE_COMMAND.toLowerCase(Locale.ROOT), 3, c -> {
+      long millis = c.integer(2);
+      if (millis <= 0) {
+        throw new CommandError("ERR the pause must be positive (milliseconds)");
+      }
+      c.reply.integer(replication.pauseWrites(millis));
+    });
     sub(subs, "help", 2, c -> {
       String[] lines = {"CLUSTER <subcommand> [<arg> ...]. Subcommands are:",
           "ADDSLOTS, ADDSLOTSRANGE, BUMPEPOCH, COUNT-FAILURE-REPORTS, COUNTKEYSINSLOT, DELSLOTS, DELSLOTSRANGE,",
@@ -222,11 +237,42 @@ final class ClusterCommands {
         + " slots by hand";
   }
 
+  /** CLUSTER REPLICAS id: the CLUSTER NODES line of each of its replicas. */
   private void replicas(Call c) {
-    if (cluster.view().byNodeId(c.str(2)) == null) {
+    ClusterView v = cluster.view();
+    PodEntry e = v.byNodeId(c.str(2));
+    if (e == null) {
       throw new CommandError("ERR Unknown node " + c.str(2));
     }
-    c.reply.array(0);
+    if (v.primaryOf(e.id()) != null) {
+      throw new CommandError("ERR The specified node is not a master");
+    }
+    List<String> lines = new ArrayList<>();
+    for (String line : ClusterText.nodes(v, health, c.session.tls()).split("\n")) {
+      String[] f = line.split(" ", 5);
+      if (f.length > 3 && f[3].equals(c.str(2))) {
+        lines.add(line);
+      }
+    }
+    c.reply.array(lines.size());
+    for (String l : lines) {
+      c.reply.bulk(l);
+    }
+  }
+
+  /** CLUSTER FAILOVER [FORCE|TAKEOVER], sent to a replica. */
+  private void failover(Call c) {
+    String mode = "";
+    if (c.argc() == 3) {
+      mode = c.opt(2);
+      if (!mode.equals("FORCE") && !mode.equals("TAKEOVER")) {
+        throw new CommandError(CommandError.SYNTAX);
+      }
+    } else if (c.argc() > 3) {
+      throw new CommandError(CommandError.SYNTAX);
+    }
+    replication.failover(mode);
+    c.reply.ok();
   }
 
   private static int slot(Call c, int i) {
@@ -364,10 +410,12 @@ final class ClusterCommands {
     } else if (c.argc() > 3) {
       throw new CommandError(CommandError.SYNTAX);
     }
-    if (store.size() > 0) {
+    ClusterView v = cluster.view();
+    if (v.myPrimary() != null) {
+      store.clear(); // a replica reset is an empty primary, as in Redis
+    } else if (store.size() > 0) {
       throw new CommandError("ERR CLUSTER RESET can't be called with master nodes containing keys");
     }
-    ClusterView v = cluster.view();
     Pod me = hard ? newIdentity.get() : v.config().pod(v.me()).orElseThrow().pod();
     cluster.reset(me, hard);
     c.reply.ok();

@@ -41,7 +41,8 @@ public final class Commands {
     new Keys().register(b);
     new Hashes().register(b);
     new Server(store, stats, clients, info, b::build, auth, shutdown).register(b);
-    new ClusterCommands(cluster, health, meet::meet, store, newIdentity, migrator, migrations, nodeKey).register(b);
+    new ClusterCommands(cluster, health, meet::meet, store, newIdentity, migrator, migrations, nodeKey,
+        info.replication()).register(b);
     return b.build();
   }
 

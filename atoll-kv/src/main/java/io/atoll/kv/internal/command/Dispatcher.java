@@ -7,6 +7,7 @@ import io.atoll.kv.internal.resp.Reply;
 import io.atoll.kv.internal.store.SlotStore;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 /**
@@ -23,6 +24,7 @@ public final class Dispatcher {
   private final long maxMemory;
   private final KvObserver observer;
   private final CommandLog log;
+  private final Replication replication;
   /**
    * Write commands whose arguments do not replay to the same result: a time relative to now (SET EX,
    * EXPIRE, GETEX, RESTORE's ttl) or keys that leave for another node (MIGRATE). The changes they
@@ -34,6 +36,7 @@ public final class Dispatcher {
   private static final java.util.Set<String> SERVED_WHILE_LOADING = java.util.Set.of("info", "auth", "hello", "command",
       "quit", "lastsave", "shutdown", "config", "client", "echo", "select");
   static final String LOADING = "LOADING Redis is loading the dataset in memory";
+  static final String READONLY = "READONLY You can't write against a read only replica.";
   /**
    * Managed mode: the hand-offs' internal commands, refused to a connection that did not prove it
    * is a node (see {@code NodeKey}). Without a manager RESTORE-ASKING stays open, as Redis has it,
@@ -57,6 +60,13 @@ public final class Dispatcher {
   /** As above, logging every write to {@code log} for replay at start. */
   public Dispatcher(CommandTable table, SlotStore store, ClusterState cluster, Stats stats, LongSupplier clock,
       long maxMemory, KvObserver observer, CommandLog log) {
+    this(table, store, cluster, stats, clock, maxMemory, observer, log, Replication.NONE);
+  }
+
+  /** As above; writes wait while {@code replication} pauses them (a manual failover). */
+  public Dispatcher(CommandTable table, SlotStore store, ClusterState cluster, Stats stats, LongSupplier clock,
+      long maxMemory, KvObserver observer, CommandLog log, Replication replication) {
+    this.replication = replication;
     this.log = log;
     this.observer = observer;
     this.table = table;
@@ -259,6 +269,7 @@ public final class Dispatcher {
     c.reply.array(q.size());
     for (Session.Queued e : q) {
       Call inner = new Call(e.args(), c.session, c.reply, c.now);
+      inner.inExec = true;
       int errors = c.reply.errorCount();
       try {
         runChecked(inner);
@@ -333,6 +344,12 @@ public final class Dispatcher {
         if (queue(c, name, -1)) {
           return;
         }
+        if (write && cluster.view().myPrimary() != null) {
+          throw new CommandError(READONLY); // keyed writes get -MOVED to the primary, as in Redis
+        }
+        if (write && pausedFor(c)) {
+          return;
+        }
         spec.handler().run(c);
         return;
       }
@@ -361,6 +378,9 @@ public final class Dispatcher {
         if (queue(c, name, slot, spec, first, last, step)) {
           return;
         }
+        if (write && pausedFor(c)) {
+          return;
+        }
         boolean selfLogged = write && !LOGGED_BY_EFFECT.contains(spec.name());
         if (!selfLogged) {
           spec.handler().run(c);
@@ -378,6 +398,66 @@ public final class Dispatcher {
       if (!spec.name().equals("asking")) {
         c.session.asking = false;
       }
+    }
+  }
+
+  /**
+   * Whether the write {@code c} waits, writes being paused (a manual failover of this primary):
+   * then its reply is deferred until the pause ends, and it runs again then, routed anew (by then
+   * its slot may be served by the replica that took over: -MOVED). Checked holding the slot's
+   * lock, so once a pause has swept every slot's lock no write of before it is still running.
+   */
+  private boolean pausedFor(Call c) {
+    CompletableFuture<Void> pause = replication.writesPaused();
+    if (pause == null) {
+      return false;
+    }
+    if (c.session.resumed || c.inExec) {
+      // A transaction's reply has begun (its commands cannot wait), or this write waited once.
+      throw new CommandError("TRYAGAIN writes are paused by a manual failover; retry");
+    }
+    byte[][] args = c.args;
+    Session session = c.session;
+    c.write = false;
+    c.deferred = pause.thenApply(ignored -> reply -> {
+      session.resumed = true;
+      try {
+        execute(args, session, reply);
+      } finally {
+        session.resumed = false;
+      }
+    });
+    return true;
+  }
+
+  /**
+   * Applies one record of the replication stream on a replica: as {@link #replay}, no routing and
+   * time standing still (a replica's keys expire by its primary's DEL), but logged, so the
+   * replica's own log and stream hold what it applied.
+   *
+   * @throws IllegalArgumentException if the record is not one a stream holds
+   */
+  public void applyReplicated(byte[][] args, Session session, Reply sink) {
+    String name = new String(args[0], StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
+    CommandSpec spec = table.get(name);
+    if (spec == null || name.equals(FLUSH_SLOT) || name.equals(SET_HASH) || LOGGED_BY_EFFECT.contains(name)
+        || name.startsWith("atoll-")) {
+      replay(args, session, sink); // its changes are logged one by one, by the store's journal
+      return;
+    }
+    if (!spec.has("write") || !spec.hasKeys(args.length) || !arityOk(spec, args.length)) {
+      throw new IllegalArgumentException("'" + clip(name, 64) + "' is not a logged write command");
+    }
+    Call c = new Call(args, session, sink, 0);
+    c.slot = store.slot(KeySlots.slotOf(args[spec.firstKey()]));
+    synchronized (c.slot) {
+      c.slot.selfLogged(true);
+      try {
+        spec.handler().run(c);
+      } finally {
+        c.slot.selfLogged(false);
+      }
+      log.command(args);
     }
   }
 

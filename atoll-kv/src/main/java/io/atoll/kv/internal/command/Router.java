@@ -76,6 +76,9 @@ final class Router {
       }
       return missing > 0 && missing + existing > 1 ? TRYAGAIN : null;
     }
+    if (c.session.readonly && !spec.has("write") && owner.equals(v.myPrimary())) {
+      return null; // READONLY: a replica serves reads of its primary's slots, as Redis' replicas
+    }
     return "MOVED " + s + " " + address(v, owner, c.session.tls());
   }
 

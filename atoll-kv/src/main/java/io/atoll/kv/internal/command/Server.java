@@ -87,7 +87,33 @@ final class Server {
           c.session.asking = true;
           c.reply.ok();
         })
-        .add("wait", 3, "", 0, 0, 0, c -> c.reply.integer(0))
+        .add("wait", 3, "", 0, 0, 0, this::await)
+        .add("psync", -3, "admin noscript no_async_loading no_multi", 0, 0, 0, c -> {
+          Long offset = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(2));
+          if (offset == null) {
+            throw new CommandError(CommandError.NOT_INTEGER);
+          }
+          c.takeover = info.replication().psync(c.session, c.str(1), offset);
+        })
+        .add("sync", 1, "admin noscript", 0, 0, 0, c -> {
+          throw new CommandError("ERR SYNC is not served: replicas of this node use PSYNC");
+        })
+        .add("replconf", -1, "admin noscript loading stale allow_busy", 0, 0, 0, c -> {
+          info.replication().replconf(c.session, java.util.Arrays.copyOfRange(c.args, 1, c.argc()));
+          if (c.argc() < 2 || !isAck(c.str(1))) {
+            c.reply.ok();
+          }
+        })
+        .add("role", 1, "noscript loading stale fast", 0, 0, 0, c -> info.replication().role(c.reply))
+        .add("replicaof", 3, "admin noscript stale no_async_loading", 0, 0, 0, c -> {
+          throw new CommandError("ERR REPLICAOF not allowed in cluster mode.");
+        })
+        .add("slaveof", 3, "admin noscript stale no_async_loading", 0, 0, 0, c -> {
+          throw new CommandError("ERR REPLICAOF not allowed in cluster mode.");
+        })
+        .add("failover", -1, "admin noscript stale", 0, 0, 0, c -> {
+          throw new CommandError("ERR FAILOVER not allowed in cluster mode. Use CLUSTER FAILOVER command instead.");
+        })
         .add("time", 1, "fast", 0, 0, 0, c -> {
           long micros = c.now * 1000;
           c.reply.array(2);
@@ -299,6 +325,31 @@ final class Server {
     shutdown.run();
   }
 
+  private static boolean isAck(String opt) {
+    return opt.equalsIgnoreCase("ack") || opt.equalsIgnoreCase("getack");
+  }
+
+  /** WAIT numreplicas timeout: answered once enough replicas hold this client's writes, or at the timeout. */
+  private void await(Call c) {
+    Long n = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(1));
+    if (n == null || n < 0 || n > Integer.MAX_VALUE) {
+      throw new CommandError(CommandError.NOT_INTEGER);
+    }
+    Long timeout = io.atoll.kv.internal.resp.Numbers.parseLong(c.arg(2));
+    if (timeout == null) {
+      throw new CommandError("ERR timeout is not an integer or out of range");
+    }
+    if (timeout < 0) {
+      throw new CommandError("ERR timeout is negative");
+    }
+    java.util.concurrent.CompletableFuture<Integer> done = info.replication().await(n.intValue(), timeout);
+    if (done.isDone() || c.inExec) {
+      c.reply.integer(done.getNow(0)); // as Redis: inside MULTI it never blocks
+      return;
+    }
+    c.deferred = done.thenApply(count -> r -> r.integer(count));
+  }
+
   private void flush(Call c) {
     if (c.argc() > 2 || (c.argc() == 2 && !c.opt(1).equals("SYNC") && !c.opt(1).equals("ASYNC"))) {
       throw new CommandError(CommandError.SYNTAX);
@@ -482,7 +533,11 @@ final class Server {
           .append("\r\nacl_access_denied_auth:").append(auth.denied()).append("\r\n\r\n");
     }
     if (all || want.contains("replication")) {
-      sb.append("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n\r\n");
+      sb.append("# Replication\r\n");
+      for (String f : info.replication().info()) {
+        sb.append(f).append("\r\n");
+      }
+      sb.append("\r\n");
     }
     if (all || want.contains("cluster")) {
       sb.append("# Cluster\r\ncluster_enabled:1\r\n\r\n");

@@ -13,9 +13,18 @@ package io.atoll.kv.internal.command;
  * @param startedAt epoch ms
  * @param log the append-only file ({@link CommandLog#NONE} without one): INFO persistence, CONFIG GET
  * @param snapshots SAVE and BGSAVE ({@link Snapshots#NONE} without a data directory)
+ * @param replication the node's replicas or primary ({@link Replication#NONE}: none served)
  */
 public record ServerInfo(int tcpPort, String bind, long maxMemory, long maxBulk, long queryBufferLimit,
-    long outputBufferLimit, long nodeTimeoutMillis, long startedAt, CommandLog log, Snapshots snapshots) {
+    long outputBufferLimit, long nodeTimeoutMillis, long startedAt, CommandLog log, Snapshots snapshots,
+    Replication replication) {
+
+  /** Settings of a node that serves no replicas. */
+  public ServerInfo(int tcpPort, String bind, long maxMemory, long maxBulk, long queryBufferLimit,
+      long outputBufferLimit, long nodeTimeoutMillis, long startedAt, CommandLog log, Snapshots snapshots) {
+    this(tcpPort, bind, maxMemory, maxBulk, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, startedAt, log,
+        snapshots, Replication.NONE);
+  }
 
   /** Settings of a node with an append-only file and no snapshots. */
   public ServerInfo(int tcpPort, String bind, long maxMemory, long maxBulk, long queryBufferLimit,

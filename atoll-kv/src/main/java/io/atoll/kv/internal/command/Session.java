@@ -43,6 +43,10 @@ public final class Session {
    */
   java.util.List<Queued> queued;
   boolean queuedRefused;
+  /** The client port a replica said it listens on (REPLCONF listening-port), 0 if none. */
+  private volatile int listeningPort;
+  /** A write run again after a pause of writes ended: it is not deferred a second time. */
+  boolean resumed;
 
   /**
    * A command queued by MULTI, its slot (-1 if it has no keys), and what routing needs to check it
@@ -105,6 +109,16 @@ public final class Session {
 
   public long id() {
     return id;
+  }
+
+  /** The client port this connection's replica listens on (0: not a replica, or it did not say). */
+  public int listeningPort() {
+    return listeningPort;
+  }
+
+  /** REPLCONF listening-port. */
+  public void listeningPort(int port) {
+    listeningPort = port;
   }
 
   /** Whether the client came over TLS (then redirects and CLUSTER replies name TLS ports). */

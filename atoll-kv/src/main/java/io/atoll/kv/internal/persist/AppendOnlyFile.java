@@ -5,7 +5,6 @@ import io.atoll.kv.internal.command.CommandLog;
 import io.atoll.kv.internal.command.Dispatcher;
 import io.atoll.kv.internal.store.Entry;
 import io.atoll.kv.internal.store.Key;
-import io.atoll.kv.internal.store.SlotJournal;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -48,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * on. A failed fsync under {@code always} is final: nothing more is acknowledged, and {@code
  * onFatal} runs (the node stops), as Redis exits.
  */
-public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoCloseable {
+public final class AppendOnlyFile extends RecordJournal implements CommandLog, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AppendOnlyFile.class);
   /** The directory in the data directory, Redis' {@code appenddirname}. */
   public static final String DIR = "appendonlydir";
@@ -268,46 +267,7 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   }
 
   @Override
-  public void removed(int slot, Key key) {
-    record(DEL, key.bytes());
-  }
-
-  @Override
-  public void expiry(int slot, Key key, long at) {
-    if (at == 0) {
-      record(PERSIST, key.bytes());
-    } else {
-      record(PEXPIREAT, key.bytes(), SlotCopy.ascii(at));
-    }
-  }
-
-  @Override
-  public void cleared(int slot) {
-    record(FLUSH_SLOT, SlotCopy.ascii(slot));
-  }
-
-  @Override
-  public void imported(int slot, io.atoll.core.PodId source, long floor) {
-    record(SlotCopy.importRecord(slot, source, floor));
-  }
-
-  @Override
-  public void lent(int slot, long batch, java.util.Collection<io.atoll.kv.internal.store.Key> keys) {
-    record(SlotCopy.lendRecord(slot, batch, keys));
-  }
-
-  @Override
-  public void settled(int slot) {
-    record(Dispatcher.SETTLED.toUpperCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII),
-        SlotCopy.ascii(slot));
-  }
-
-  @Override
-  public void returned(int slot, io.atoll.core.PodId from, long batch) {
-    record(SlotCopy.returnedRecord(slot, from, batch));
-  }
-
-  private void record(byte[]... args) {
+  protected void record(byte[]... args) {
     if (loading) {
       return;
     }
@@ -350,17 +310,6 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
   private static boolean isBaseOf(byte[][] args) {
     return args.length == 2 + io.atoll.core.slots.KeySlots.SLOT_COUNT
         && new String(args[0], StandardCharsets.US_ASCII).equalsIgnoreCase(BASE_OF_NAME);
-  }
-
-  /** The slot a record is about: its key's, or a FLUSHSLOT's or an IMPORTED's number. */
-  private static int slotOf(byte[][] args) {
-    String name = new String(args[0], StandardCharsets.US_ASCII);
-    if (name.equalsIgnoreCase(Dispatcher.FLUSH_SLOT) || name.equalsIgnoreCase(Dispatcher.IMPORTED)
-        || name.equalsIgnoreCase(Dispatcher.LENT) || name.equalsIgnoreCase(Dispatcher.SETTLED)
-        || name.equalsIgnoreCase(Dispatcher.RETURNED)) {
-      return Integer.parseInt(new String(args[1], StandardCharsets.US_ASCII));
-    }
-    return io.atoll.core.slots.KeySlots.slotOf(args[1]); // every logged write's first key is its first argument
   }
 
   /**
@@ -775,9 +724,4 @@ public final class AppendOnlyFile implements SlotJournal, CommandLog, AutoClosea
 
   /** A base's last record: the increment file it precedes, and per slot the offset its copy was taken at. */
   static final String BASE_OF_NAME = "ATOLL-BASE-OF";
-  private static final byte[] DEL = "DEL".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] PEXPIREAT = "PEXPIREAT".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] PERSIST = "PERSIST".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] FLUSH_SLOT = Dispatcher.FLUSH_SLOT.toUpperCase(java.util.Locale.ROOT)
-      .getBytes(StandardCharsets.US_ASCII);
 }

@@ -11,7 +11,7 @@ import java.util.zip.CRC32C;
  * by a crash (the tail of the last file) from one whose bytes changed on disk. A growable byte
  * array; not thread-safe.
  */
-final class LogBuffer {
+public final class LogBuffer {
   static final byte[] CHECKSUM_PREFIX = "#c:".getBytes(StandardCharsets.US_ASCII);
   /** {@code #c:} + 8 hex digits + CRLF. */
   static final int CHECKSUM_LINE = 13;
@@ -21,12 +21,13 @@ final class LogBuffer {
   private int length;
   private final CRC32C crc = new CRC32C();
 
-  LogBuffer(int capacity) {
+  /** An empty buffer of {@code capacity} bytes to start with. */
+  public LogBuffer(int capacity) {
     bytes = new byte[capacity];
   }
 
   /** Appends one record of {@code args} with its checksum line. */
-  void record(byte[]... args) {
+  public void record(byte[]... args) {
     int start = length;
     header('*', args.length);
     for (byte[] a : args) {
@@ -78,20 +79,22 @@ final class LogBuffer {
   }
 
   /** Appends {@code other}'s bytes as they are. */
-  void appendRaw(LogBuffer other) {
+  public void appendRaw(LogBuffer other) {
     put(other.bytes, 0, other.length);
   }
 
-  int length() {
+  /** The bytes held. */
+  public int length() {
     return length;
   }
 
   /** The bytes so far, as a buffer to write (valid until the next change). */
-  ByteBuffer view() {
+  public ByteBuffer view() {
     return ByteBuffer.wrap(bytes, 0, length);
   }
 
-  void clear() {
+  /** Empties the buffer. */
+  public void clear() {
     length = 0;
     if (bytes.length > 4 << 20) {
       bytes = new byte[64 << 10]; // one burst does not pin its size for good

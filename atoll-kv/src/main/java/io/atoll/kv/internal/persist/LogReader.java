@@ -11,30 +11,30 @@ import java.util.zip.CRC32C;
  * byte offset of each. Lines starting with {@code #} between records (Redis' timestamp
  * annotations) are skipped. Never returns a record whose bytes do not match its checksum.
  */
-final class LogReader {
+public final class LogReader {
   /** The most bytes one argument may have (a Java array's; the file's length bounds it first). */
   static final long MAX_BULK = Integer.MAX_VALUE - 64;
   /** The most arguments one record may have. */
   static final long MAX_ARGS = 1L << 28;
 
   /** What reading the next record gave. */
-  sealed interface Next {
+  public sealed interface Next {
   }
 
   /** A record: its arguments, the offset of its first byte, and the offset just past its checksum line. */
-  record Record(byte[][] args, long start, long end) implements Next {
+  public record Record(byte[][] args, long start, long end) implements Next {
   }
 
   /** The file ended cleanly after the previous record. */
-  record End(long offset) implements Next {
+  public record End(long offset) implements Next {
   }
 
   /** The file ends inside a record that starts at {@code validUpTo}: cut it there. */
-  record Truncated(long validUpTo, String what) implements Next {
+  public record Truncated(long validUpTo, String what) implements Next {
   }
 
   /** The bytes at {@code offset} are not a well-formed record (the record began at {@code recordStart}). */
-  record Corrupt(long offset, long recordStart, String what) implements Next {
+  public record Corrupt(long offset, long recordStart, String what) implements Next {
   }
 
   /** Thrown inside the reader when the stream ends. */
@@ -56,6 +56,7 @@ final class LogReader {
 
   private final InputStream in;
   private final long end;
+  private final long maxBulk;
   private final CRC32C crc = new CRC32C();
   private final byte[] one = new byte[1];
   private long position;
@@ -66,13 +67,26 @@ final class LogReader {
    * bytes: a length that reaches past the end is read as the end, not allocated.
    */
   LogReader(InputStream in, long start, long end) {
+    this(in, start, end, MAX_BULK);
+  }
+
+  /**
+   * Reads a stream with no end but its own (a replication link), whose first byte is at offset
+   * {@code start}; an argument longer than {@code maxBulk} bytes is corruption.
+   */
+  public static LogReader stream(InputStream in, long start, int maxBulk) {
+    return new LogReader(in, start, Long.MAX_VALUE, maxBulk);
+  }
+
+  private LogReader(InputStream in, long start, long end, long maxBulk) {
     this.in = in;
     this.position = start;
     this.end = end;
+    this.maxBulk = maxBulk;
   }
 
   /** The next record, or how the file ends. */
-  Next next() throws IOException {
+  public Next next() throws IOException {
     long start = position;
     try {
       int first;
@@ -106,7 +120,7 @@ final class LogReader {
         if (b != '$') {
           throw new Bad(position - 1, "expected '$' (argument " + (i + 1) + " of " + argc + "), found " + describe(b));
         }
-        long len = number(MAX_BULK);
+        long len = number(maxBulk);
         if (len > end - position) {
           throw new Eof();
         }

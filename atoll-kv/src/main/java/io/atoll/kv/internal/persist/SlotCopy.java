@@ -16,7 +16,7 @@ import java.util.Map;
  * rewrite's base and a snapshot hold. Each slot is copied as it was at one moment; as a command never
  * spans slots, no command is ever seen half done.
  */
-final class SlotCopy {
+public final class SlotCopy {
 
   private SlotCopy() {
   }
@@ -33,31 +33,12 @@ final class SlotCopy {
    */
   static long copy(SlotStore store, long now, FileChannel out, BeforeSlot before) throws IOException {
     LogBuffer buf = new LogBuffer(1 << 20);
-    long[] n = {0};
+    long n = 0;
     for (int s = 0; s < io.atoll.core.slots.KeySlots.SLOT_COUNT; s++) {
       Slot slot = store.slot(s);
       synchronized (slot) {
         before.at(s);
-        if (slot.importedFrom() != null) {
-          buf.record(importRecord(s, slot.importedFrom(), slot.importFloor()));
-          n[0]++;
-        }
-        slot.forEachEntry((k, e) -> {
-          if (e.expireAt == 0 || e.expireAt > now) {
-            encode(buf, k, e);
-            n[0]++;
-          }
-        });
-        if (slot.lentBatch() != 0) { // stored, then lent again: a replay leaves them as they are
-          java.util.Map<Key, Entry> lent = slot.lentAll();
-          lent.forEach((k, e) -> encode(buf, k, e));
-          buf.record(lendRecord(s, slot.lentBatch(), lent.keySet()));
-          n[0] += lent.size() + 1;
-        }
-        if (slot.returnedFrom() != null) {
-          buf.record(returnedRecord(s, slot.returnedFrom(), slot.returnedBatch()));
-          n[0]++;
-        }
+        n += copySlot(slot, now, buf);
       }
       if (buf.length() >= 1 << 20) {
         writeAll(out, buf.view());
@@ -65,6 +46,36 @@ final class SlotCopy {
       }
     }
     writeAll(out, buf.view());
+    return n;
+  }
+
+  /**
+   * Appends to {@code buf} a record for every key of {@code slot} not expired at {@code now}, and
+   * of its hand-off state; returns how many records. The caller holds the slot's lock.
+   */
+  public static long copySlot(Slot slot, long now, LogBuffer buf) {
+    int s = slot.id();
+    long[] n = {0};
+    if (slot.importedFrom() != null) {
+      buf.record(importRecord(s, slot.importedFrom(), slot.importFloor()));
+      n[0]++;
+    }
+    slot.forEachEntry((k, e) -> {
+      if (e.expireAt == 0 || e.expireAt > now) {
+        encode(buf, k, e);
+        n[0]++;
+      }
+    });
+    if (slot.lentBatch() != 0) { // stored, then lent again: a replay leaves them as they are
+      java.util.Map<Key, Entry> lent = slot.lentAll();
+      lent.forEach((k, e) -> encode(buf, k, e));
+      buf.record(lendRecord(s, slot.lentBatch(), lent.keySet()));
+      n[0] += lent.size() + 1;
+    }
+    if (slot.returnedFrom() != null) {
+      buf.record(returnedRecord(s, slot.returnedFrom(), slot.returnedBatch()));
+      n[0]++;
+    }
     return n[0];
   }
 
@@ -106,7 +117,7 @@ final class SlotCopy {
   }
 
   /** A key's whole value and expiry as one record: SET (with PXAT) or ATOLL-SETHASH. */
-  static void encode(LogBuffer out, Key key, Entry entry) {
+  public static void encode(LogBuffer out, Key key, Entry entry) {
     byte[] k = key.bytes();
     if (entry.isString()) {
       if (entry.expireAt == 0) {
@@ -136,7 +147,7 @@ final class SlotCopy {
     }
   }
 
-  static byte[] ascii(long n) {
+  public static byte[] ascii(long n) {
     return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
   }
 

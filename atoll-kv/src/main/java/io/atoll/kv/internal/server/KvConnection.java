@@ -129,6 +129,17 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
       decoder.unauthenticated(false); // the requests decoded after this one get the full limits
       decoder = null;
     }
+    if (call.takeover() != null) {
+      // PSYNC: the replication stream takes the connection over; what was answered before it
+      // (REPLCONF, AUTH) leaves first, and the stream's writer is the only one from now on.
+      if (out != null && out.isReadable()) {
+        ctx.write(out);
+        out = null;
+      }
+      ctx.flush();
+      call.takeover().accept(ctx.channel());
+      return;
+    }
     if (call.deferred() != null) {
       waiting = true;
       ctx.channel().config().setAutoRead(false); // what is already decoded waits in held

@@ -20,6 +20,7 @@ public final class Slot {
    * its changes are not logged one by one. A key it finds expired is logged all the same, first.
    */
   private boolean selfLogged;
+  private boolean keepExpired;
   private final HashMap<Key, Entry> map = new HashMap<>();
   private int volatileKeys;
   /**
@@ -72,6 +73,15 @@ public final class Slot {
     selfLogged = on;
   }
 
+  /**
+   * A replica's slot: a key found expired is not there for a reader but stays until its primary's
+   * DEL arrives, as Redis' replicas have it (else a replica whose clock runs ahead drops a key its
+   * primary then keeps, PERSIST or not); {@link #removeExpired} removes nothing.
+   */
+  void keepExpired(boolean on) {
+    keepExpired = on;
+  }
+
   /** This slot's number. */
   public int id() {
     return id;
@@ -81,6 +91,9 @@ public final class Slot {
   public Entry get(Key key, long now) {
     Entry e = map.get(key);
     if (e != null && e.expireAt != 0 && e.expireAt <= now) {
+      if (keepExpired) {
+        return null; // a replica: its primary's DEL removes it, in the primary's order
+      }
       drop(key);
       journal.removed(id, key); // also within a command that logs itself: the expiry comes first
       return null;
@@ -174,7 +187,7 @@ public final class Slot {
 
   /** Removes the entries expired at {@code now}; how many. */
   public int removeExpired(long now) {
-    if (volatileKeys == 0) {
+    if (volatileKeys == 0 || keepExpired) {
       return 0;
     }
     int n = 0;

@@ -75,6 +75,18 @@ public final class SlotStore {
     }
   }
 
+  /**
+   * Whether this store is a replica's: expired keys stay until the primary deletes them (see
+   * {@link Slot#keepExpired}).
+   */
+  public void following(boolean on) {
+    for (Slot s : slots) {
+      synchronized (s) {
+        s.keepExpired(on);
+      }
+    }
+  }
+
   /** Removes every key. */
   public void clear() {
     for (Slot s : slots) {

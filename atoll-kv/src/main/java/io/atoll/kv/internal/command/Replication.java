@@ -1,0 +1,113 @@
+package io.atoll.kv.internal.command;
+
+import io.atoll.kv.internal.resp.Reply;
+import io.netty.channel.Channel;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * A node's replication as its commands see it: the stream its replicas follow, the primary it
+ * follows, the pause of a manual failover. Thread-safe.
+ */
+public interface Replication {
+
+  /** The CLUSTER subcommand a replica's manual failover sends its primary ({@link #pauseWrites}). */
+  String PAUSE_COMMAND = "ATOLL-PAUSE-WRITES";
+
+  /** A node without replication: it never pauses, has no replicas, and refuses PSYNC. */
+  Replication NONE = new Replication() {
+    @Override
+    public CompletableFuture<Void> writesPaused() {
+      return null;
+    }
+
+    @Override
+    public Consumer<Channel> psync(Session session, String replId, long offset) {
+      throw new CommandError("ERR this node does not serve replicas");
+    }
+
+    @Override
+    public void replconf(Session session, byte[][] args) {
+    }
+
+    @Override
+    public CompletableFuture<Integer> await(int replicas, long timeoutMillis) {
+      return CompletableFuture.completedFuture(0);
+    }
+
+    @Override
+    public void role(Reply r) {
+      r.array(3);
+      r.bulk("master");
+      r.integer(0);
+      r.array(0);
+    }
+
+    @Override
+    public List<String> info() {
+      return List.of("role:master", "connected_slaves:0");
+    }
+
+    @Override
+    public long pauseWrites(long millis) {
+      throw new CommandError("ERR this node does not serve replicas");
+    }
+
+    @Override
+    public void failover(String mode) {
+      throw new CommandError("ERR You should send CLUSTER FAILOVER to a replica");
+    }
+
+    @Override
+    public long offset() {
+      return 0;
+    }
+  };
+
+  /**
+   * Null unless writes are paused (a manual failover of this primary is under way); else a future
+   * that completes when they may run again.
+   */
+  CompletableFuture<Void> writesPaused();
+
+  /**
+   * PSYNC from a replica: what to do with its connection, which carries the stream from now on
+   * (its first bytes say +FULLRESYNC or +CONTINUE).
+   *
+   * @throws CommandError if this node cannot serve it (a replica itself, say)
+   */
+  Consumer<Channel> psync(Session session, String replId, long offset);
+
+  /** REPLCONF from a replica or a client: {@code args} after the command name. */
+  void replconf(Session session, byte[][] args);
+
+  /**
+   * WAIT: completes with how many replicas hold every write made so far, once {@code replicas} do
+   * or {@code timeoutMillis} passed (0: no limit).
+   */
+  CompletableFuture<Integer> await(int replicas, long timeoutMillis);
+
+  /** ROLE's reply. */
+  void role(Reply r);
+
+  /** The lines of INFO replication, {@code name:value} each. */
+  List<String> info();
+
+  /**
+   * A replica's manual failover asks this primary to stop writes for {@code millis}: returns the
+   * stream's offset once no write is under way, every later write waiting.
+   */
+  long pauseWrites(long millis);
+
+  /**
+   * CLUSTER FAILOVER on a replica ({@code mode}: "", "FORCE" or "TAKEOVER"): starts it, as Redis
+   * answers OK before it ends.
+   *
+   * @throws CommandError with Redis' text if this node cannot (a primary, or its primary is down)
+   */
+  void failover(String mode);
+
+  /** This node's replication offset: its stream's as a primary, what it applied as a replica. */
+  long offset();
+}

@@ -1,0 +1,282 @@
+package io.atoll.kv.internal.replication;
+
+import io.atoll.core.slots.KeySlots;
+import io.atoll.kv.internal.cluster.RespClient;
+import io.atoll.kv.internal.persist.LogReader;
+import io.atoll.kv.internal.persist.RecordJournal;
+import io.atoll.kv.internal.store.SlotStore;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A replica's side of its link to its primary: on its own thread, connects, asks to continue where
+ * it stopped ({@code PSYNC replid offset}) or takes a full copy (see {@link Feed}), applies every
+ * record in order, and says how far it got ({@code REPLCONF ACK}) each time it has read all that
+ * arrived, at least every 100 ms while the stream flows. A broken link is opened again after a
+ * second, until {@link #stop}.
+ */
+final class Follower implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(Follower.class);
+  private static final long ACK_MILLIS = 100;
+  private static final byte[] PING = "ping".getBytes(StandardCharsets.US_ASCII);
+
+  private final String host;
+  private final int port;
+  private final byte[] password;
+  private final int myPort;
+  private final int maxBulk;
+  private final int timeoutMillis;
+  private final SlotStore store;
+  private final Replicator.Applier applier;
+  private final LongSupplier clock;
+  private final Object sleeper = new Object();
+  private volatile boolean stopped;
+  private volatile RespClient client;
+  /** The stream this replica holds a prefix of: the primary's id and how many bytes it applied. */
+  private volatile String replId;
+  private volatile long offset;
+  private volatile boolean synced;
+  private volatile String state = "connect";
+  private volatile long lastIo;
+  private volatile long downSince;
+  /** Whether a manual failover waits for this replica to catch up (then each record wakes it). */
+  private volatile boolean watched;
+  private final Object progress = new Object();
+
+  Follower(String host, int port, byte[] password, int myPort, int maxBulk, int timeoutMillis, SlotStore store,
+      Replicator.Applier applier, LongSupplier clock) {
+    this.host = host;
+    this.port = port;
+    this.password = password;
+    this.myPort = myPort;
+    this.maxBulk = maxBulk;
+    this.timeoutMillis = timeoutMillis;
+    this.store = store;
+    this.applier = applier;
+    this.clock = clock;
+    this.downSince = clock.getAsLong();
+  }
+
+  String host() {
+    return host;
+  }
+
+  int port() {
+    return port;
+  }
+
+  /** ROLE's state: connect, connecting, sync or connected. */
+  String state() {
+    return state;
+  }
+
+  /** Whether the link is up and the full copy, if one was needed, is complete. */
+  boolean upToDate() {
+    return synced && "connected".equals(state);
+  }
+
+  /** How many bytes of the primary's stream this replica applied. */
+  long offset() {
+    return offset;
+  }
+
+  String replId() {
+    return replId;
+  }
+
+  long lastIo() {
+    return lastIo;
+  }
+
+  long downSince() {
+    return downSince;
+  }
+
+  /**
+   * Waits until this replica applied the stream up to {@code target} with its full copy complete,
+   * or the clock passed {@code deadline}; whether it did.
+   */
+  boolean awaitCaughtUp(long target, long deadline) throws InterruptedException {
+    synchronized (progress) {
+      watched = true;
+      try {
+        while (offset < target || !upToDate()) {
+          long left = deadline - clock.getAsLong();
+          if (left <= 0 || stopped) {
+            return false;
+          }
+          progress.wait(Math.min(left, 50));
+        }
+        return true;
+      } finally {
+        watched = false;
+      }
+    }
+  }
+
+  /** Ends the link for good. */
+  void stop() {
+    stopped = true;
+    RespClient c = client;
+    if (c != null) {
+      try {
+        c.close();
+      } catch (IOException ignored) {
+        // closing
+      }
+    }
+    synchronized (sleeper) {
+      sleeper.notifyAll();
+    }
+  }
+
+  @Override
+  public void run() {
+    while (!stopped) {
+      try {
+        follow();
+      } catch (IOException | RuntimeException e) {
+        if (!stopped) {
+          LOG.warn("replication: link to primary {}:{} lost: {}", host, port, e.getMessage());
+        }
+      } finally {
+        RespClient c = client;
+        client = null;
+        if (c != null) {
+          try {
+            c.close();
+          } catch (IOException ignored) {
+            // gone
+          }
+        }
+        if ("connected".equals(state) || "sync".equals(state)) {
+          downSince = clock.getAsLong();
+        }
+        state = "connect";
+      }
+      synchronized (sleeper) {
+        if (!stopped) {
+          try {
+            sleeper.wait(1000);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+          }
+        }
+      }
+    }
+  }
+
+  private void follow() throws IOException {
+    state = "connecting";
+    RespClient c = new RespClient(host, port, timeoutMillis);
+    client = c;
+    if (stopped) {
+      return;
+    }
+    if (password != null) {
+      c.send(List.of(b("AUTH"), password));
+      c.flush();
+      String err = c.read();
+      if (err != null) {
+        throw new IOException("the primary refused AUTH: " + err);
+      }
+    }
+    c.send(List.of(b("REPLCONF"), b("listening-port"), b(Integer.toString(myPort))));
+    String known = replId;
+    c.send(List.of(b("PSYNC"), b(known == null || !synced ? "?" : known),
+        b(known == null || !synced ? "-1" : Long.toString(offset + 1))));
+    c.flush();
+    String err = c.read();
+    if (err != null) {
+      throw new IOException("the primary refused REPLCONF: " + err);
+    }
+    String line = c.readLine();
+    long[] from = null;
+    if (line.startsWith("+FULLRESYNC ")) {
+      String[] p = line.split(" ");
+      if (p.length != 3) {
+        throw new IOException("malformed reply to PSYNC: " + line);
+      }
+      replId = p[1];
+      offset = Long.parseLong(p[2]);
+      synced = false;
+      state = "sync";
+      from = new long[KeySlots.SLOT_COUNT];
+      java.util.Arrays.fill(from, -1);
+      store.clear(); // logged as it goes: a crash meanwhile restarts from the copy's start
+      LOG.info("replication: full copy from primary {}:{} (replication id {}, offset {})", host, port, replId, offset);
+    } else if (line.startsWith("+CONTINUE")) {
+      state = "connected";
+      LOG.info("replication: continuing from primary {}:{} at offset {}", host, port, offset);
+    } else {
+      throw new IOException("the primary refused PSYNC: " + line);
+    }
+    InputStream in = c.input();
+    LogReader reader = LogReader.stream(in, 0, maxBulk);
+    long snapshotLeft = 0;
+    long copiedUpTo = Long.MAX_VALUE;
+    long lastAck = 0;
+    while (!stopped) {
+      LogReader.Next next = reader.next();
+      if (!(next instanceof LogReader.Record rec)) {
+        throw new IOException(next instanceof LogReader.End ? "the primary closed the link"
+            : "the stream is malformed: " + next);
+      }
+      lastIo = clock.getAsLong();
+      byte[][] args = rec.args();
+      String name = new String(args[0], StandardCharsets.US_ASCII);
+      if (snapshotLeft > 0) {
+        applier.apply(args);
+        snapshotLeft--;
+      } else if (from != null && name.equals(Feed.SYNCSLOT)) {
+        int s = Integer.parseInt(new String(args[1], StandardCharsets.US_ASCII));
+        from[s] = Long.parseLong(new String(args[2], StandardCharsets.US_ASCII));
+        snapshotLeft = Long.parseLong(new String(args[3], StandardCharsets.US_ASCII));
+      } else if (from != null && name.equals(Feed.SYNCED)) {
+        // Records of the stream sent after the copy may still be in it: the filter stays until the
+        // stream passes the last slot's copy.
+        copiedUpTo = java.util.Arrays.stream(from).max().orElse(0);
+        synced = true;
+        state = "connected";
+        LOG.info("replication: full copy from primary {}:{} complete at offset {}", host, port, offset);
+      } else {
+        long at = offset;
+        offset += rec.end() - rec.start();
+        if (!java.util.Arrays.equals(args[0], PING)) {
+          if (from != null && synced && at >= copiedUpTo) {
+            from = null; // past every slot's copy
+          }
+          if (from == null) {
+            applier.apply(args);
+          } else {
+            long copiedAt = from[RecordJournal.slotOf(args)];
+            if (copiedAt >= 0 && at >= copiedAt) {
+              applier.apply(args); // else in the copy already, or its slot's copy is still to come
+            }
+          }
+        }
+      }
+      if (watched) {
+        synchronized (progress) {
+          progress.notifyAll();
+        }
+      }
+      long now = clock.getAsLong();
+      if (synced && (in.available() == 0 || now - lastAck >= ACK_MILLIS)) {
+        c.send(List.of(b("REPLCONF"), b("ACK"), b(Long.toString(offset))));
+        c.flush();
+        lastAck = now;
+      }
+    }
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}

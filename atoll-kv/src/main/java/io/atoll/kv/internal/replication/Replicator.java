@@ -1,0 +1,485 @@
+package io.atoll.kv.internal.replication;
+
+import io.atoll.core.PodEntry;
+import io.atoll.core.PodId;
+import io.atoll.kv.internal.cluster.ClusterState;
+import io.atoll.kv.internal.cluster.ClusterView;
+import io.atoll.kv.internal.cluster.RespClient;
+import io.atoll.kv.internal.command.CommandError;
+import io.atoll.kv.internal.command.Replication;
+import io.atoll.kv.internal.command.Session;
+import io.atoll.kv.internal.resp.Numbers;
+import io.atoll.kv.internal.resp.Reply;
+import io.atoll.kv.internal.store.SlotStore;
+import io.netty.channel.Channel;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Redis-cluster-mode node's replication, as Redis has it: as a primary it keeps its stream in a
+ * {@link Backlog} and runs a {@link Feed} per replica; as a replica (its config entry names its
+ * primary, {@link ClusterView#myPrimary}) it runs a {@link Follower}. It follows the node's view:
+ * {@link #viewChanged} starts, moves or stops the follower as the role changes. A manual failover
+ * pauses this primary's writes ({@link #pauseWrites}) until its replica took its slots, or five
+ * seconds passed.
+ */
+public final class Replicator implements Replication, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Replicator.class);
+  /** Redis' CLUSTER_MF_TIMEOUT. */
+  static final long FAILOVER_MILLIS = 5000;
+  private static final byte[] PING = "ping".getBytes(StandardCharsets.US_ASCII);
+
+  /** Applies one record of the stream on a replica (see {@code Dispatcher#applyReplicated}). */
+  @FunctionalInterface
+  public interface Applier {
+    void apply(byte[][] args);
+  }
+
+  /** How a node reaches others and what it may accept. */
+  public record Settings(int myPort, byte[] password, int maxBulk, int timeoutMillis) {}
+
+  private final Backlog backlog;
+  private final SlotStore store;
+  private final ClusterState cluster;
+  private final Settings settings;
+  private final LongSupplier clock;
+  private final ScheduledExecutorService timer;
+  private final Map<Long, Feed> feeds = new ConcurrentHashMap<>();
+  private final List<Waiter> waiters = new ArrayList<>(); // guarded by itself
+  private volatile String replId = newReplId();
+  private volatile Follower follower;
+  private volatile PodId following;
+  private volatile CompletableFuture<Void> pause;
+  private volatile Applier applier;
+  private volatile boolean closed;
+
+  /** One WAIT: how many replicas, at which offset. */
+  private record Waiter(int replicas, long offset, CompletableFuture<Integer> done) {}
+
+  /** Replication over these parts; {@link #start} begins it. */
+  public Replicator(Backlog backlog, SlotStore store, ClusterState cluster, Settings settings, LongSupplier clock,
+      ScheduledExecutorService timer) {
+    this.backlog = backlog;
+    this.store = store;
+    this.cluster = cluster;
+    this.settings = settings;
+    this.clock = clock;
+    this.timer = timer;
+  }
+
+  /**
+   * Starts: records of the stream a replica receives go to {@code applier}; the stream pings its
+   * replicas every second (so a replica tells a quiet primary from a lost one).
+   */
+  public void start(Applier applier) {
+    this.applier = applier;
+    timer.scheduleWithFixedDelay(this::tick, 1, 1, TimeUnit.SECONDS);
+    viewChanged(cluster.view());
+  }
+
+  private static String newReplId() {
+    byte[] b = new byte[20];
+    new SecureRandom().nextBytes(b);
+    return HexFormat.of().formatHex(b);
+  }
+
+  private void tick() {
+    try {
+      if (backlog.active() && !feeds.isEmpty() && following == null) {
+        backlog.command(new byte[][] {PING});
+      }
+      checkWaiters();
+    } catch (RuntimeException e) {
+      LOG.warn("replication tick failed", e);
+    }
+  }
+
+  /**
+   * The node's view changed: follow the primary it names (a new one, or none any more), and end
+   * a pause of writes once this node is a replica (its slots went to the replica that took over).
+   * Called holding the cluster state's lock: it starts and stops threads, and waits for none.
+   */
+  public synchronized void viewChanged(ClusterView v) {
+    if (closed || applier == null) {
+      return;
+    }
+    PodId primary = v.myPrimary();
+    if (!Objects.equals(primary, following)) {
+      Follower old = follower;
+      follower = null;
+      if (old != null) {
+        old.stop();
+      }
+      if (following != null && primary == null) {
+        replId = newReplId(); // a new primary starts a new history, as Redis' promoted replica
+        LOG.info("replication: this node is a primary now (replication id {})", replId);
+      }
+      following = primary;
+      store.following(primary != null);
+      if (primary != null) {
+        for (Feed f : feeds.values()) {
+          f.stop(); // a replica serves no replicas of its own here
+        }
+        PodEntry e = v.config().pod(primary).orElseThrow();
+        Follower f = new Follower(e.id().address().host(), e.id().address().port(), settings.password(),
+            settings.myPort(), settings.maxBulk(), settings.timeoutMillis(), store, applier, clock);
+        follower = f;
+        Thread.ofPlatform().name("kv-replica-of-" + e.id().address().port()).daemon(true).start(f);
+        LOG.info("replication: this node replicates {} at {}", v.nodeId(primary), e.id().address());
+      }
+    }
+    if (primary != null) {
+      endPause();
+    }
+  }
+
+  // ---- as a primary
+
+  @Override
+  public CompletableFuture<Void> writesPaused() {
+    return pause;
+  }
+
+  @Override
+  public long pauseWrites(long millis) {
+    if (following != null) {
+      throw new CommandError("ERR this node is a replica: only a primary pauses its writes for a failover");
+    }
+    synchronized (this) {
+      if (pause == null) {
+        CompletableFuture<Void> p = new CompletableFuture<>();
+        pause = p;
+        timer.schedule(() -> {
+          if (pause == p) {
+            LOG.warn("replication: manual failover timed out: writes resume");
+            endPause();
+          }
+        }, Math.max(1, Math.min(millis, 2 * FAILOVER_MILLIS)), TimeUnit.MILLISECONDS);
+      }
+    }
+    // Every write checks the pause holding its slot's lock: once each lock was taken once, no write
+    // that missed the pause is still running, and the offset below is final until it ends.
+    for (int s = 0; s < io.atoll.core.slots.KeySlots.SLOT_COUNT; s++) {
+      synchronized (store.slot(s)) {
+        // nothing: a barrier
+      }
+    }
+    backlog.activate();
+    return backlog.offset();
+  }
+
+  private void endPause() {
+    CompletableFuture<Void> p;
+    synchronized (this) {
+      p = pause;
+      pause = null;
+    }
+    if (p != null) {
+      p.complete(null);
+    }
+  }
+
+  @Override
+  public Consumer<Channel> psync(Session session, String askedId, long askedOffset) {
+    if (following != null) {
+      Follower f = follower;
+      if (f == null || !f.upToDate()) {
+        throw new CommandError("NOMASTERLINK Can't SYNC while not connected with my master");
+      }
+      throw new CommandError("ERR this replica serves no replicas of its own (expected: PSYNC to its primary)");
+    }
+    long continueAt = -1;
+    synchronized (backlog) {
+      long from = askedOffset - 1; // Redis asks for the first byte it lacks, counted from 1
+      if (askedId.equals(replId) && backlog.active() && from >= backlog.firstOffset() && from <= backlog.offset()) {
+        continueAt = from;
+      }
+    }
+    long at = continueAt;
+    Feed[] made = new Feed[1];
+    return channel -> {
+      String host = channel.remoteAddress() instanceof java.net.InetSocketAddress a ? a.getHostString() : "?";
+      Feed f = new Feed(channel, backlog, store, replId, at, session.listeningPort(), host, clock,
+          () -> feeds.remove(session.id(), made[0]));
+      made[0] = f;
+      Feed old = feeds.put(session.id(), f);
+      if (old != null) {
+        old.stop();
+      }
+      LOG.info("replication: replica {}:{} {}", host, session.listeningPort(),
+          at < 0 ? "takes a full copy" : "continues at offset " + at);
+      Thread.ofPlatform().name("kv-feed-" + session.listeningPort()).daemon(true).start(f);
+    };
+  }
+
+  @Override
+  public void replconf(Session session, byte[][] args) {
+    if (args.length % 2 != 0) {
+      throw new CommandError("ERR syntax error");
+    }
+    for (int i = 0; i < args.length; i += 2) {
+      String opt = new String(args[i], StandardCharsets.UTF_8).toLowerCase(java.util.Locale.ROOT);
+      switch (opt) {
+        case "listening-port" -> {
+          Long p = Numbers.parseLong(args[i + 1]);
+          if (p == null || p < 0 || p > 65535) {
+            throw new CommandError("ERR value is not an integer or out of range");
+          }
+          session.listeningPort(p.intValue());
+        }
+        case "ack" -> {
+          Feed f = feeds.get(session.id());
+          Long off = Numbers.parseLong(args[i + 1]);
+          if (f != null && off != null) {
+            f.ack(off);
+            checkWaiters();
+          }
+          return; // as Redis: an ACK is never answered
+
+        }
+        case "getack" -> {
+          return; // a replica's ACKs come unasked, each time it read all that arrived
+        }
+        case "ip-address", "capa", "rdb-only", "rdb-filter-only" -> {
+          // taken as Redis takes them; nothing here depends on them
+        }
+        default -> throw new CommandError("ERR Unrecognized REPLCONF option: " + new String(args[i],
+            StandardCharsets.UTF_8));
+      }
+    }
+  }
+
+  @Override
+  public CompletableFuture<Integer> await(int replicas, long timeoutMillis) {
+    if (following != null) {
+      throw new CommandError("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0"
+          + " if a replica is configured to be writable (which is not the default) writes to replicas are just local"
+          + " and are not propagated.");
+    }
+    long offset = backlog.offset();
+    int now = ackedAtLeast(offset);
+    if (now >= replicas) {
+      return CompletableFuture.completedFuture(now);
+    }
+    Waiter w = new Waiter(replicas, offset, new CompletableFuture<>());
+    synchronized (waiters) {
+      waiters.add(w);
+    }
+    if (timeoutMillis > 0) {
+      timer.schedule(() -> {
+        synchronized (waiters) {
+          waiters.remove(w);
+        }
+        w.done().complete(ackedAtLeast(offset));
+      }, timeoutMillis, TimeUnit.MILLISECONDS);
+    }
+    checkWaiters();
+    return w.done();
+  }
+
+  private int ackedAtLeast(long offset) {
+    int n = 0;
+    for (Feed f : feeds.values()) {
+      if ("online".equals(f.state) && f.acked >= offset) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private void checkWaiters() {
+    List<Waiter> done = new ArrayList<>();
+    synchronized (waiters) {
+      if (waiters.isEmpty()) {
+        return;
+      }
+      waiters.removeIf(w -> {
+        if (w.done().isDone()) {
+          return true;
+        }
+        if (ackedAtLeast(w.offset()) >= w.replicas()) {
+          done.add(w);
+          return true;
+        }
+        return false;
+      });
+    }
+    for (Waiter w : done) {
+      w.done().complete(ackedAtLeast(w.offset()));
+    }
+  }
+
+  // ---- as a replica
+
+  @Override
+  public void failover(String mode) {
+    ClusterView v = cluster.view();
+    PodId primary = v.myPrimary();
+    if (primary == null) {
+      throw new CommandError("ERR You should send CLUSTER FAILOVER to a replica");
+    }
+    Follower f = follower;
+    if (mode.isEmpty() && (v.failed().contains(primary) || f == null || !f.upToDate())) {
+      throw new CommandError("ERR Master is down or failed, please use CLUSTER FAILOVER FORCE");
+    }
+    LOG.info("replication: manual failover user request accepted ({})", mode.isEmpty() ? "default" : mode);
+    if (!mode.isEmpty()) {
+      // No election here: FORCE takes over as TAKEOVER does (Redis asks the primaries for votes).
+      cluster.takeOver();
+      return;
+    }
+    PodEntry e = v.config().pod(primary).orElseThrow();
+    Thread.ofPlatform().name("kv-failover").daemon(true).start(() -> manualFailover(e, f));
+  }
+
+  /** Redis' manual failover: the primary stops writes, this replica catches up, then takes over. */
+  private void manualFailover(PodEntry primary, Follower f) {
+    long deadline = clock.getAsLong() + FAILOVER_MILLIS;
+    long target;
+    try (RespClient c = new RespClient(primary.id().address().host(), primary.id().address().port(),
+        settings.timeoutMillis())) {
+      if (settings.password() != null) {
+        c.send(List.of("AUTH".getBytes(StandardCharsets.UTF_8), settings.password()));
+        c.flush();
+        String err = c.read();
+        if (err != null) {
+          throw new java.io.IOException("AUTH: " + err);
+        }
+      }
+      c.send(List.of(b("CLUSTER"), b(PAUSE_COMMAND), b(Long.toString(FAILOVER_MILLIS))));
+      c.flush();
+      String line = c.readLine();
+      if (!line.startsWith(":")) {
+        throw new java.io.IOException(line);
+      }
+      target = Long.parseLong(line.substring(1));
+    } catch (java.io.IOException | RuntimeException ex) {
+      LOG.warn("replication: manual failover: the primary did not pause its writes: {}", ex.getMessage());
+      return;
+    }
+    LOG.info("replication: received replication offset for paused master manual failover: {}", target);
+    try {
+      if (!f.awaitCaughtUp(target, deadline) || follower != f) {
+        LOG.warn("replication: manual failover timed out (applied {} of {})", f.offset(), target);
+        return;
+      }
+    } catch (InterruptedException ex) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    LOG.info("replication: all of the primary's stream processed: taking over its slots");
+    cluster.takeOver();
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  // ---- ROLE and INFO
+
+  @Override
+  public void role(Reply r) {
+    Follower f = follower;
+    if (f != null) {
+      r.array(5);
+      r.bulk("slave");
+      r.bulk(f.host());
+      r.integer(f.port());
+      r.bulk(f.state());
+      r.integer("connect".equals(f.state()) || "connecting".equals(f.state()) ? -1 : f.offset());
+      return;
+    }
+    List<Feed> online = new ArrayList<>();
+    for (Feed fd : feeds.values()) {
+      if ("online".equals(fd.state)) {
+        online.add(fd);
+      }
+    }
+    r.array(3);
+    r.bulk("master");
+    r.integer(backlog.offset());
+    r.array(online.size());
+    for (Feed fd : online) {
+      r.array(3);
+      r.bulk(fd.host);
+      r.bulk(Integer.toString(fd.listeningPort));
+      r.bulk(Long.toString(fd.acked));
+    }
+  }
+
+  @Override
+  public List<String> info() {
+    List<String> l = new ArrayList<>();
+    Follower f = follower;
+    long now = clock.getAsLong();
+    if (f != null) {
+      boolean up = "connected".equals(f.state());
+      l.add("role:slave");
+      l.add("master_host:" + f.host());
+      l.add("master_port:" + f.port());
+      l.add("master_link_status:" + (up ? "up" : "down"));
+      l.add("master_last_io_seconds_ago:" + (f.lastIo() == 0 ? -1 : (now - f.lastIo()) / 1000));
+      l.add("master_sync_in_progress:" + ("sync".equals(f.state()) ? 1 : 0));
+      l.add("slave_read_repl_offset:" + f.offset());
+      l.add("slave_repl_offset:" + f.offset());
+      if (!up) {
+        l.add("master_link_down_since_seconds:" + (now - f.downSince()) / 1000);
+      }
+      l.add("slave_priority:100");
+      l.add("slave_read_only:1");
+      l.add("replica_announced:1");
+    } else {
+      l.add("role:master");
+    }
+    List<Feed> all = new ArrayList<>(feeds.values());
+    l.add("connected_slaves:" + all.size());
+    for (int i = 0; i < all.size(); i++) {
+      Feed fd = all.get(i);
+      l.add("slave" + i + ":ip=" + fd.host + ",port=" + fd.listeningPort + ",state=" + fd.state + ",offset="
+          + fd.acked + ",lag=" + ("online".equals(fd.state) ? (now - fd.ackedAt) / 1000 : 0));
+    }
+    l.add("master_failover_state:no-failover");
+    l.add("master_replid:" + (f != null && f.replId() != null ? f.replId() : replId));
+    l.add("master_replid2:0000000000000000000000000000000000000000");
+    long offset = f != null ? f.offset() : backlog.offset();
+    l.add("master_repl_offset:" + offset);
+    l.add("second_repl_offset:-1");
+    l.add("repl_backlog_active:" + (backlog.active() ? 1 : 0));
+    l.add("repl_backlog_size:" + backlog.capacity());
+    l.add("repl_backlog_first_byte_offset:" + (backlog.firstOffset() + 1));
+    l.add("repl_backlog_histlen:" + (backlog.offset() - backlog.firstOffset()));
+    return l;
+  }
+
+  @Override
+  public long offset() {
+    Follower f = follower;
+    return f != null ? f.offset() : backlog.offset();
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    Follower f = follower;
+    if (f != null) {
+      f.stop();
+    }
+    for (Feed fd : feeds.values()) {
+      fd.stop();
+    }
+    endPause();
+  }
+}
