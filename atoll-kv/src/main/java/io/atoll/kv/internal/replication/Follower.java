@@ -197,7 +197,7 @@ final class Follower implements Runnable {
       throw new IOException("the primary refused REPLCONF: " + err);
     }
     String line = c.readLine();
-    long[] from = null;
+    CopyFilter copy = null;
     if (line.startsWith("+FULLRESYNC ")) {
       String[] p = line.split(" ");
       if (p.length != 3) {
@@ -207,8 +207,7 @@ final class Follower implements Runnable {
       offset = Long.parseLong(p[2]);
       synced = false;
       state = "sync";
-      from = new long[KeySlots.SLOT_COUNT];
-      java.util.Arrays.fill(from, -1);
+      copy = new CopyFilter(KeySlots.SLOT_COUNT);
       store.clear(); // logged as it goes: a crash meanwhile restarts from the copy's start
       LOG.info("replication: full copy from primary {}:{} (replication id {}, offset {})", host, port, replId, offset);
     } else if (line.startsWith("+CONTINUE")) {
@@ -220,7 +219,6 @@ final class Follower implements Runnable {
     InputStream in = c.input();
     LogReader reader = LogReader.stream(in, 0, maxBulk);
     long snapshotLeft = 0;
-    long copiedUpTo = Long.MAX_VALUE;
     long lastAck = 0;
     while (!stopped) {
       LogReader.Next next = reader.next();
@@ -234,14 +232,14 @@ final class Follower implements Runnable {
       if (snapshotLeft > 0) {
         applier.apply(args);
         snapshotLeft--;
-      } else if (from != null && name.equals(Feed.SYNCSLOT)) {
-        int s = Integer.parseInt(new String(args[1], StandardCharsets.US_ASCII));
-        from[s] = Long.parseLong(new String(args[2], StandardCharsets.US_ASCII));
+      } else if (copy != null && name.equals(Feed.SYNCSLOT)) {
+        copy.copied(Integer.parseInt(new String(args[1], StandardCharsets.US_ASCII)),
+            Long.parseLong(new String(args[2], StandardCharsets.US_ASCII)));
         snapshotLeft = Long.parseLong(new String(args[3], StandardCharsets.US_ASCII));
-      } else if (from != null && name.equals(Feed.SYNCED)) {
+      } else if (copy != null && name.equals(Feed.SYNCED)) {
         // Records of the stream sent after the copy may still be in it: the filter stays until the
         // stream passes the last slot's copy.
-        copiedUpTo = java.util.Arrays.stream(from).max().orElse(0);
+        copy.complete();
         synced = true;
         state = "connected";
         LOG.info("replication: full copy from primary {}:{} complete at offset {}", host, port, offset);
@@ -249,16 +247,11 @@ final class Follower implements Runnable {
         long at = offset;
         offset += rec.end() - rec.start();
         if (!java.util.Arrays.equals(args[0], PING)) {
-          if (from != null && synced && at >= copiedUpTo) {
-            from = null; // past every slot's copy
+          if (copy != null && copy.over(at)) {
+            copy = null; // past every slot's copy
           }
-          if (from == null) {
-            applier.apply(args);
-          } else {
-            long copiedAt = from[RecordJournal.slotOf(args)];
-            if (copiedAt >= 0 && at >= copiedAt) {
-              applier.apply(args); // else in the copy already, or its slot's copy is still to come
-            }
+          if (copy == null || copy.applies(RecordJournal.slotOf(args), at)) {
+            applier.apply(args); // else in the copy already, or its slot's copy is still to come
           }
         }
       }

@@ -41,6 +41,8 @@ public final class Replicator implements Replication, AutoCloseable {
   /** Redis' CLUSTER_MF_TIMEOUT. */
   static final long FAILOVER_MILLIS = 5000;
   private static final byte[] PING = "ping".getBytes(StandardCharsets.US_ASCII);
+  /** Most replicas one primary feeds: each is a thread and, while it copies, a slot's records in memory. */
+  static final int MAX_REPLICAS = 16;
 
   /** Applies one record of the stream on a replica (see {@code Dispatcher#applyReplicated}). */
   @FunctionalInterface
@@ -200,6 +202,10 @@ public final class Replicator implements Replication, AutoCloseable {
         throw new CommandError("NOMASTERLINK Can't SYNC while not connected with my master");
       }
       throw new CommandError("ERR this replica serves no replicas of its own (expected: PSYNC to its primary)");
+    }
+    if (feeds.size() >= MAX_REPLICAS && !feeds.containsKey(session.id())) {
+      throw new CommandError("ERR this primary feeds " + feeds.size() + " replicas already (expected: at most "
+          + MAX_REPLICAS + ")");
     }
     long continueAt = -1;
     synchronized (backlog) {
