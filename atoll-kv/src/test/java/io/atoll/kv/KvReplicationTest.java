@@ -132,6 +132,44 @@ class KvReplicationTest {
     }
   }
 
+  /**
+   * A manual failover's pause of a primary's writes: keyed writes and transactions wait whole and
+   * run when it ends, reads go on, writes without keys are refused (they could not be waited for
+   * and still be counted before the offset the pause answers).
+   */
+  @Test
+  void writesPausedForAFailoverWaitWholeAndRunAfterwards() throws Exception {
+    try (KvNodes nodes = new KvNodes(1);
+        Jedis admin = new Jedis("127.0.0.1", nodes.get(0).port(), 30_000);
+        Jedis reader = new Jedis("127.0.0.1", nodes.get(0).port(), 30_000)) {
+      admin.sendCommand(() -> "CLUSTER".getBytes(), "ADDSLOTSRANGE", "0", "16383");
+      await().atMost(Duration.ofSeconds(10)).until(() -> admin.clusterInfo().contains("cluster_state:ok"));
+      admin.set("k:1", "old");
+      Object offset = admin.sendCommand(() -> "CLUSTER".getBytes(), "ATOLL-PAUSE-WRITES", "1000");
+      assertThat(offset).isInstanceOf(Long.class);
+      AtomicReference<Object> set = new AtomicReference<>();
+      AtomicReference<Object> exec = new AtomicReference<>();
+      Thread writer = Thread.ofPlatform().start(() -> {
+        try (Jedis w = new Jedis("127.0.0.1", nodes.get(0).port(), 30_000)) {
+          set.set(w.set("k:1", "new"));
+          redis.clients.jedis.Transaction t = w.multi();
+          t.incr("n:1");
+          t.incr("n:1");
+          exec.set(t.exec());
+        }
+      });
+      await().atMost(Duration.ofSeconds(10)).until(() -> reader.clientList().contains("cmd=set"));
+      assertThat(reader.get("k:1")).as("the write arrived and waits; reads go on").isEqualTo("old");
+      assertThatThrownBy(reader::flushAll).hasMessageStartingWith("TRYAGAIN writes are paused");
+      writer.join(30_000);
+      assertThat(set.get()).isEqualTo("OK");
+      assertThat(exec.get()).isEqualTo(List.of(1L, 2L));
+      assertThat(reader.get("k:1")).isEqualTo("new");
+      assertThat(reader.get("n:1")).isEqualTo("2");
+      assertThat(reader.flushAll()).isEqualTo("OK");
+    }
+  }
+
   /** Every key of {@code from} is on {@code to} with the same value and expiry, and no other key. */
   private static void assertSameKeys(Jedis from, Jedis to, String when) {
     to.readonly();

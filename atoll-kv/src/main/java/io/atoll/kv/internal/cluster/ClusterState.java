@@ -224,15 +224,18 @@ public final class ClusterState {
    * with a new config epoch, greater than any, and claims at it every slot its primary owns, so
    * the change wins every merge; the old primary, hearing it, becomes its replica.
    *
+   * @param minEpoch an epoch the new one must exceed too (the primary's current epoch, which this
+   *     node may not have heard of yet; 0: none)
    * @return false if this node is not a replica (any more)
    */
-  public synchronized boolean takeOver() {
+  public synchronized boolean takeOver(long minEpoch) {
     ClusterView v = view;
     PodId primary = v.myPrimary();
     if (primary == null) {
       return false;
     }
-    publish(new ClusterView(Replicas.takeOver(v.config(), v.me(), primary), v.me(), Map.of(), Map.of(), v.failed()));
+    publish(new ClusterView(Replicas.takeOver(v.config(), v.me(), primary, minEpoch), v.me(), Map.of(), Map.of(),
+        v.failed()));
     return true;
   }
 
@@ -421,7 +424,9 @@ public final class ClusterState {
   public synchronized void reset(Pod newMe, boolean hard) {
     ClusterView v = view;
     ClusterConfig config = ClusterConfig.empty(KeySlots.SLOT_COUNT);
-    long epoch = hard ? 0 : v.myEpoch();
+    // A replica's soft reset takes a new epoch: its entry without the replica mark must win over
+    // the one its peers hold (an equal epoch is settled by the entry's text, which would not).
+    long epoch = hard ? 0 : v.myPrimary() != null ? v.config().epoch() + 1 : v.myEpoch();
     // A replica reset is a primary again, without slots (as Redis' CLUSTER RESET).
     config = config.toBuilder().pod(new PodEntry(Nodes.withPrimary(newMe, null), PodStatus.ACTIVE, epoch)).build();
     forgotten.clear();

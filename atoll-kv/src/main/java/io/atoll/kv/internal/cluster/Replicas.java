@@ -23,12 +23,12 @@ final class Replicas {
   }
 
   /**
-   * {@code c} with {@code me} a primary at a new epoch that owns every slot {@code primary} owned,
-   * claimed at that epoch.
+   * {@code c} with {@code me} a primary at a new epoch (above {@code c}'s and {@code minEpoch})
+   * that owns every slot {@code primary} owned, claimed at that epoch.
    */
-  static ClusterConfig takeOver(ClusterConfig c, PodId me, PodId primary) {
+  static ClusterConfig takeOver(ClusterConfig c, PodId me, PodId primary, long minEpoch) {
     PodEntry mine = c.pod(me).orElseThrow();
-    long epoch = c.epoch() + 1;
+    long epoch = Math.max(c.epoch(), minEpoch) + 1;
     ClusterConfig.Builder b = c.toBuilder().pod(new PodEntry(Nodes.withPrimary(mine.pod(), null), mine.status(),
         epoch));
     for (int s = 0; s < c.size(); s++) {

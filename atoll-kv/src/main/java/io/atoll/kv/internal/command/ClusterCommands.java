@@ -146,7 +146,19 @@ final class ClusterCommands {
       if (millis <= 0) {
         throw new CommandError("ERR the pause must be positive (milliseconds)");
       }
-      c.reply.integer(replication.pauseWrites(millis));
+      // It waits for writes under way and takes every slot's lock once: not on an event loop.
+      c.deferred = new CompletableFuture<>();
+      CompletableFuture<Consumer<io.atoll.kv.internal.resp.Reply>> done = c.deferred;
+      Thread.ofPlatform().name("kv-pause-writes").daemon(true).start(() -> {
+        try {
+          long offset = replication.pauseWrites(millis);
+          done.complete(r -> r.integer(offset));
+        } catch (CommandError e) {
+          done.complete(r -> r.error(e.getMessage()));
+        } catch (RuntimeException e) {
+          done.completeExceptionally(e);
+        }
+      });
     });
     sub(subs, "help", 2, c -> {
       String[] lines = {"CLUSTER <subcommand> [<arg> ...]. Subcommands are:",
@@ -411,13 +423,15 @@ final class ClusterCommands {
       throw new CommandError(CommandError.SYNTAX);
     }
     ClusterView v = cluster.view();
-    if (v.myPrimary() != null) {
-      store.clear(); // a replica reset is an empty primary, as in Redis
-    } else if (store.size() > 0) {
+    boolean replica = v.myPrimary() != null;
+    if (!replica && store.size() > 0) {
       throw new CommandError("ERR CLUSTER RESET can't be called with master nodes containing keys");
     }
     Pod me = hard ? newIdentity.get() : v.config().pod(v.me()).orElseThrow().pod();
-    cluster.reset(me, hard);
+    cluster.reset(me, hard); // a replica stops following here
+    if (replica) {
+      store.clear(); // a replica reset is an empty primary, as in Redis
+    }
     c.reply.ok();
   }
 

@@ -216,7 +216,21 @@ public final class Dispatcher {
       }
     }
     if (slot < 0) {
-      runQueued(c, q);
+      if (!hasWrites(q)) {
+        runQueued(c, q);
+        return;
+      }
+      if (!replication.enterKeylessWrite()) {
+        if (execPaused(c, q)) {
+          return;
+        }
+        throw new CommandError(PAUSED);
+      }
+      try {
+        runQueued(c, q);
+      } finally {
+        replication.exitKeylessWrite();
+      }
       return;
     }
     io.atoll.kv.internal.store.Slot locked = store.slot(slot);
@@ -228,11 +242,21 @@ public final class Dispatcher {
       execLocked(c, q, locked);
       return;
     }
-    // A keyless command (FLUSHALL, SCAN, CLUSTER ...) may take other slots' locks, one at a time,
-    // while this transaction holds its own: two such transactions could each hold the lock the
-    // other waits for. They run one at a time, taking this lock before any slot's.
-    synchronized (multiSlotExec) {
-      execLocked(c, q, locked);
+    if (!replication.enterKeylessWrite()) {
+      if (execPaused(c, q)) {
+        return;
+      }
+      throw new CommandError(PAUSED);
+    }
+    try {
+      // A keyless command (FLUSHALL, SCAN, CLUSTER ...) may take other slots' locks, one at a time,
+      // while this transaction holds its own: two such transactions could each hold the lock the
+      // other waits for. They run one at a time, taking this lock before any slot's.
+      synchronized (multiSlotExec) {
+        execLocked(c, q, locked);
+      }
+    } finally {
+      replication.exitKeylessWrite();
     }
   }
 
@@ -250,6 +274,9 @@ public final class Dispatcher {
       }
       // Routed as a whole, as Redis routes EXEC: a redirection (the slot moved, or keys of it are
       // on their way to another node) answers EXEC, and nothing runs.
+      if (execPaused(c, q)) {
+        return; // under the slot's lock: a pause's sweep waits for a transaction that began before it
+      }
       io.atoll.kv.internal.cluster.ClusterView view = cluster.view();
       for (Session.Queued e : q) {
         if (e.slot() >= 0) {
@@ -344,13 +371,18 @@ public final class Dispatcher {
         if (queue(c, name, -1)) {
           return;
         }
-        if (write && cluster.view().myPrimary() != null) {
-          throw new CommandError(READONLY); // keyed writes get -MOVED to the primary, as in Redis
-        }
-        if (write && pausedFor(c)) {
+        if (!write) {
+          spec.handler().run(c);
           return;
         }
-        spec.handler().run(c);
+        if (cluster.view().myPrimary() != null) {
+          throw new CommandError(READONLY); // keyed writes get -MOVED to the primary, as in Redis
+        }
+        if (!c.inExec) {
+          runKeylessWrite(c, spec);
+          return;
+        }
+        spec.handler().run(c); // EXEC took the keyless writes' guard for the whole transaction
         return;
       }
       int first = spec.firstKey();
@@ -408,19 +440,23 @@ public final class Dispatcher {
    * lock, so once a pause has swept every slot's lock no write of before it is still running.
    */
   private boolean pausedFor(Call c) {
+    if (c.inExec) {
+      return false; // EXEC looked at the pause for the whole transaction, holding the same lock
+    }
     CompletableFuture<Void> pause = replication.writesPaused();
     if (pause == null) {
       return false;
     }
-    if (c.session.resumed || c.inExec) {
-      // A transaction's reply has begun (its commands cannot wait), or this write waited once.
-      throw new CommandError("TRYAGAIN writes are paused by a manual failover; retry");
+    if (c.session.resumed) {
+      throw new CommandError(PAUSED); // it waited once already
     }
     byte[][] args = c.args;
     Session session = c.session;
+    boolean asking = session.asking;
     c.write = false;
     c.deferred = pause.thenApply(ignored -> reply -> {
       session.resumed = true;
+      session.asking = asking;
       try {
         execute(args, session, reply);
       } finally {
@@ -428,6 +464,61 @@ public final class Dispatcher {
       }
     });
     return true;
+  }
+
+  static final String PAUSED = "TRYAGAIN writes are paused by a manual failover; retry";
+
+  /**
+   * A write without keys (FLUSHALL, MIGRATE): refused while writes are paused, and counted while it
+   * runs (MIGRATE: until its keys have moved), so that a pause waits for it before it answers its
+   * offset (see {@link Replication#pauseWrites}).
+   */
+  private void runKeylessWrite(Call c, CommandSpec spec) {
+    if (!replication.enterKeylessWrite()) {
+      throw new CommandError(PAUSED);
+    }
+    boolean handedOn = false;
+    try {
+      spec.handler().run(c);
+      if (c.deferred != null) {
+        c.deferred.whenComplete((r, e) -> replication.exitKeylessWrite());
+        handedOn = true;
+      }
+    } finally {
+      if (!handedOn) {
+        replication.exitKeylessWrite();
+      }
+    }
+  }
+
+  /**
+   * EXEC of a transaction with writes while writes are paused: it waits whole (its queue kept) and
+   * runs again when the pause ends; true if so.
+   */
+  private boolean execPaused(Call c, java.util.List<Session.Queued> q) {
+    if (!hasWrites(q) || replication.writesPaused() == null) {
+      return false;
+    }
+    c.session.queued = q; // run again as it was
+    boolean deferred = false;
+    try {
+      deferred = pausedFor(c);
+      return deferred;
+    } finally {
+      if (!deferred) {
+        c.session.queued = null;
+      }
+    }
+  }
+
+  private boolean hasWrites(java.util.List<Session.Queued> q) {
+    for (Session.Queued e : q) {
+      CommandSpec spec = table.get(new String(e.args()[0], StandardCharsets.UTF_8).toLowerCase(Locale.ROOT));
+      if (spec != null && spec.has("write")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

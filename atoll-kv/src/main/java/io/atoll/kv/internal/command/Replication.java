@@ -63,6 +63,15 @@ public interface Replication {
     public long offset() {
       return 0;
     }
+
+    @Override
+    public boolean enterKeylessWrite() {
+      return true;
+    }
+
+    @Override
+    public void exitKeylessWrite() {
+    }
   };
 
   /**
@@ -95,8 +104,11 @@ public interface Replication {
   List<String> info();
 
   /**
-   * A replica's manual failover asks this primary to stop writes for {@code millis}: returns the
-   * stream's offset once no write is under way, every later write waiting.
+   * A replica's manual failover asks this primary to stop writes for {@code millis} (at least; a
+   * pause under way is extended): returns the stream's offset once no write is under way, every
+   * later write waiting. Blocks until then: call it off the event loops.
+   *
+   * @throws CommandError if writes under way do not end in time (the pause is then lifted)
    */
   long pauseWrites(long millis);
 
@@ -110,4 +122,14 @@ public interface Replication {
 
   /** This node's replication offset: its stream's as a primary, what it applied as a replica. */
   long offset();
+
+  /**
+   * A write without keys (FLUSHALL, MIGRATE, a transaction of them) begins: false if writes are
+   * paused (it must not run); else it is counted until {@link #exitKeylessWrite}, and a pause waits
+   * for it to end before it answers its offset.
+   */
+  boolean enterKeylessWrite();
+
+  /** The write {@link #enterKeylessWrite} counted has ended (MIGRATE: its keys moved). */
+  void exitKeylessWrite();
 }

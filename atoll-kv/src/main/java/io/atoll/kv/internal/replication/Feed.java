@@ -32,6 +32,8 @@ final class Feed implements Runnable {
   static final String SYNCSLOT = "ATOLL-SYNCSLOT";
   static final String SYNCED = "ATOLL-SYNCED";
   private static final int CHUNK = 256 << 10;
+  /** Redis' repl-timeout. */
+  static final long TIMEOUT_MILLIS = 60_000;
 
   private final Channel channel;
   private final Backlog backlog;
@@ -162,7 +164,11 @@ final class Feed implements Runnable {
 
   private void send(byte[] bytes) throws InterruptedException, Cut {
     ChannelFuture f = channel.writeAndFlush(Unpooled.wrappedBuffer(bytes));
-    f.await(); // one chunk in flight: what waits to be sent is bounded
+    // One chunk in flight: what waits to be sent is bounded; a replica that reads nothing for
+    // the replication timeout is cut (Redis' repl-timeout).
+    if (!f.await(TIMEOUT_MILLIS)) {
+      throw new Cut("it read nothing for " + TIMEOUT_MILLIS + " ms");
+    }
     if (!f.isSuccess()) {
       throw new Cut("the link failed (" + (f.cause() == null ? "closed" : f.cause().getMessage()) + ")");
     }

@@ -41,6 +41,8 @@ final class Follower implements Runnable {
   private volatile String replId;
   private volatile long offset;
   private volatile boolean synced;
+  /** Whether a new link may continue from {@link #offset}: a copy's filter, if any, is over. */
+  private volatile boolean resumable;
   private volatile String state = "connect";
   private volatile long lastIo;
   private volatile long downSince;
@@ -189,8 +191,10 @@ final class Follower implements Runnable {
     }
     c.send(List.of(b("REPLCONF"), b("listening-port"), b(Integer.toString(myPort))));
     String known = replId;
-    c.send(List.of(b("PSYNC"), b(known == null || !synced ? "?" : known),
-        b(known == null || !synced ? "-1" : Long.toString(offset + 1))));
+    // Continuing needs a copy whose filter is over: before that, the stream still carries records
+    // the copy holds, which only the filter (gone with the link) knew to skip.
+    boolean resume = known != null && resumable;
+    c.send(List.of(b("PSYNC"), b(resume ? known : "?"), b(resume ? Long.toString(offset + 1) : "-1")));
     c.flush();
     String err = c.read();
     if (err != null) {
@@ -206,6 +210,7 @@ final class Follower implements Runnable {
       replId = p[1];
       offset = Long.parseLong(p[2]);
       synced = false;
+      resumable = false;
       state = "sync";
       copy = new CopyFilter(KeySlots.SLOT_COUNT);
       store.clear(); // logged as it goes: a crash meanwhile restarts from the copy's start
@@ -245,15 +250,16 @@ final class Follower implements Runnable {
         LOG.info("replication: full copy from primary {}:{} complete at offset {}", host, port, offset);
       } else {
         long at = offset;
-        offset += rec.end() - rec.start();
         if (!java.util.Arrays.equals(args[0], PING)) {
           if (copy != null && copy.over(at)) {
             copy = null; // past every slot's copy
+            resumable = true;
           }
           if (copy == null || copy.applies(RecordJournal.slotOf(args), at)) {
             applier.apply(args); // else in the copy already, or its slot's copy is still to come
           }
         }
+        offset = at + rec.end() - rec.start(); // once applied: a failover waiting for it sees it done
       }
       if (watched) {
         synchronized (progress) {

@@ -43,6 +43,8 @@ public final class Replicator implements Replication, AutoCloseable {
   private static final byte[] PING = "ping".getBytes(StandardCharsets.US_ASCII);
   /** Most replicas one primary feeds: each is a thread and, while it copies, a slot's records in memory. */
   static final int MAX_REPLICAS = 16;
+  /** Most clients blocked in WAIT at once. */
+  static final int MAX_WAITERS = 10_000;
 
   /** Applies one record of the stream on a replica (see {@code Dispatcher#applyReplicated}). */
   @FunctionalInterface
@@ -64,7 +66,12 @@ public final class Replicator implements Replication, AutoCloseable {
   private volatile String replId = newReplId();
   private volatile Follower follower;
   private volatile PodId following;
-  private volatile CompletableFuture<Void> pause;
+  /** Guards the pause and the count of writes without keys under way. */
+  private final Object keyless = new Object();
+  private volatile CompletableFuture<Void> pause; // written under keyless
+  private long pauseUntil; // keyless
+  private int keylessWrites; // keyless
+  private final java.util.concurrent.atomic.AtomicBoolean failingOver = new java.util.concurrent.atomic.AtomicBoolean();
   private volatile Applier applier;
   private volatile boolean closed;
 
@@ -155,25 +162,46 @@ public final class Replicator implements Replication, AutoCloseable {
     return pause;
   }
 
+  /**
+   * Pauses writes for twice {@code millis} from now (a pause under way is extended, never cut), as
+   * Redis pauses its clients for twice the manual failover's timeout: the replica gives up at
+   * {@code millis}, so it never takes over from a primary that already resumed. Waits for the
+   * writes without keys under way (MIGRATE's keys still moving), then takes every slot's lock once.
+   */
   @Override
   public long pauseWrites(long millis) {
     if (following != null) {
       throw new CommandError("ERR this node is a replica: only a primary pauses its writes for a failover");
     }
-    synchronized (this) {
+    long until = clock.getAsLong() + 2 * Math.min(millis, FAILOVER_MILLIS);
+    synchronized (keyless) {
       if (pause == null) {
-        CompletableFuture<Void> p = new CompletableFuture<>();
-        pause = p;
-        timer.schedule(() -> {
-          if (pause == p) {
-            LOG.warn("replication: manual failover timed out: writes resume");
-            endPause();
-          }
-        }, Math.max(1, Math.min(millis, 2 * FAILOVER_MILLIS)), TimeUnit.MILLISECONDS);
+        pause = new CompletableFuture<>();
+      }
+      if (until > pauseUntil) {
+        pauseUntil = until;
+        CompletableFuture<Void> p = pause;
+        timer.schedule(() -> resumeIfDue(p), until - clock.getAsLong(), TimeUnit.MILLISECONDS);
+      }
+      long deadline = clock.getAsLong() + millis;
+      while (keylessWrites > 0) {
+        long left = deadline - clock.getAsLong();
+        if (left <= 0) {
+          endPause();
+          throw new CommandError("ERR writes without keys under way (MIGRATE) did not end within " + millis
+              + " ms: writes resume, no failover");
+        }
+        try {
+          keyless.wait(left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          endPause();
+          throw new CommandError("ERR interrupted");
+        }
       }
     }
-    // Every write checks the pause holding its slot's lock: once each lock was taken once, no write
-    // that missed the pause is still running, and the offset below is final until it ends.
+    // Every keyed write checks the pause holding its slot's lock: once each lock was taken once, no
+    // write that missed the pause is still running, and the offset below is final until it ends.
     for (int s = 0; s < io.atoll.core.slots.KeySlots.SLOT_COUNT; s++) {
       synchronized (store.slot(s)) {
         // nothing: a barrier
@@ -183,11 +211,41 @@ public final class Replicator implements Replication, AutoCloseable {
     return backlog.offset();
   }
 
+  private void resumeIfDue(CompletableFuture<Void> p) {
+    synchronized (keyless) {
+      if (pause != p || clock.getAsLong() < pauseUntil) {
+        return; // ended already, or extended (its own timer ends it)
+      }
+    }
+    LOG.warn("replication: manual failover timed out: writes resume");
+    endPause();
+  }
+
+  @Override
+  public boolean enterKeylessWrite() {
+    synchronized (keyless) {
+      if (pause != null) {
+        return false;
+      }
+      keylessWrites++;
+      return true;
+    }
+  }
+
+  @Override
+  public void exitKeylessWrite() {
+    synchronized (keyless) {
+      keylessWrites--;
+      keyless.notifyAll();
+    }
+  }
+
   private void endPause() {
     CompletableFuture<Void> p;
-    synchronized (this) {
+    synchronized (keyless) {
       p = pause;
       pause = null;
+      pauseUntil = 0;
     }
     if (p != null) {
       p.complete(null);
@@ -282,6 +340,10 @@ public final class Replicator implements Replication, AutoCloseable {
     }
     Waiter w = new Waiter(replicas, offset, new CompletableFuture<>());
     synchronized (waiters) {
+      waiters.removeIf(x -> x.done().isDone());
+      if (waiters.size() >= MAX_WAITERS) {
+        throw new CommandError("ERR " + MAX_WAITERS + " clients wait in WAIT already (expected: fewer, or a timeout)");
+      }
       waiters.add(w);
     }
     if (timeoutMillis > 0) {
@@ -341,20 +403,40 @@ public final class Replicator implements Replication, AutoCloseable {
     if (mode.isEmpty() && (v.failed().contains(primary) || f == null || !f.upToDate())) {
       throw new CommandError("ERR Master is down or failed, please use CLUSTER FAILOVER FORCE");
     }
+    if (f != null && "sync".equals(f.state())) {
+      // Its store was cleared for the copy: it holds part of the keys. Redis would let it take over
+      // with them; here it waits (a copy under way ends, or the link is given up).
+      throw new CommandError("ERR this replica is taking a full copy of its primary (master_sync_in_progress:1):"
+          + " it holds part of the keys; retry once ROLE says connected");
+    }
+    if (!failingOver.compareAndSet(false, true)) {
+      throw new CommandError("ERR a manual failover of this replica is already under way");
+    }
     LOG.info("replication: manual failover user request accepted ({})", mode.isEmpty() ? "default" : mode);
     if (!mode.isEmpty()) {
       // No election here: FORCE takes over as TAKEOVER does (Redis asks the primaries for votes).
-      cluster.takeOver();
+      try {
+        cluster.takeOver(0);
+      } finally {
+        failingOver.set(false);
+      }
       return;
     }
     PodEntry e = v.config().pod(primary).orElseThrow();
-    Thread.ofPlatform().name("kv-failover").daemon(true).start(() -> manualFailover(e, f));
+    Thread.ofPlatform().name("kv-failover").daemon(true).start(() -> {
+      try {
+        manualFailover(e, f);
+      } finally {
+        failingOver.set(false);
+      }
+    });
   }
 
   /** Redis' manual failover: the primary stops writes, this replica catches up, then takes over. */
   private void manualFailover(PodEntry primary, Follower f) {
     long deadline = clock.getAsLong() + FAILOVER_MILLIS;
     long target;
+    long primaryEpoch = 0;
     try (RespClient c = new RespClient(primary.id().address().host(), primary.id().address().port(),
         settings.timeoutMillis())) {
       if (settings.password() != null) {
@@ -365,13 +447,23 @@ public final class Replicator implements Replication, AutoCloseable {
           throw new java.io.IOException("AUTH: " + err);
         }
       }
-      c.send(List.of(b("CLUSTER"), b(PAUSE_COMMAND), b(Long.toString(FAILOVER_MILLIS))));
+      c.send(List.of(b("CLUSTER"), b(Replication.PAUSE_COMMAND), b(Long.toString(FAILOVER_MILLIS))));
       c.flush();
       String line = c.readLine();
       if (!line.startsWith(":")) {
         throw new java.io.IOException(line);
       }
       target = Long.parseLong(line.substring(1));
+      // The primary's current epoch: the slots are taken above it, even if this replica's view
+      // has not heard of every epoch yet.
+      c.send(List.of(b("CLUSTER"), b("INFO")));
+      c.flush();
+      String info = new String(c.readBulk(1 << 16), StandardCharsets.UTF_8);
+      for (String l : info.split("\r\n")) {
+        if (l.startsWith("cluster_current_epoch:")) {
+          primaryEpoch = Long.parseLong(l.substring("cluster_current_epoch:".length()).trim());
+        }
+      }
     } catch (java.io.IOException | RuntimeException ex) {
       LOG.warn("replication: manual failover: the primary did not pause its writes: {}", ex.getMessage());
       return;
@@ -386,8 +478,12 @@ public final class Replicator implements Replication, AutoCloseable {
       Thread.currentThread().interrupt();
       return;
     }
+    if (clock.getAsLong() > deadline) {
+      LOG.warn("replication: manual failover timed out (caught up too late)");
+      return;
+    }
     LOG.info("replication: all of the primary's stream processed: taking over its slots");
-    cluster.takeOver();
+    cluster.takeOver(primaryEpoch);
   }
 
   private static byte[] b(String s) {

@@ -88,7 +88,7 @@ class ReplicaRolesTest {
     ClusterState a = n[0];
     ClusterState r1 = n[2];
     ClusterState r2 = n[3];
-    assertThat(r1.takeOver()).isTrue();
+    assertThat(r1.takeOver(0)).isTrue();
     gossip(n);
     for (ClusterState s : n) {
       ClusterView v = s.view();
@@ -98,10 +98,21 @@ class ReplicaRolesTest {
       assertThat(v.primaryOf(r1.view().me())).isNull();
       assertThat(v.ok()).isTrue();
     }
-    assertThat(a.takeOver()).isTrue(); // and back, the same way
+    assertThat(a.takeOver(0)).isTrue(); // and back, the same way
     gossip(n);
     assertThat(r1.view().myPrimary()).isEqualTo(a.view().me());
     assertThat(r2.view().myPrimary()).isEqualTo(a.view().me());
+  }
+
+  @Test
+  void aReplicaResetSoftStaysAPrimaryOnceItsPeersHearIt() {
+    ClusterState[] n = cluster();
+    ClusterState r1 = n[2];
+    Pod me = r1.view().config().pod(r1.view().me()).orElseThrow().pod();
+    r1.reset(me, false);
+    assertThat(r1.view().myPrimary()).isNull();
+    gossip(n); // its peers still hold its entry with the replica mark
+    assertThat(r1.view().myPrimary()).as("its entry without the mark wins over the one its peers kept").isNull();
   }
 
   @Test
@@ -123,7 +134,7 @@ class ReplicaRolesTest {
     Random random = new Random(seed);
     ClusterState[] n = cluster();
     ClusterState taker = random.nextBoolean() ? n[2] : n[3];
-    taker.takeOver();
+    taker.takeOver(0);
     for (int i = 0; i < 60; i++) {
       ClusterState from = n[random.nextInt(n.length)];
       ClusterState to = n[random.nextInt(n.length)];
