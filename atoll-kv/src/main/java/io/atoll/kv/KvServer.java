@@ -109,6 +109,7 @@ public final class KvServer implements AutoCloseable {
   private final Replicator replicator;
   /** Completed once {@link #close} has stopped everything (SHUTDOWN, a fatal log error, or the owner). */
   private final java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
+  private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
 
   private KvServer(EventLoopGroup boss, EventLoopGroup workers, EventLoopGroup busGroup, ExecutorService migrations,
       ScheduledExecutorService expiry, ClusterBus bus, ClusterState cluster, Channel server, Channel tlsServer,
@@ -358,7 +359,8 @@ public final class KvServer implements AutoCloseable {
       Replicator replicator = backlog == null ? null : new Replicator(backlog, store, cluster,
           new Replicator.Settings(port, s.requirePass() == null ? null
               : s.requirePass().getBytes(java.nio.charset.StandardCharsets.UTF_8), (int) Math.min(Integer.MAX_VALUE,
-              s.maxBulkLength()), (int) Math.max(5000, s.nodeTimeoutMillis())), clock, expiry);
+              s.maxBulkLength()), (int) Math.max(5000, s.nodeTimeoutMillis()), s.replicas().minReplicasToAck(),
+              s.replicas().ackTimeoutMillis()), clock, expiry);
       if (aof != null) {
         aof.attach(store); // what BGREWRITEAOF copies
       }
@@ -394,14 +396,16 @@ public final class KvServer implements AutoCloseable {
       // Clients over TLS only: the plaintext port is not opened (its number still names the node).
       Channel server = s.tls() != null && s.tls().only() ? null : listen(boss, workers, s.bind(), port, null, () -> {
         stats.connected();
-        return new KvConnection(dispatcher, clients, clock, s.outputBufferLimit(), false, auth.required(), log);
+        return new KvConnection(dispatcher, clients, clock, s.outputBufferLimit(), false, auth.required(), log,
+            replicator == null ? Replication.NONE : replicator);
       }, limits);
       Channel tlsServer = null;
       if (ssl != null) {
         try {
           tlsServer = listen(boss, workers, s.bind(), tlsPort, ssl, () -> {
             stats.connected();
-            return new KvConnection(dispatcher, clients, clock, s.outputBufferLimit(), true, auth.required(), log);
+            return new KvConnection(dispatcher, clients, clock, s.outputBufferLimit(), true, auth.required(), log,
+                replicator == null ? Replication.NONE : replicator);
           }, limits);
         } catch (RuntimeException | InterruptedException e) {
           if (server != null) {
@@ -707,6 +711,10 @@ public final class KvServer implements AutoCloseable {
   /** Stops everything. A managed node stops without draining (call {@link #leave} first). */
   @Override
   public void close() {
+    if (!closing.compareAndSet(false, true)) {
+      closed.join(); // a second close (SHUTDOWN, then its owner) waits for the first
+      return;
+    }
     ManagedNode m = managed;
     if (m != null) {
       m.close();

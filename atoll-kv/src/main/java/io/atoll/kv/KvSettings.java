@@ -24,10 +24,19 @@ import java.util.Objects;
  * @param tls a TLS client port (Redis' {@code tls-port}), or null for none
  * @param persistence what is kept on disk (in managed mode, with the append-only file, a restarted node also keeps
  *     its identity and comes back as the same node if the manager has not declared it dead meanwhile)
+ * @param replicas how a primary acknowledges writes with respect to its replicas
  */
 public record KvSettings(String bind, int port, int busPort, Path dataDir, int eventLoops, long maxMemory,
     int maxBulkLength, int maxArrayLength, int maxInlineLength, long queryBufferLimit, long outputBufferLimit,
-    long nodeTimeoutMillis, String requirePass, KvTls tls, KvPersistence persistence) {
+    long nodeTimeoutMillis, String requirePass, KvTls tls, KvPersistence persistence, KvReplicas replicas) {
+
+  /** Settings whose writes do not wait for replicas ({@link KvReplicas#ASYNC}). */
+  public KvSettings(String bind, int port, int busPort, Path dataDir, int eventLoops, long maxMemory,
+      int maxBulkLength, int maxArrayLength, int maxInlineLength, long queryBufferLimit, long outputBufferLimit,
+      long nodeTimeoutMillis, String requirePass, KvTls tls, KvPersistence persistence) {
+    this(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength, maxInlineLength,
+        queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, tls, persistence, KvReplicas.ASYNC);
+  }
 
   /** Settings without persistence. */
   public KvSettings(String bind, int port, int busPort, Path dataDir, int eventLoops, long maxMemory,
@@ -57,6 +66,7 @@ public record KvSettings(String bind, int port, int busPort, Path dataDir, int e
     }
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(persistence, "persistence");
+    Objects.requireNonNull(replicas, "replicas");
     check("port", port, 0, 65535);
     check("bus port", busPort, -1, 65535);
     check("event loops", eventLoops, 1, 1024);
@@ -84,31 +94,40 @@ public record KvSettings(String bind, int port, int busPort, Path dataDir, int e
   /** This with another bus port. */
   public KvSettings withBusPort(int p) {
     return new KvSettings(bind, port, p, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
-        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, tls, persistence);
+        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, tls, persistence,
+        replicas);
   }
 
   /** This with another node timeout. */
   public KvSettings withNodeTimeout(long millis) {
     return new KvSettings(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
-        maxInlineLength, queryBufferLimit, outputBufferLimit, millis, requirePass, tls, persistence);
+        maxInlineLength, queryBufferLimit, outputBufferLimit, millis, requirePass, tls, persistence, replicas);
   }
 
   /** This with the default user's password ({@code requirepass}; null for none). */
   public KvSettings withPassword(String password) {
     return new KvSettings(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
-        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, password, tls, persistence);
+        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, password, tls, persistence,
+        replicas);
   }
 
   /** This with a TLS client port (null for none). */
   public KvSettings withTls(KvTls t) {
     return new KvSettings(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
-        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, t, persistence);
+        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, t, persistence,
+        replicas);
   }
 
   /** This with what is kept on disk. */
   public KvSettings withPersistence(KvPersistence p) {
     return new KvSettings(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
-        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, tls, p);
+        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, tls, p, replicas);
+  }
+
+  /** This with how writes wait for replicas. */
+  public KvSettings withReplicas(KvReplicas r) {
+    return new KvSettings(bind, port, busPort, dataDir, eventLoops, maxMemory, maxBulkLength, maxArrayLength,
+        maxInlineLength, queryBufferLimit, outputBufferLimit, nodeTimeoutMillis, requirePass, tls, persistence, r);
   }
 
   @Override
@@ -116,7 +135,7 @@ public record KvSettings(String bind, int port, int busPort, Path dataDir, int e
     return "KvSettings[bind=" + bind + ", port=" + port + ", busPort=" + busPort + ", dataDir=" + dataDir
         + ", eventLoops=" + eventLoops + ", maxMemory=" + maxMemory + ", nodeTimeoutMillis=" + nodeTimeoutMillis
         + ", requirePass=" + (requirePass == null ? "none" : "(set)") + ", tls=" + tls + ", persistence="
-        + persistence + "]";
+        + persistence + ", replicas=" + replicas + "]";
   }
 
   private static void check(String name, long v, long min, long max) {

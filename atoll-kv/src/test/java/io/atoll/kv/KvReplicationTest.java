@@ -170,6 +170,60 @@ class KvReplicationTest {
     }
   }
 
+  /**
+   * --min-replicas-to-ack 1: without a replica online a write is refused before it runs; with one,
+   * its reply leaves once the replica holds it; with a replica that never acknowledges, the reply is
+   * -NOREPLICAS after the ack timeout (never OK), though the write ran on the primary.
+   */
+  @Test
+  void writesWaitForAReplicaToHoldThemBeforeTheirReplyLeaves() throws Exception {
+    java.nio.file.Path root = java.nio.file.Files.createTempDirectory("atoll-kv-acks");
+    KvServer primaryNode = KvServer.start(KvSettings.defaults(0, root.resolve("p")).withNodeTimeout(2000)
+        .withReplicas(new KvReplicas(1, 500)));
+    KvServer replicaNode = KvServer.start(KvSettings.defaults(0, root.resolve("r")).withNodeTimeout(2000));
+    try (Jedis primary = new Jedis("127.0.0.1", primaryNode.port(), 10_000);
+        Jedis replica = new Jedis("127.0.0.1", replicaNode.port(), 10_000)) {
+      primary.sendCommand(() -> "CLUSTER".getBytes(), "ADDSLOTSRANGE", "0", "16383");
+      replica.sendCommand(() -> "CLUSTER".getBytes(), "MEET", "127.0.0.1", String.valueOf(primaryNode.port()),
+          String.valueOf(primaryNode.busPort()));
+      await().atMost(Duration.ofSeconds(20)).until(() -> replica.clusterNodes().lines().count() == 2
+          && replica.clusterInfo().contains("cluster_state:ok"));
+      assertThatThrownBy(() -> primary.set("k:1", "a")).hasMessage("NOREPLICAS Not enough good replicas to write.");
+      assertThat(primary.get("k:1")).as("refused before it ran").isNull();
+
+      replica.clusterReplicate(primary.clusterMyId());
+      await().atMost(Duration.ofSeconds(20)).until(() -> replica.role().toString().contains("connected"));
+      replica.readonly();
+      for (int i = 0; i < 200; i++) {
+        assertThat(primary.set("k:" + i, "v" + i)).isEqualTo("OK");
+        assertThat(replica.get("k:" + i)).as("held by the replica once acknowledged").isEqualTo("v" + i);
+      }
+      Pipeline p = primary.pipelined();
+      for (int i = 0; i < 1000; i++) {
+        p.incr("n");
+      }
+      assertThat(p.syncAndReturnAll()).last().isEqualTo(1000L);
+      assertThat(replica.get("n")).isEqualTo("1000");
+
+      // A "replica" that takes the stream but never acknowledges: replies wait, then NOREPLICAS.
+      replicaNode.close();
+      await().atMost(Duration.ofSeconds(10)).until(() -> primary.info("replication").contains("connected_slaves:0"));
+      try (java.net.Socket mute = new java.net.Socket("127.0.0.1", primaryNode.port())) {
+        mute.getOutputStream().write("REPLCONF listening-port 1\r\nPSYNC ? -1\r\n".getBytes());
+        mute.getOutputStream().flush();
+        await().atMost(Duration.ofSeconds(10)).until(() -> primary.info("replication").contains("state=online"));
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> primary.set("k:mute", "x")).hasMessage("NOREPLICAS Not enough good replicas to write.");
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("the ack timeout").isGreaterThanOrEqualTo(
+            Duration.ofMillis(400));
+        assertThat(primary.get("k:mute")).as("it ran here, unacknowledged").isEqualTo("x");
+      }
+    } finally {
+      primaryNode.close();
+      replicaNode.close();
+    }
+  }
+
   /** Every key of {@code from} is on {@code to} with the same value and expiry, and no other key. */
   private static void assertSameKeys(Jedis from, Jedis to, String when) {
     to.readonly();

@@ -68,6 +68,16 @@ final class KvCommand implements Callable<Integer> {
   @Option(names = "--proto-max-bulk-len", defaultValue = "64mb", description = "Longest bulk string (default: ${DEFAULT-VALUE}).")
   String maxBulk;
 
+  @Option(names = "--min-replicas-to-ack", defaultValue = "0", description = "As a primary, answer a write only once"
+      + " this many replicas hold it, -NOREPLICAS otherwise: a failover to such a replica loses no acknowledged write."
+      + " With fewer replicas online, writes are refused before they run, as Redis' min-replicas-to-write"
+      + " (default: ${DEFAULT-VALUE}: asynchronous, as Redis).")
+  int minReplicasToAck;
+
+  @Option(names = "--replica-ack-timeout", defaultValue = "1000", description = "Milliseconds a write's reply waits"
+      + " for --min-replicas-to-ack replicas before it is answered -NOREPLICAS (default: ${DEFAULT-VALUE}).")
+  long replicaAckTimeout;
+
   @Option(names = "--client-output-buffer-limit", defaultValue = "64mb", description = "Reply bytes pending per client before it is disconnected (default: ${DEFAULT-VALUE}).")
   String outputLimit;
 
@@ -142,7 +152,12 @@ final class KvCommand implements Callable<Integer> {
           (int) Math.min(Integer.MAX_VALUE - 64, bytes("--proto-max-bulk-len", maxBulk)), d.maxArrayLength(),
           d.maxInlineLength(), Math.max(d.queryBufferLimit(), bytes("--proto-max-bulk-len", maxBulk)),
           bytes("--client-output-buffer-limit", outputLimit), nodeTimeout);
-      settings = settings.withPassword(password()).withPersistence(persistence());
+      settings = settings.withPassword(password()).withPersistence(persistence())
+          .withReplicas(new io.atoll.kv.KvReplicas(minReplicasToAck, replicaAckTimeout));
+      if (minReplicasToAck > 0 && manager != null) {
+        throw new IllegalArgumentException("--min-replicas-to-ack: replicas are not served in managed mode yet"
+            + " (expected: no --manager, or no --min-replicas-to-ack)");
+      }
       if (tlsPort >= 0) {
         if (tls.ca == null || tls.cert == null || tls.key == null) {
           throw new IllegalArgumentException("--tls-port needs --tls-ca, --tls-cert and --tls-key (the node's"

@@ -96,6 +96,9 @@ public final class Dispatcher {
     if (c.write && !error) {
       session.wrote(); // refused, it changed nothing: its error may leave while the log fails
       stats.writes.increment();
+      if (replication.acksWrites()) {
+        session.replicaPosition(replication.offset()); // its reply waits for the replicas to hold it
+      }
     }
     if (error) {
       stats.errors.increment();
@@ -306,6 +309,9 @@ public final class Dispatcher {
       if (inner.write && c.reply.errorCount() == errors) {
         c.session.wrote();
         stats.writes.increment();
+        if (replication.acksWrites()) {
+          c.session.replicaPosition(replication.offset());
+        }
       }
     }
   }
@@ -413,6 +419,9 @@ public final class Dispatcher {
         if (write && pausedFor(c)) {
           return;
         }
+        if (write) {
+          refuseWithoutReplicas();
+        }
         boolean selfLogged = write && !LOGGED_BY_EFFECT.contains(spec.name());
         if (!selfLogged) {
           spec.handler().run(c);
@@ -466,6 +475,14 @@ public final class Dispatcher {
     return true;
   }
 
+  /** A write refused before it runs, as Redis' min-replicas-to-write: too few replicas online. */
+  private void refuseWithoutReplicas() {
+    String refusal = replication.writeRefusal();
+    if (refusal != null) {
+      throw new CommandError(refusal);
+    }
+  }
+
   static final String PAUSED = "TRYAGAIN writes are paused by a manual failover; retry";
 
   /**
@@ -474,6 +491,7 @@ public final class Dispatcher {
    * offset (see {@link Replication#pauseWrites}).
    */
   private void runKeylessWrite(Call c, CommandSpec spec) {
+    refuseWithoutReplicas();
     if (!replication.enterKeylessWrite()) {
       throw new CommandError(PAUSED);
     }

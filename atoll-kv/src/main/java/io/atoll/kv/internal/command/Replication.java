@@ -72,7 +72,30 @@ public interface Replication {
     @Override
     public void exitKeylessWrite() {
     }
+
+    @Override
+    public boolean acksWrites() {
+      return false;
+    }
+
+    @Override
+    public String writeRefusal() {
+      return null;
+    }
+
+    @Override
+    public boolean isReplicated(long position) {
+      return true;
+    }
+
+    @Override
+    public CompletableFuture<Boolean> whenReplicated(long position) {
+      return CompletableFuture.completedFuture(true);
+    }
   };
+
+  /** Redis' text for a write refused (or not acknowledged) for want of replicas. */
+  String NOREPLICAS = "NOREPLICAS Not enough good replicas to write.";
 
   /**
    * Null unless writes are paused (a manual failover of this primary is under way); else a future
@@ -132,4 +155,16 @@ public interface Replication {
 
   /** The write {@link #enterKeylessWrite} counted has ended (MIGRATE: its keys moved). */
   void exitKeylessWrite();
+
+  /** Whether a write's reply waits until enough replicas hold it (--min-replicas-to-ack). */
+  boolean acksWrites();
+
+  /** Why a write must be refused before it runs (too few replicas online), or null. */
+  String writeRefusal();
+
+  /** Whether enough replicas hold the stream up to {@code position} already. */
+  boolean isReplicated(long position);
+
+  /** Completes true once enough replicas hold the stream up to {@code position}, false at the ack timeout. */
+  CompletableFuture<Boolean> whenReplicated(long position);
 }

@@ -29,6 +29,8 @@ public final class Session {
   private long logPosition;
   /** Whether a write ran since the replies were last sent: they must not leave if the log failed. */
   private boolean wrote;
+  /** How far replicas must hold the stream before this connection's next replies leave (0: no wait). */
+  private long replicaPosition;
   /** It proved to be another node of this cluster (CLUSTER ATOLL-NODE): it may send hand-off commands. */
   boolean node;
   /**
@@ -100,6 +102,18 @@ public final class Session {
   /** A write ran (or a deferred one ended): if the log fails, the replies buffered must not leave. */
   public void wrote() {
     wrote = true;
+  }
+
+  /** The replies buffered wait until enough replicas hold the stream up to {@code position}. */
+  public void replicaPosition(long position) {
+    replicaPosition = Math.max(replicaPosition, position);
+  }
+
+  /** The stream position the replies buffered wait for replicas to hold (0: none), and forgets it. */
+  public long takeReplicaPosition() {
+    long p = replicaPosition;
+    replicaPosition = 0;
+    return p;
   }
 
   /** The replies buffered from now on wait until the log holds everything up to {@code position}. */

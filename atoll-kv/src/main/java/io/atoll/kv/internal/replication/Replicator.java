@@ -1,5 +1,7 @@
 package io.atoll.kv.internal.replication;
 
+import static io.atoll.kv.internal.command.Replication.NOREPLICAS;
+
 import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
 import io.atoll.kv.internal.cluster.ClusterState;
@@ -53,7 +55,8 @@ public final class Replicator implements Replication, AutoCloseable {
   }
 
   /** How a node reaches others and what it may accept. */
-  public record Settings(int myPort, byte[] password, int maxBulk, int timeoutMillis) {}
+  public record Settings(int myPort, byte[] password, int maxBulk, int timeoutMillis, int minReplicasToAck,
+      long ackTimeoutMillis) {}
 
   private final Backlog backlog;
   private final SlotStore store;
@@ -388,6 +391,55 @@ public final class Replicator implements Replication, AutoCloseable {
     for (Waiter w : done) {
       w.done().complete(ackedAtLeast(w.offset()));
     }
+  }
+
+  // ---- acknowledged by replicas (--min-replicas-to-ack)
+
+  @Override
+  public boolean acksWrites() {
+    return settings.minReplicasToAck() > 0 && following == null;
+  }
+
+  @Override
+  public String writeRefusal() {
+    if (!acksWrites()) {
+      return null;
+    }
+    int online = 0;
+    for (Feed f : feeds.values()) {
+      if ("online".equals(f.state)) {
+        online++;
+      }
+    }
+    return online < settings.minReplicasToAck() ? NOREPLICAS : null;
+  }
+
+  @Override
+  public boolean isReplicated(long position) {
+    return ackedAtLeast(position) >= settings.minReplicasToAck();
+  }
+
+  @Override
+  public CompletableFuture<Boolean> whenReplicated(long position) {
+    int n = settings.minReplicasToAck();
+    if (ackedAtLeast(position) >= n) {
+      return CompletableFuture.completedFuture(true);
+    }
+    Waiter w = new Waiter(n, position, new CompletableFuture<>());
+    synchronized (waiters) {
+      if (waiters.size() >= MAX_WAITERS) {
+        return CompletableFuture.completedFuture(false); // bounded: answered NOREPLICAS at once
+      }
+      waiters.add(w);
+    }
+    timer.schedule(() -> {
+      synchronized (waiters) {
+        waiters.remove(w);
+      }
+      w.done().complete(ackedAtLeast(position));
+    }, settings.ackTimeoutMillis(), TimeUnit.MILLISECONDS);
+    checkWaiters();
+    return w.done().thenApply(count -> count >= n);
   }
 
   // ---- as a replica

@@ -4,6 +4,7 @@ import io.atoll.kv.internal.command.Call;
 import io.atoll.kv.internal.command.Clients;
 import io.atoll.kv.internal.command.CommandLog;
 import io.atoll.kv.internal.command.Dispatcher;
+import io.atoll.kv.internal.command.Replication;
 import io.atoll.kv.internal.command.Session;
 import io.atoll.kv.internal.resp.Reply;
 import io.atoll.kv.internal.resp.RespDecoder;
@@ -36,6 +37,11 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
   private final boolean tls;
   private final boolean passwordRequired;
   private final CommandLog log;
+  private final Replication replication;
+  /** Replies in {@link #out} (each a command's): replaced one for one if replicas do not ack. */
+  private int buffered;
+  /** QUIT's close waits for replies held for the replicas. */
+  private boolean closeWhenReleased;
   private final Reply reply = new Reply();
   private final ArrayDeque<Object> held = new ArrayDeque<>();
   private Session session;
@@ -68,6 +74,17 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
    */
   public KvConnection(Dispatcher dispatcher, Clients clients, LongSupplier clock, long outputLimit, boolean tls,
       boolean passwordRequired, CommandLog log) {
+    this(dispatcher, clients, clock, outputLimit, tls, passwordRequired, log, Replication.NONE);
+  }
+
+  /**
+   * As above, on a primary whose writes are acknowledged by replicas ({@code replication}): replies
+   * that follow a write leave once enough replicas hold it; if they do not within the ack timeout,
+   * each of those replies is {@code -NOREPLICAS} instead (the write ran here, unacknowledged).
+   */
+  public KvConnection(Dispatcher dispatcher, Clients clients, LongSupplier clock, long outputLimit, boolean tls,
+      boolean passwordRequired, CommandLog log, Replication replication) {
+    this.replication = replication;
     this.log = log;
     this.tls = tls;
     this.passwordRequired = passwordRequired;
@@ -124,7 +141,11 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
     }
     byte[][] args = (byte[][]) msg;
     buffer(ctx);
+    int before = out.writerIndex();
     Call call = dispatcher.execute(args, session, reply);
+    if (out.writerIndex() > before) {
+      buffered++;
+    }
     if (decoder != null && session.authenticated()) {
       decoder.unauthenticated(false); // the requests decoded after this one get the full limits
       decoder = null;
@@ -149,21 +170,22 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
           return;
         }
         buffer(ctx);
+        int at = out.writerIndex();
         if (failure != null) {
           LOG.warn("command failed", failure);
           reply.error("ERR " + failure.getMessage());
         } else {
           write.accept(reply);
         }
+        if (out.writerIndex() > at) {
+          buffered++;
+        }
         session.logPosition(log.position()); // what it changed (keys gone to another node) is logged first
         session.wrote();
         waiting = false;
         ctx.channel().config().setAutoRead(ctx.channel().isWritable());
         flush(ctx);
-        while (!held.isEmpty() && !waiting && !closing) {
-          handle(ctx, held.poll());
-        }
-        flush(ctx);
+        resume(ctx);
       }));
       return;
     }
@@ -172,11 +194,12 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     if (out.readableBytes() >= WRITE_CHUNK) {
-      if (!logged(ctx)) {
+      if (!logged(ctx) || !replicated(ctx)) {
         return;
       }
       ctx.write(out);
       out = null;
+      buffered = 0;
       checkOutputLimit(ctx);
     }
   }
@@ -190,6 +213,10 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
 
   private void closeAfterFlush(ChannelHandlerContext ctx) {
     if (!logged(ctx)) {
+      return;
+    }
+    if (!replicated(ctx)) {
+      closeWhenReleased = true;
       return;
     }
     closing = true;
@@ -232,15 +259,76 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
   }
 
   private void flush(ChannelHandlerContext ctx) {
-    if (!logged(ctx)) {
+    if (!logged(ctx) || !replicated(ctx)) {
       return;
     }
     if (out != null && out.isReadable()) {
       ctx.write(out);
       out = null;
+      buffered = 0;
     }
     ctx.flush();
     checkOutputLimit(ctx);
+  }
+
+  /** Handles what was read while a command or the replicas held the replies, until one holds them again. */
+  private void resume(ChannelHandlerContext ctx) {
+    while (!held.isEmpty() && !waiting && !closing) {
+      handle(ctx, held.poll());
+    }
+    flush(ctx);
+  }
+
+  /**
+   * Whether the replies buffered may leave now as far as the replicas go: true unless a write among
+   * them is not yet held by enough replicas (--min-replicas-to-ack). Then reading stops, and once
+   * they hold it the replies leave; if they do not within the ack timeout, each reply buffered is
+   * {@code -NOREPLICAS} instead: the client is never told OK for a write no replica has.
+   */
+  private boolean replicated(ChannelHandlerContext ctx) {
+    long position = session.takeReplicaPosition();
+    if (position == 0 || replication.isReplicated(position)) {
+      return true;
+    }
+    ByteBuf pending = out;
+    int replies = buffered;
+    out = null;
+    buffered = 0;
+    waiting = true;
+    ctx.channel().config().setAutoRead(false);
+    replication.whenReplicated(position).whenComplete((ok, failure) -> ctx.executor().execute(() -> {
+      if (!ctx.channel().isActive()) {
+        if (pending != null) {
+          pending.release();
+        }
+        return;
+      }
+      if (Boolean.TRUE.equals(ok)) {
+        if (pending != null) {
+          ctx.write(pending);
+        }
+      } else {
+        if (pending != null) {
+          pending.release();
+        }
+        ByteBuf errors = ctx.alloc().ioBuffer(64 * Math.max(1, replies));
+        for (int i = 0; i < replies; i++) {
+          errors.writeCharSequence("-" + Replication.NOREPLICAS + "\r\n", java.nio.charset.StandardCharsets.US_ASCII);
+        }
+        ctx.write(errors);
+      }
+      ctx.flush();
+      waiting = false;
+      if (closeWhenReleased) {
+        closing = true;
+        held.clear();
+        ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        return;
+      }
+      ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+      resume(ctx);
+    }));
+    return false;
   }
 
   @Override

@@ -1,0 +1,26 @@
+package io.atoll.kv;
+
+/**
+ * How a primary acknowledges writes to its replicas' clients (Redis-cluster mode).
+ *
+ * @param minReplicasToAck how many replicas must hold a write before its reply leaves (0: none,
+ *     Redis' asynchronous replication); with fewer such replicas online a write is refused before it
+ *     runs, with Redis' {@code -NOREPLICAS} error
+ * @param ackTimeoutMillis how long a reply waits for those replicas; past it the client is answered
+ *     {@code -NOREPLICAS} instead (the write ran here, and may or may not have reached a replica: it is
+ *     not acknowledged)
+ */
+public record KvReplicas(int minReplicasToAck, long ackTimeoutMillis) {
+  /** Redis' default: a write is acknowledged without waiting for any replica. */
+  public static final KvReplicas ASYNC = new KvReplicas(0, 1000);
+
+  /** Validates both, naming each and its range. */
+  public KvReplicas {
+    if (minReplicasToAck < 0 || minReplicasToAck > 16) {
+      throw new IllegalArgumentException("min-replicas-to-ack: " + minReplicasToAck + " (expected: 0..16)");
+    }
+    if (ackTimeoutMillis < 1 || ackTimeoutMillis > 3_600_000) {
+      throw new IllegalArgumentException("replica ack timeout: " + ackTimeoutMillis + " ms (expected: 1..3600000)");
+    }
+  }
+}
