@@ -123,7 +123,9 @@ class KvManagedTest {
     try (StatefulRedisConnection<String, String> c = client.connect(RedisURI.create("127.0.0.1", a.port()))) {
       for (String[] cmd : List.of(new String[] {"CLUSTER", "ADDSLOTS", "1"}, new String[] {"CLUSTER", "DELSLOTS", "1"},
           new String[] {"CLUSTER", "SETSLOT", "1", "STABLE"}, new String[] {"CLUSTER", "MEET", "127.0.0.1", "1"},
-          new String[] {"CLUSTER", "BUMPEPOCH"}, new String[] {"MIGRATE", "127.0.0.1", "1", "k", "0", "10"})) {
+          new String[] {"CLUSTER", "BUMPEPOCH"}, new String[] {"MIGRATE", "127.0.0.1", "1", "k", "0", "10"},
+          new String[] {"CLUSTER", "REPLICATE", "0".repeat(40)}, new String[] {"CLUSTER", "FAILOVER"},
+          new String[] {"CLUSTER", "ATOLL-PAUSE-WRITES", "1000"})) {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.sync().dispatch(
                 io.lettuce.core.protocol.CommandType.valueOf(cmd[0]), new io.lettuce.core.output.StatusOutput<>(
                     io.lettuce.core.codec.StringCodec.UTF8),

@@ -162,6 +162,15 @@ class CliTest {
     assertThat(errText()).contains("--maxmemory: 'lots' (expected: a size such as 0, 100mb or 2gb)");
     assertThat(Main.run(new String[] {"kv", "--port", "70000", "--data-dir", dir.toString()}, Map.of())).isEqualTo(2);
     assertThat(errText()).contains("port: 70000 (expected: 0..65535)");
+    assertThat(Main.run(new String[] {"kv", "--port", "7001", "--min-replicas-to-ack", "17", "--data-dir",
+        dir.toString()}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("min-replicas-to-ack: 17 (expected: 0..16)");
+    assertThat(Main.run(new String[] {"kv", "--port", "7001", "--replica-ack-timeout", "0", "--data-dir",
+        dir.toString()}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("replica ack timeout: 0 ms (expected: 1..3600000)");
+    assertThat(Main.run(new String[] {"kv", "--port", "7001", "--min-replicas-to-ack", "1", "--manager",
+        "127.0.0.1:1", "--data-dir", dir.toString()}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("--min-replicas-to-ack: replicas are not served in managed mode yet");
     assertThat(KvCommand.bytes("--maxmemory", "2gb")).isEqualTo(2L << 30);
     assertThat(KvCommand.bytes("--maxmemory", "100m")).isEqualTo(100_000_000L);
   }

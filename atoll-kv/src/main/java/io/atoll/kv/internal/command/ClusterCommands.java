@@ -187,7 +187,8 @@ final class ClusterCommands {
 
   /** Operator slot and membership commands: refused in managed mode, where the manager decides. */
   private static final Set<String> OPERATOR = Set.of("meet", "addslots", "addslotsrange", "delslots",
-      "delslotsrange", "setslot", "bumpepoch", "set-config-epoch", "forget", "reset");
+      "delslotsrange", "setslot", "bumpepoch", "set-config-epoch", "forget", "reset", "replicate", "failover",
+      Replication.PAUSE_COMMAND.toLowerCase(Locale.ROOT));
 
   /**
    * CLUSTER ATOLL-NODE [proof]: without an argument, a fresh nonce for this connection; with one,

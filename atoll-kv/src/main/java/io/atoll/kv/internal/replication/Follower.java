@@ -235,7 +235,7 @@ final class Follower implements Runnable {
       byte[][] args = rec.args();
       String name = new String(args[0], StandardCharsets.US_ASCII);
       if (snapshotLeft > 0) {
-        applier.apply(args);
+        apply(args);
         snapshotLeft--;
       } else if (copy != null && name.equals(Feed.SYNCSLOT)) {
         copy.copied(Integer.parseInt(new String(args[1], StandardCharsets.US_ASCII)),
@@ -256,7 +256,7 @@ final class Follower implements Runnable {
             resumable = true;
           }
           if (copy == null || copy.applies(RecordJournal.slotOf(args), at)) {
-            applier.apply(args); // else in the copy already, or its slot's copy is still to come
+            apply(args); // else in the copy already, or its slot's copy is still to come
           }
         }
         offset = at + rec.end() - rec.start(); // once applied: a failover waiting for it sees it done
@@ -272,6 +272,21 @@ final class Follower implements Runnable {
         c.flush();
         lastAck = now;
       }
+    }
+  }
+
+  /**
+   * Applies one record; one that does not apply (a setting lower here than on the primary, say)
+   * ends the link, and the next one takes a full copy rather than meet the same record again.
+   */
+  private void apply(byte[][] args) throws IOException {
+    try {
+      applier.apply(args);
+    } catch (RuntimeException e) {
+      resumable = false;
+      synced = false;
+      throw new IOException("a record of the stream does not apply ('" + new String(args[0], StandardCharsets.UTF_8)
+          + "': " + e.getMessage() + "); the next link takes a full copy", e);
     }
   }
 
