@@ -754,28 +754,32 @@ public final class KvServer implements AutoCloseable {
     return closed;
   }
 
-  /** Applies records of the replication stream through {@code dispatcher}, their replies thrown away. */
-  private static Replicator.Applier replicated(Dispatcher dispatcher) {
-    Session applying = new Session(0, "replication", "replication", 0, false, true);
+  /** A record applied by a dispatcher for a session, its reply written to a sink. */
+  @FunctionalInterface
+  private interface Runs {
+    void run(byte[][] args, Session session, Reply sink);
+  }
+
+  /** {@code runs}, for a session of its own named {@code name}, the replies thrown away (one thread). */
+  private static java.util.function.Consumer<byte[][]> discarding(String name, Runs runs) {
+    Session session = new Session(0, name, name, 0, false, true);
     io.netty.buffer.ByteBuf sink = io.netty.buffer.Unpooled.buffer(256);
     Reply discard = new Reply();
     discard.target(sink);
     return args -> {
       sink.clear();
-      dispatcher.applyReplicated(args, applying, discard);
+      runs.run(args, session, discard);
     };
+  }
+
+  /** Applies records of the replication stream through {@code dispatcher}, their replies thrown away. */
+  private static Replicator.Applier replicated(Dispatcher dispatcher) {
+    return discarding("replication", dispatcher::applyReplicated)::accept;
   }
 
   /** Replays logged or saved records through {@code dispatcher}, their replies thrown away. */
   private static AppendOnlyFile.Replay replayer(Dispatcher dispatcher) {
-    Session replaying = new Session(0, "appendonly", "appendonly", 0, false, true);
-    io.netty.buffer.ByteBuf sink = io.netty.buffer.Unpooled.buffer(256);
-    Reply discard = new Reply();
-    discard.target(sink);
-    return args -> {
-      sink.clear();
-      dispatcher.replay(args, replaying, discard);
-    };
+    return discarding("appendonly", dispatcher::replay)::accept;
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {

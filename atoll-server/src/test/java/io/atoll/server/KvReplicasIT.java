@@ -66,26 +66,7 @@ class KvReplicasIT {
       for (ManagedProcess p : nodes) {
         p.awaitAddress(Duration.ofSeconds(60));
       }
-      List<String> create = new ArrayList<>(List.of("--cluster", "create"));
-      for (int port : ports) {
-        create.add("127.0.0.1:" + port);
-      }
-      create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
-      String created = RedisCliRun.run(null, create.toArray(String[]::new));
-      assertThat(created).contains("[OK] All 16384 slots covered.");
-      awaitCheckClean(ports[0], "after create");
-      // Every replica took its full copy before the first failover (else it is not allowed to).
-      for (int port : ports) {
-        processes.await("node " + port + " has its role settled", Duration.ofSeconds(30), () -> {
-          String role = cli(port, "ROLE");
-          return role.startsWith("master") || role.contains("connected");
-        });
-      }
-
-      RedisClusterClient client = RedisClusterClient.create(List.of(uri(ports[0]), uri(ports[1]), uri(ports[2])));
-      client.setOptions(ClusterClientOptions.builder().maxRedirects(10).validateClusterNodeMembership(false)
-          .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-              .enablePeriodicRefresh(Duration.ofMillis(500)).enableAllAdaptiveRefreshTriggers().build()).build());
+      RedisClusterClient client = formWithReplicas(ports);
       Map<Integer, String> acked = new ConcurrentHashMap<>();
       Map<Integer, Boolean> unsure = new ConcurrentHashMap<>();
       AtomicBoolean writing = new AtomicBoolean(true);
@@ -214,23 +195,7 @@ class KvReplicasIT {
       for (ManagedProcess p : nodes) {
         p.awaitAddress(Duration.ofSeconds(60));
       }
-      List<String> create = new ArrayList<>(List.of("--cluster", "create"));
-      for (int port : ports) {
-        create.add("127.0.0.1:" + port);
-      }
-      create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
-      assertThat(redisCli(create.toArray(String[]::new))).contains("[OK] All 16384 slots covered.");
-      awaitCheckClean(ports[0], "after create");
-      for (int port : ports) {
-        processes.await("node " + port + " has its role settled", Duration.ofSeconds(30), () -> {
-          String role = cli(port, "ROLE");
-          return role.startsWith("master") || role.contains("connected");
-        });
-      }
-      RedisClusterClient client = RedisClusterClient.create(List.of(uri(ports[0]), uri(ports[1]), uri(ports[2])));
-      client.setOptions(ClusterClientOptions.builder().maxRedirects(10).validateClusterNodeMembership(false)
-          .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-              .enablePeriodicRefresh(Duration.ofMillis(500)).enableAllAdaptiveRefreshTriggers().build()).build());
+      RedisClusterClient client = formWithReplicas(ports);
       Map<Integer, String> acked = new ConcurrentHashMap<>();
       Map<Integer, Boolean> unsure = new ConcurrentHashMap<>();
       AtomicBoolean writing = new AtomicBoolean(true);
@@ -316,6 +281,32 @@ class KvReplicasIT {
         String.valueOf(ports[i]), "--bus-port", String.valueOf(bus[i]), "--data-dir", dir.resolve("kv" + i).toString(),
         "--event-loops", "1", "--cluster-node-timeout", "2000", "--min-replicas-to-ack", "1",
         "--replica-ack-timeout", "2000")));
+  }
+
+  /**
+   * Forms the six nodes at {@code ports} into three primaries with a replica each (redis-cli
+   * --cluster create --cluster-replicas 1), waits until every replica took its full copy (a failover
+   * is refused before), and returns a Lettuce cluster client for them that follows topology changes.
+   */
+  private RedisClusterClient formWithReplicas(int[] ports) {
+    List<String> create = new ArrayList<>(List.of("--cluster", "create"));
+    for (int port : ports) {
+      create.add("127.0.0.1:" + port);
+    }
+    create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
+    assertThat(redisCli(create.toArray(String[]::new))).contains("[OK] All 16384 slots covered.");
+    awaitCheckClean(ports[0], "after create");
+    for (int port : ports) {
+      processes.await("node " + port + " has its role settled", Duration.ofSeconds(30), () -> {
+        String role = cli(port, "ROLE");
+        return role.startsWith("master") || role.contains("connected");
+      });
+    }
+    RedisClusterClient client = RedisClusterClient.create(List.of(uri(ports[0]), uri(ports[1]), uri(ports[2])));
+    client.setOptions(ClusterClientOptions.builder().maxRedirects(10).validateClusterNodeMembership(false)
+        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+            .enablePeriodicRefresh(Duration.ofMillis(500)).enableAllAdaptiveRefreshTriggers().build()).build());
+    return client;
   }
 
   private static int portOf(String nodes, String id) {
