@@ -20,7 +20,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * MULTI, EXEC and DISCARD, differentially: the same sequences sent to a real {@code redis-server}
+ * MULTI, EXEC, DISCARD, WATCH and UNWATCH, differentially: the same sequences sent to a real {@code redis-server}
  * in cluster mode (owning every slot) and to an Atoll KV node, every reply compared byte for byte.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -32,6 +32,8 @@ class KvTransactionsTest {
   private KvServer atoll;
   private Wire toRedis;
   private Wire toAtoll;
+  private Wire toRedis2;
+  private Wire toAtoll2;
 
   @BeforeAll
   void start() throws Exception {
@@ -62,10 +64,16 @@ class KvTransactionsTest {
     atoll = KvServer.start(KvSettings.defaults(0, dir.resolve("atoll")));
     toAtoll = new Wire(atoll.port());
     assertThat(toAtoll.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383")).isEqualTo("+OK\r\n");
+    toRedis2 = new Wire(redisPort);
+    toAtoll2 = new Wire(atoll.port());
   }
 
   @AfterAll
   void stop() throws Exception {
+    if (toAtoll2 != null) {
+      toAtoll2.close();
+      toRedis2.close();
+    }
     if (toAtoll != null) {
       toAtoll.close();
       atoll.close();
@@ -80,6 +88,7 @@ class KvTransactionsTest {
 
   @BeforeEach
   void empty() throws Exception {
+    both("UNWATCH");
     both("FLUSHALL");
   }
 
@@ -197,6 +206,149 @@ class KvTransactionsTest {
     }
   }
 
+  /** Sends {@code args} to both on their second connections; replies compared. */
+  private String other(String... args) throws IOException {
+    String expected = toRedis2.call(args);
+    String got = toAtoll2.call(args);
+    assertThat(got).as("reply to %s (second connection)", String.join(" ", args)).isEqualTo(expected);
+    return got;
+  }
+
+  @Test
+  void watchedKeysChangedByAnyoneAbortTheExec() throws Exception {
+    both("SET", "{w}a", "1");
+    both("WATCH", "{w}a");
+    other("SET", "{w}a", "2"); // another client changes it
+    both("MULTI");
+    both("INCR", "{w}a");
+    assertThat(both("EXEC")).isEqualTo("*-1\r\n");
+    both("GET", "{w}a");
+    both("WATCH", "{w}a"); // untouched: the transaction runs
+    both("MULTI");
+    both("INCR", "{w}a");
+    both("EXEC");
+    both("WATCH", "{w}a");
+    both("SET", "{w}a", "5"); // the watcher's own change counts too
+    both("MULTI");
+    both("INCR", "{w}a");
+    both("EXEC");
+    both("WATCH", "{w}missing");
+    other("SET", "{w}missing", "now"); // a key that did not exist, created
+    both("MULTI");
+    both("GET", "{w}missing");
+    both("EXEC");
+    both("WATCH", "{w}a");
+    both("UNWATCH");
+    other("SET", "{w}a", "9");
+    both("MULTI");
+    both("GET", "{w}a");
+    both("EXEC");
+  }
+
+  @Test
+  void onlyRealChangesCountAsRedisCountsThem() throws Exception {
+    both("HSET", "{w}h", "f", "1");
+    both("WATCH", "{w}h", "{w}none");
+    other("DEL", "{w}none"); // deletes nothing
+    other("HSETNX", "{w}h", "f", "2"); // the field exists: no change
+    other("HDEL", "{w}h", "nosuchfield");
+    both("MULTI");
+    both("HGET", "{w}h", "f");
+    both("EXEC");
+    both("WATCH", "{w}h");
+    other("HINCRBY", "{w}h", "f", "1");
+    both("MULTI");
+    both("HGET", "{w}h", "f");
+    both("EXEC");
+    both("WATCH", "{w}h", "{w}none");
+    other("FLUSHALL"); // a watched key that existed: a change
+    both("MULTI");
+    both("PING");
+    both("EXEC");
+    both("WATCH", "{w}none");
+    other("FLUSHALL"); // none of the watched keys existed: no change
+    both("MULTI");
+    both("PING");
+    both("EXEC");
+  }
+
+  @Test
+  void watchIsRefusedInsideMultiAndSurvivesAnExecWithoutMulti() throws Exception {
+    both("SET", "{w}a", "1");
+    both("MULTI");
+    both("WATCH", "{w}a");
+    both("EXEC");
+    both("WATCH", "{w}a");
+    both("EXEC"); // no transaction: the watch stays
+    other("SET", "{w}a", "2");
+    both("MULTI");
+    both("GET", "{w}a");
+    both("EXEC");
+    both("WATCH", "{w}a");
+    both("MULTI");
+    both("UNWATCH"); // queued
+    both("GET", "{w}a");
+    both("DISCARD"); // ends the watch
+    other("SET", "{w}a", "3");
+    both("MULTI");
+    both("GET", "{w}a");
+    both("EXEC");
+    both("WATCH", "{w}a", "{x}b"); // keys of two slots
+    both("WATCH");
+  }
+
+  @Test
+  void aWatchedKeyThatExpiresAbortsTheExec() throws Exception {
+    both("SET", "{w}t", "1", "PX", "300");
+    both("WATCH", "{w}t");
+    await().atMost(Duration.ofSeconds(10)).until(() -> toRedis2.call("PTTL", "{w}t").equals(":-2\r\n")
+        && toAtoll2.call("PTTL", "{w}t").equals(":-2\r\n"));
+    both("MULTI");
+    both("GET", "{w}t");
+    assertThat(both("EXEC")).isEqualTo("*-1\r\n");
+  }
+
+  /**
+   * Check-and-set as applications write it (WATCH, read, MULTI, write, EXEC; again if it aborted),
+   * from four clients at once through Jedis: no increment is lost, and retries happened.
+   */
+  @Test
+  void checkAndSetFromManyClientsLosesNoIncrement() throws Exception {
+    int clients = 4;
+    int each = 250;
+    java.util.concurrent.atomic.AtomicInteger retries = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(clients);
+    try {
+      List<java.util.concurrent.Future<?>> runs = new ArrayList<>();
+      for (int t = 0; t < clients; t++) {
+        runs.add(pool.submit(() -> {
+          try (redis.clients.jedis.Jedis j = new redis.clients.jedis.Jedis("127.0.0.1", atoll.port(), 10_000)) {
+            for (int i = 0; i < each; i++) {
+              while (true) {
+                j.watch("{cas}counter");
+                String v = j.get("{cas}counter");
+                redis.clients.jedis.Transaction tx = j.multi();
+                tx.set("{cas}counter", Integer.toString(v == null ? 1 : Integer.parseInt(v) + 1));
+                if (tx.exec() != null) {
+                  break;
+                }
+                retries.incrementAndGet();
+              }
+            }
+          }
+          return null;
+        }));
+      }
+      for (java.util.concurrent.Future<?> f : runs) {
+        f.get(120, java.util.concurrent.TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(toAtoll.call("GET", "{cas}counter")).isEqualTo("$4\r\n" + clients * each + "\r\n");
+    assertThat(retries.get()).as("transactions aborted by a change and tried again").isPositive();
+  }
+
   @Test
   void randomTransactionsAnswerAsRedis() throws Exception {
     Random random = new Random(5);
@@ -204,12 +356,24 @@ class KvTransactionsTest {
         "x"}, {"INCR", "{r}k"}, {"HSET", "{r}h", "f", "1"}, {"HINCRBY", "{r}h", "f", "2"}, {"GET", "{r}h"},
         {"EXISTS", "{r}k", "{r}n"}, {"EXPIRE", "{r}n", "100"}, {"TTL", "{r}n"}, {"GET"}, {"BOGUS"}, {"MULTI"},
         {"SET", "{q}other", "1"}, {"PING"}, {"ECHO", "hi"}, {"STRLEN", "{r}k"}};
-    for (int t = 0; t < 200; t++) {
+    String[][] touches = {{"SET", "{r}k", "o"}, {"DEL", "{r}k"}, {"INCR", "{r}n"}, {"HSETNX", "{r}h", "f", "0"},
+        {"HDEL", "{r}h", "g"}, {"EXPIRE", "{r}n", "50"}, {"PERSIST", "{r}n"}, {"GET", "{r}k"}, {"DEL", "{r}none"}};
+    String[] watchable = {"{r}k", "{r}n", "{r}h", "{r}none"};
+    for (int t = 0; t < 300; t++) {
+      if (random.nextInt(3) == 0) {
+        both("WATCH", watchable[random.nextInt(watchable.length)]);
+      }
+      if (random.nextInt(4) == 0) {
+        other(touches[random.nextInt(touches.length)]); // another client, before or during the queue
+      }
       both("MULTI");
       int n = random.nextInt(6);
       for (int i = 0; i < n; i++) {
         String[] c = commands[random.nextInt(commands.length)];
         both(c);
+        if (random.nextInt(8) == 0) {
+          other(touches[random.nextInt(touches.length)]);
+        }
       }
       both(random.nextInt(10) == 0 ? "DISCARD" : "EXEC");
     }

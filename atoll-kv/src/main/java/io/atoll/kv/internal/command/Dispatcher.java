@@ -172,11 +172,27 @@ public final class Dispatcher {
           throw new CommandError("ERR DISCARD without MULTI");
         }
         c.session.queued = null;
+        unwatchAll(c.session);
         c.reply.ok();
         return true;
       }
       case "exec" -> {
-        exec(c);
+        boolean open = c.session.queued != null;
+        try {
+          exec(c);
+        } finally {
+          if (open && c.deferred == null) {
+            unwatchAll(c.session); // as Redis: EXEC of a transaction ends every watch, whatever its outcome
+          }
+        }
+        return true;
+      }
+      case "unwatch" -> {
+        if (c.session.queued != null) {
+          return false; // queued, as Redis queues it (a no-op by then: EXEC unwatches first)
+        }
+        unwatchAll(c.session);
+        c.reply.ok();
         return true;
       }
       default -> {
@@ -207,6 +223,7 @@ public final class Dispatcher {
     if (c.session.queuedRefused) {
       throw new CommandError("EXECABORT Transaction discarded because of previous errors.");
     }
+    expireWatched(c, slot);
     if (slot >= 0) {
       for (Session.Queued e : q) {
         if (e.slot() < 0 && new String(e.args()[0], StandardCharsets.UTF_8).equalsIgnoreCase("cluster")
@@ -219,6 +236,10 @@ public final class Dispatcher {
       }
     }
     if (slot < 0) {
+      if (c.session.watchedChanged) {
+        c.reply.nilArray(); // a watched key changed: nothing runs
+        return;
+      }
       if (!hasWrites(q)) {
         runQueued(c, q);
         return;
@@ -263,6 +284,70 @@ public final class Dispatcher {
     }
   }
 
+  /** Most keys one connection may watch (Redis has no such bound; everything here has one). */
+  static final int MAX_WATCHED = 10_000;
+
+  /** WATCH key...: the keys (of one slot, routed as any keyed command) are watched until EXEC, DISCARD or UNWATCH. */
+  static final Handler WATCH = c -> {
+    if (c.session.queued != null) {
+      c.reply.error("ERR WATCH inside MULTI is not allowed"); // as Redis: the transaction stays good
+      return;
+    }
+    for (int i = 1; i < c.argc(); i++) {
+      io.atoll.kv.internal.store.Key key = c.key(i);
+      boolean already = false;
+      for (Session.Watched w : c.session.watched) {
+        already |= w.slot() == c.slot && w.key().equals(key);
+      }
+      if (already) {
+        continue;
+      }
+      if (c.session.watched.size() >= MAX_WATCHED) {
+        throw new CommandError("ERR a connection watches at most " + MAX_WATCHED + " keys");
+      }
+      c.slot.get(key, c.now); // one already expired goes now, not later as a change
+      c.slot.watch(key, c.session.watcher);
+      c.session.watched.add(new Session.Watched(c.slot, key));
+    }
+    c.reply.ok();
+  };
+
+  /**
+   * Before EXEC looks at its watched keys: a watched key that expired since is removed now, which
+   * counts as a change (as Redis' EXEC, which refuses to run past a watched key that expired). The
+   * keys of other slots than the transaction's are looked at first, each under its own lock.
+   */
+  private void expireWatched(Call c, int txSlot) {
+    for (Session.Watched w : c.session.watched) {
+      if (w.slot().id() != txSlot) {
+        synchronized (w.slot()) {
+          w.slot().get(w.key(), c.now);
+        }
+      }
+    }
+    if (txSlot >= 0) {
+      io.atoll.kv.internal.store.Slot s = store.slot(txSlot);
+      synchronized (s) {
+        for (Session.Watched w : c.session.watched) {
+          if (w.slot() == s) {
+            s.get(w.key(), c.now);
+          }
+        }
+      }
+    }
+  }
+
+  /** Ends every watch of {@code session} (EXEC, DISCARD, UNWATCH, RESET, its connection closing). */
+  public void unwatchAll(Session session) {
+    for (Session.Watched w : session.watched) {
+      synchronized (w.slot()) {
+        w.slot().unwatch(w.key(), session.watcher);
+      }
+    }
+    session.watched.clear();
+    session.watchedChanged = false;
+  }
+
   /** CLUSTER subcommands that only read, allowed in a transaction with keyed commands. */
   private static final java.util.Set<String> CLUSTER_READS = java.util.Set.of("keyslot", "info", "nodes", "slots",
       "shards", "myid", "myshardid", "countkeysinslot", "getkeysinslot", "links");
@@ -279,6 +364,12 @@ public final class Dispatcher {
       // on their way to another node) answers EXEC, and nothing runs.
       if (execPaused(c, q)) {
         return; // under the slot's lock: a pause's sweep waits for a transaction that began before it
+      }
+      if (c.session.watchedChanged) {
+        // Checked under the slot's lock: a write to a watched key of this slot either came before
+        // (and said so) or waits until this transaction has run.
+        c.reply.nilArray();
+        return;
       }
       io.atoll.kv.internal.cluster.ClusterView view = cluster.view();
       for (Session.Queued e : q) {

@@ -113,6 +113,9 @@ final class Hashes {
       }
     }
     c.slot.resized(delta);
+    if (!onlyNew || added > 0) {
+      c.slot.changed(c.key(1));
+    }
     return added;
   }
 
@@ -129,6 +132,9 @@ final class Hashes {
         }
       }
       c.slot.resized(delta);
+      if (n > 0) {
+        c.slot.changed(c.key(1));
+      }
       if (h.isEmpty()) {
         c.slot.remove(c.key(1));
       }
@@ -196,5 +202,6 @@ final class Hashes {
     HashMap<Key, byte[]> h = hash(c, true);
     h.put(f, value);
     c.slot.resized(Entry.fieldBytes(f.bytes(), value) - (old == null ? 0 : Entry.fieldBytes(f.bytes(), old)));
+    c.slot.changed(c.key(1));
   }
 }

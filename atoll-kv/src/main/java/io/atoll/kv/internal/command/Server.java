@@ -83,6 +83,8 @@ final class Server {
         .add("multi", 1, "noscript loading stale fast allow_busy", 0, 0, 0, Dispatcher.TRANSACTION)
         .add("exec", 1, "noscript loading stale skip_slowlog", 0, 0, 0, Dispatcher.TRANSACTION)
         .add("discard", 1, "noscript loading stale fast allow_busy", 0, 0, 0, Dispatcher.TRANSACTION)
+        .add("watch", -2, "noscript loading stale fast allow_busy", 1, -1, 1, Dispatcher.WATCH)
+        .add("unwatch", 1, "noscript loading stale fast allow_busy", 0, 0, 0, Dispatcher.TRANSACTION)
         .add("asking", 1, "fast", 0, 0, 0, c -> {
           c.session.asking = true;
           c.reply.ok();

@@ -47,6 +47,17 @@ public final class Session {
   boolean queuedRefused;
   /** The client port a replica said it listens on (REPLCONF listening-port), 0 if none. */
   private volatile int listeningPort;
+  /**
+   * WATCH: the keys this connection watches, each with its slot (the slot's lock guards the
+   * registration), and whether one of them changed since (set by any thread, under that slot's lock).
+   */
+  final java.util.List<Watched> watched = new java.util.ArrayList<>();
+  volatile boolean watchedChanged;
+  final io.atoll.kv.internal.store.Slot.Watcher watcher = () -> watchedChanged = true;
+
+  /** A watched key and its slot. */
+  record Watched(io.atoll.kv.internal.store.Slot slot, io.atoll.kv.internal.store.Key key) {}
+
   /** A write run again after a pause of writes ended: it is not deferred a second time. */
   boolean resumed;
 

@@ -112,6 +112,7 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
   public void channelInactive(ChannelHandlerContext ctx) {
     if (session != null) {
       clients.close(session);
+      dispatcher.unwatchAll(session);
     }
     if (out != null) {
       out.release();

@@ -12,6 +12,13 @@ import java.util.Map;
  * commands on different slots in parallel.
  */
 public final class Slot {
+
+  /** A client watching keys (WATCH): told, holding the slot's lock, when one of them changes. */
+  @FunctionalInterface
+  public interface Watcher {
+    void touched();
+  }
+
   private final int id;
   private final MemoryMeter meter;
   private final SlotJournal journal;
@@ -21,6 +28,8 @@ public final class Slot {
    */
   private boolean selfLogged;
   private boolean keepExpired;
+  /** Clients watching keys of this slot (WATCH), by key; null while none does. */
+  private HashMap<Key, ArrayList<Watcher>> watchers;
   private final HashMap<Key, Entry> map = new HashMap<>();
   private int volatileKeys;
   /**
@@ -119,6 +128,7 @@ public final class Slot {
     if (!selfLogged) {
       journal.stored(id, key, entry);
     }
+    touch(key);
   }
 
   /** Removes {@code key}; its entry or null. */
@@ -137,6 +147,7 @@ public final class Slot {
       if (old.expireAt != 0) {
         volatileKeys--;
       }
+      touch(key);
     }
     return old;
   }
@@ -153,11 +164,53 @@ public final class Slot {
     if (!selfLogged) {
       journal.expiry(id, key, at);
     }
+    touch(key);
   }
 
   /** Tells the meter a value grew or shrank by {@code delta} bytes in place. */
   public void resized(long delta) {
     meter.add(delta);
+  }
+
+  /** {@code key}'s value was changed in place (a hash's fields): its watchers are told. */
+  public void changed(Key key) {
+    touch(key);
+  }
+
+  /** {@code w} watches {@code key} (WATCH) until {@link #unwatch}. */
+  public void watch(Key key, Watcher w) {
+    if (watchers == null) {
+      watchers = new HashMap<>();
+    }
+    watchers.computeIfAbsent(key, k -> new ArrayList<>(2)).add(w);
+  }
+
+  /** {@code w} no longer watches {@code key}. */
+  public void unwatch(Key key, Watcher w) {
+    if (watchers == null) {
+      return;
+    }
+    ArrayList<Watcher> l = watchers.get(key);
+    if (l != null) {
+      l.remove(w);
+      if (l.isEmpty()) {
+        watchers.remove(key);
+      }
+    }
+    if (watchers.isEmpty()) {
+      watchers = null;
+    }
+  }
+
+  private void touch(Key key) {
+    if (watchers != null) {
+      ArrayList<Watcher> l = watchers.get(key);
+      if (l != null) {
+        for (Watcher w : l) {
+          w.touched();
+        }
+      }
+    }
   }
 
   /** The number of keys, expired ones not yet removed included. */
@@ -199,6 +252,7 @@ public final class Slot {
         volatileKeys--;
         meter.add(-e.getValue().valueBytes() - keyBytes(e.getKey()));
         journal.removed(id, e.getKey());
+        touch(e.getKey());
         n++;
       }
     }
@@ -224,6 +278,13 @@ public final class Slot {
     meter.add(-bytes);
     if ((!map.isEmpty() || lentBatch != 0) && !selfLogged) {
       journal.cleared(id); // a lent batch goes too
+    }
+    if (watchers != null) {
+      for (Key k : new ArrayList<>(watchers.keySet())) {
+        if (map.containsKey(k)) {
+          touch(k); // as Redis' FLUSHALL: a watched key that existed
+        }
+      }
     }
     map.clear();
     lent.clear();
