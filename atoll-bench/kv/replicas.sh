@@ -2,7 +2,8 @@
 # Atoll KV with a replica beside Redis 7 with a replica, on this machine and in the same run: a
 # primary owning all 16384 slots and one replica of it (CLUSTER REPLICATE), for each server; ops/s
 # of redis-benchmark -t set against the primary at -P 1 and -P 16, alternated ROUNDS times, the
-# replica keeping up (its offset is printed after each round). Both asynchronous, as in Redis.
+# replica keeping up (its offset is printed after each round). Both asynchronous, as in Redis;
+# ACKS=1 starts the Atoll primary with --min-replicas-to-ack 1 (each reply waits for the replica).
 # Needs redis-server, redis-cli, redis-benchmark and the packaged atoll.jar
 # (mvn -B -q -pl atoll-server -am package -DskipTests). Loopback only; everything it starts is
 # stopped on exit.
@@ -12,6 +13,7 @@ JAVA="${JAVA:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}"
 JAR="$here/atoll-server/target/atoll.jar"
 N="${N:-200000}"          # requests per redis-benchmark run
 ROUNDS="${ROUNDS:-3}"
+ACKS="${ACKS:-0}"
 work="$(mktemp -d)"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
@@ -19,7 +21,8 @@ trap cleanup EXIT
 
 start_atoll() { # port
   "$JAVA" -Xmx1g -XX:+UseParallelGC --sun-misc-unsafe-memory-access=allow -jar "$JAR" kv --port "$1" \
-    --data-dir "$work/atoll-$1" --event-loops 2 --appendonly no > "$work/atoll-$1.log" 2>&1 &
+    --data-dir "$work/atoll-$1" --event-loops 2 --appendonly no --min-replicas-to-ack "${2:-0}" \
+    > "$work/atoll-$1.log" 2>&1 &
   pids+=($!)
 }
 start_redis() { # port
@@ -43,7 +46,7 @@ offsets() { # primary replica -> "primary-offset replica-offset"
     "$(redis-cli -p "$2" info replication | tr -d '\r' | sed -n 's/^slave_repl_offset://p')"
 }
 
-start_atoll 7401; start_atoll 7402; start_redis 7411; start_redis 7412
+start_atoll 7401 "$ACKS"; start_atoll 7402; start_redis 7411; start_redis 7412
 for p in 7401 7402 7411 7412; do wait_port $p; done
 pair 7401 7402
 pair 7411 7412
