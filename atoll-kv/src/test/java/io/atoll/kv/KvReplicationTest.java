@@ -190,6 +190,12 @@ class KvReplicationTest {
           && replica.clusterInfo().contains("cluster_state:ok"));
       assertThatThrownBy(() -> primary.set("k:1", "a")).hasMessage("NOREPLICAS Not enough good replicas to write.");
       assertThat(primary.get("k:1")).as("refused before it ran").isNull();
+      redis.clients.jedis.Transaction tx = primary.multi();
+      tx.set("{tx}k", "1");
+      tx.incr("{tx}n");
+      assertThatThrownBy(tx::exec).as("a transaction is refused whole, before any of it runs")
+          .hasMessageContaining("NOREPLICAS");
+      assertThat(primary.get("{tx}k")).isNull();
 
       replica.clusterReplicate(primary.clusterMyId());
       await().atMost(Duration.ofSeconds(20)).until(() -> replica.role().toString().contains("connected"));
@@ -204,6 +210,13 @@ class KvReplicationTest {
       }
       assertThat(p.syncAndReturnAll()).last().isEqualTo(1000L);
       assertThat(replica.get("n")).isEqualTo("1000");
+      for (int i = 0; i < 50; i++) { // a write and a WAIT in one read: their replies stay in order
+        Pipeline q = primary.pipelined();
+        q.set("k:w", "v" + i);
+        q.waitReplicas(1, 1000);
+        q.incr("n:w");
+        assertThat(q.syncAndReturnAll()).containsExactly("OK", 1L, (long) i + 1);
+      }
 
       // A "replica" that takes the stream but never acknowledges: replies wait, then NOREPLICAS.
       replicaNode.close();

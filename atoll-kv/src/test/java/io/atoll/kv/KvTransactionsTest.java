@@ -252,6 +252,9 @@ class KvTransactionsTest {
     other("DEL", "{w}none"); // deletes nothing
     other("HSETNX", "{w}h", "f", "2"); // the field exists: no change
     other("HDEL", "{w}h", "nosuchfield");
+    both("SET", "{w}p", "1");
+    both("WATCH", "{w}p");
+    other("GETEX", "{w}p", "PERSIST"); // no TTL to remove: no change
     both("MULTI");
     both("HGET", "{w}h", "f");
     both("EXEC");

@@ -146,6 +146,9 @@ final class ClusterCommands {
       if (millis <= 0) {
         throw new CommandError("ERR the pause must be positive (milliseconds)");
       }
+      if (c.inExec) {
+        throw new CommandError("ERR CLUSTER " + Replication.PAUSE_COMMAND + " is not served inside a transaction");
+      }
       // It waits for writes under way and takes every slot's lock once: not on an event loop.
       c.deferred = new CompletableFuture<>();
       CompletableFuture<Consumer<io.atoll.kv.internal.resp.Reply>> done = c.deferred;

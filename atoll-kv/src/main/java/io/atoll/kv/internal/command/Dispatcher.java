@@ -223,6 +223,9 @@ public final class Dispatcher {
     if (c.session.queuedRefused) {
       throw new CommandError("EXECABORT Transaction discarded because of previous errors.");
     }
+    if (hasWrites(q)) {
+      refuseWithoutReplicas(); // the whole transaction, before any of it runs (as Redis)
+    }
     expireWatched(c, slot);
     if (slot >= 0) {
       for (Session.Queued e : q) {
@@ -294,20 +297,16 @@ public final class Dispatcher {
       return;
     }
     for (int i = 1; i < c.argc(); i++) {
-      io.atoll.kv.internal.store.Key key = c.key(i);
-      boolean already = false;
-      for (Session.Watched w : c.session.watched) {
-        already |= w.slot() == c.slot && w.key().equals(key);
-      }
-      if (already) {
+      Session.Watched w = new Session.Watched(c.slot, c.key(i));
+      if (c.session.watched.contains(w)) {
         continue;
       }
       if (c.session.watched.size() >= MAX_WATCHED) {
         throw new CommandError("ERR a connection watches at most " + MAX_WATCHED + " keys");
       }
-      c.slot.get(key, c.now); // one already expired goes now, not later as a change
-      c.slot.watch(key, c.session.watcher);
-      c.session.watched.add(new Session.Watched(c.slot, key));
+      c.slot.get(w.key(), c.now); // one already expired goes now, not later as a change
+      c.slot.watch(w.key(), c.session.watcher);
+      c.session.watched.add(w);
     }
     c.reply.ok();
   };
@@ -511,7 +510,7 @@ public final class Dispatcher {
           return;
         }
         if (write) {
-          refuseWithoutReplicas();
+          refuseWithoutReplicas(c);
         }
         boolean selfLogged = write && !LOGGED_BY_EFFECT.contains(spec.name());
         if (!selfLogged) {
@@ -568,6 +567,14 @@ public final class Dispatcher {
 
   /** A write refused before it runs, as Redis' min-replicas-to-write: too few replicas online. */
   private void refuseWithoutReplicas() {
+    refuseWithoutReplicas(null);
+  }
+
+  /** As above, except inside EXEC ({@code c}), which looked once for the whole transaction. */
+  private void refuseWithoutReplicas(Call c) {
+    if (c != null && c.inExec) {
+      return;
+    }
     String refusal = replication.writeRefusal();
     if (refusal != null) {
       throw new CommandError(refusal);
@@ -582,7 +589,7 @@ public final class Dispatcher {
    * offset (see {@link Replication#pauseWrites}).
    */
   private void runKeylessWrite(Call c, CommandSpec spec) {
-    refuseWithoutReplicas();
+    refuseWithoutReplicas(c);
     if (!replication.enterKeylessWrite()) {
       throw new CommandError(PAUSED);
     }

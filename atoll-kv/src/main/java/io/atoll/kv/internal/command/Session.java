@@ -51,7 +51,7 @@ public final class Session {
    * WATCH: the keys this connection watches, each with its slot (the slot's lock guards the
    * registration), and whether one of them changed since (set by any thread, under that slot's lock).
    */
-  final java.util.List<Watched> watched = new java.util.ArrayList<>();
+  final java.util.Set<Watched> watched = new java.util.LinkedHashSet<>();
   volatile boolean watchedChanged;
   final io.atoll.kv.internal.store.Slot.Watcher watcher = () -> watchedChanged = true;
 

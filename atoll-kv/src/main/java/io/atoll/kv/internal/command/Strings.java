@@ -198,7 +198,9 @@ final class Strings {
     if (v != null) {
       Entry e = c.slot.get(key, c.now);
       if (persist) {
-        c.slot.expire(key, e, 0);
+        if (e.expireAt != 0) {
+          c.slot.expire(key, e, 0); // as Redis: only a TTL removed is a change
+        }
       } else if (at >= 0) {
         if (at <= c.now) {
           c.slot.remove(key);

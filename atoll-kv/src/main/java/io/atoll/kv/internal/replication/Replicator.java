@@ -78,8 +78,11 @@ public final class Replicator implements Replication, AutoCloseable {
   private volatile Applier applier;
   private volatile boolean closed;
 
-  /** One WAIT: how many replicas, at which offset. */
-  private record Waiter(int replicas, long offset, CompletableFuture<Integer> done) {}
+  /**
+   * One wait: how many replicas, at which offset, until when (Long.MAX_VALUE: no limit), whether a
+   * client's WAIT (else a reply held for --min-replicas-to-ack).
+   */
+  private record Waiter(int replicas, long offset, long deadline, boolean client, CompletableFuture<Integer> done) {}
 
   /** Replication over these parts; {@link #start} begins it. */
   public Replicator(Backlog backlog, SlotStore store, ClusterState cluster, Settings settings, LongSupplier clock,
@@ -99,6 +102,7 @@ public final class Replicator implements Replication, AutoCloseable {
   public void start(Applier applier) {
     this.applier = applier;
     timer.scheduleWithFixedDelay(this::tick, 1, 1, TimeUnit.SECONDS);
+    timer.scheduleWithFixedDelay(this::expireWaiters, 10, 10, TimeUnit.MILLISECONDS);
     viewChanged(cluster.view());
   }
 
@@ -341,24 +345,38 @@ public final class Replicator implements Replication, AutoCloseable {
     if (now >= replicas) {
       return CompletableFuture.completedFuture(now);
     }
-    Waiter w = new Waiter(replicas, offset, new CompletableFuture<>());
+    Waiter w = new Waiter(replicas, offset, timeoutMillis > 0 ? clock.getAsLong() + timeoutMillis : Long.MAX_VALUE,
+        true, new CompletableFuture<>());
     synchronized (waiters) {
-      waiters.removeIf(x -> x.done().isDone());
-      if (waiters.size() >= MAX_WAITERS) {
+      long clients = waiters.stream().filter(Waiter::client).count();
+      if (clients >= MAX_WAITERS) {
         throw new CommandError("ERR " + MAX_WAITERS + " clients wait in WAIT already (expected: fewer, or a timeout)");
       }
       waiters.add(w);
     }
-    if (timeoutMillis > 0) {
-      timer.schedule(() -> {
-        synchronized (waiters) {
-          waiters.remove(w);
-        }
-        w.done().complete(ackedAtLeast(offset));
-      }, timeoutMillis, TimeUnit.MILLISECONDS);
-    }
     checkWaiters();
     return w.done();
+  }
+
+  /**
+   * Ends the waits whose time is up, with how many replicas hold their offset by then: one timer
+   * task for all of them (a task per wait would pile up in the queue for as long as the timeout).
+   */
+  private void expireWaiters() {
+    long now = clock.getAsLong();
+    List<Waiter> due = new ArrayList<>();
+    synchronized (waiters) {
+      waiters.removeIf(w -> {
+        if (w.deadline() <= now) {
+          due.add(w);
+          return true;
+        }
+        return false;
+      });
+    }
+    for (Waiter w : due) {
+      w.done().complete(ackedAtLeast(w.offset()));
+    }
   }
 
   private int ackedAtLeast(long offset) {
@@ -425,19 +443,12 @@ public final class Replicator implements Replication, AutoCloseable {
     if (ackedAtLeast(position) >= n) {
       return CompletableFuture.completedFuture(true);
     }
-    Waiter w = new Waiter(n, position, new CompletableFuture<>());
+    // One wait per connection at most (it reads nothing more meanwhile): bounded by the connections.
+    Waiter w = new Waiter(n, position, clock.getAsLong() + settings.ackTimeoutMillis(), false,
+        new CompletableFuture<>());
     synchronized (waiters) {
-      if (waiters.size() >= MAX_WAITERS) {
-        return CompletableFuture.completedFuture(false); // bounded: answered NOREPLICAS at once
-      }
       waiters.add(w);
     }
-    timer.schedule(() -> {
-      synchronized (waiters) {
-        waiters.remove(w);
-      }
-      w.done().complete(ackedAtLeast(position));
-    }, settings.ackTimeoutMillis(), TimeUnit.MILLISECONDS);
     checkWaiters();
     return w.done().thenApply(count -> count >= n);
   }

@@ -183,6 +183,9 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
         }
         session.logPosition(log.position()); // what it changed (keys gone to another node) is logged first
         session.wrote();
+        if (replication.acksWrites()) {
+          session.replicaPosition(replication.offset()); // and held by the replicas (MIGRATE's DELs)
+        }
         waiting = false;
         ctx.channel().config().setAutoRead(ctx.channel().isWritable());
         flush(ctx);
@@ -290,6 +293,13 @@ public final class KvConnection extends ChannelInboundHandlerAdapter {
     long position = session.takeReplicaPosition();
     if (position == 0 || replication.isReplicated(position)) {
       return true;
+    }
+    if (waiting) {
+      // A command that answers later is under way (or a wait for the replicas already is): the
+      // replies wait with it, and its completion looks at the replicas for all of them at once;
+      // two waits could each release their replies and the order would be lost.
+      session.replicaPosition(position);
+      return false;
     }
     ByteBuf pending = out;
     int replies = buffered;

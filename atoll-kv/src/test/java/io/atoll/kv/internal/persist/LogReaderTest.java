@@ -14,7 +14,6 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The log reader at the byte level: a file cut at every point reads as its whole records and then
@@ -23,8 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LogReaderTest {
 
-  @TempDir
-  Path dir;
 
   private static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
@@ -86,8 +83,13 @@ class LogReaderTest {
     }
   }
 
-  private Path file(byte[] bytes) throws IOException {
-    Path p = Files.createTempFile(dir, "log", ".aof");
+  /**
+   * {@code bytes} as a file. Not in a JUnit {@code @TempDir}: jqwik's properties do not get one
+   * (it was null there, and a sample that read as a cut tail failed with a NullPointerException).
+   */
+  private static Path file(byte[] bytes) throws IOException {
+    Path p = Files.createTempFile("atoll-logreader", ".aof");
+    p.toFile().deleteOnExit();
     Files.write(p, bytes);
     return p;
   }
