@@ -339,7 +339,7 @@ public final class KvServer implements AutoCloseable {
     }) : null;
     // Redis-cluster mode streams every change to its replicas too (the backlog keeps nothing
     // until a replica asks); a managed node has no replicas yet.
-    Backlog backlog = manager == null ? new Backlog(REPL_BACKLOG_BYTES) : null;
+    Backlog backlog = manager == null ? new Backlog(s.replicas().backlogBytes()) : null;
     CommandLog aofLog = aof == null ? CommandLog.NONE : aof;
     CommandLog log = backlog == null ? aofLog : Tee.log(aofLog, backlog);
     EventLoopGroup boss = Transport.group(1, "kv-accept");
@@ -634,8 +634,6 @@ public final class KvServer implements AutoCloseable {
   /** A managed node listens for the shard manager on its client port plus this (where Redis has its bus). */
   public static final int CONTROL_PORT_OFFSET = ManagedConfigs.CONTROL_OFFSET;
 
-  /** Bytes of the replication stream a primary keeps for replicas that fall behind (Valkey's default). */
-  static final int REPL_BACKLOG_BYTES = 10 << 20;
 
   /** The client port. */
   public int port() {

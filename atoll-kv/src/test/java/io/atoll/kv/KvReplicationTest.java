@@ -179,7 +179,7 @@ class KvReplicationTest {
   void writesWaitForAReplicaToHoldThemBeforeTheirReplyLeaves() throws Exception {
     java.nio.file.Path root = java.nio.file.Files.createTempDirectory("atoll-kv-acks");
     KvServer primaryNode = KvServer.start(KvSettings.defaults(0, root.resolve("p")).withNodeTimeout(2000)
-        .withReplicas(new KvReplicas(1, 500)));
+        .withReplicas(new KvReplicas(1, 500, 64 << 10)));
     KvServer replicaNode = KvServer.start(KvSettings.defaults(0, root.resolve("r")).withNodeTimeout(2000));
     try (Jedis primary = new Jedis("127.0.0.1", primaryNode.port(), 10_000);
         Jedis replica = new Jedis("127.0.0.1", replicaNode.port(), 10_000)) {
@@ -199,6 +199,7 @@ class KvReplicationTest {
 
       replica.clusterReplicate(primary.clusterMyId());
       await().atMost(Duration.ofSeconds(20)).until(() -> replica.role().toString().contains("connected"));
+      assertThat(primary.info("replication")).contains("repl_backlog_size:65536");
       replica.readonly();
       for (int i = 0; i < 200; i++) {
         assertThat(primary.set("k:" + i, "v" + i)).isEqualTo("OK");

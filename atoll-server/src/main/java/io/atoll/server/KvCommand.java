@@ -78,6 +78,11 @@ final class KvCommand implements Callable<Integer> {
       + " for --min-replicas-to-ack replicas before it is answered -NOREPLICAS (default: ${DEFAULT-VALUE}).")
   long replicaAckTimeout;
 
+  @Option(names = "--repl-backlog-size", defaultValue = "10mb", description = "How much of its stream of writes a"
+      + " primary keeps for replicas that fall behind or reconnect, e.g. 64mb (Redis' repl-backlog-size); a replica"
+      + " further behind, or a write larger than this, takes a full copy again (default: ${DEFAULT-VALUE}).")
+  String replBacklog;
+
   @Option(names = "--client-output-buffer-limit", defaultValue = "64mb", description = "Reply bytes pending per client before it is disconnected (default: ${DEFAULT-VALUE}).")
   String outputLimit;
 
@@ -153,7 +158,8 @@ final class KvCommand implements Callable<Integer> {
           d.maxInlineLength(), Math.max(d.queryBufferLimit(), bytes("--proto-max-bulk-len", maxBulk)),
           bytes("--client-output-buffer-limit", outputLimit), nodeTimeout);
       settings = settings.withPassword(password()).withPersistence(persistence())
-          .withReplicas(new io.atoll.kv.KvReplicas(minReplicasToAck, replicaAckTimeout));
+          .withReplicas(new io.atoll.kv.KvReplicas(minReplicasToAck, replicaAckTimeout,
+              (int) Math.min(Integer.MAX_VALUE, bytes("--repl-backlog-size", replBacklog))));
       if (minReplicasToAck > 0 && manager != null) {
         throw new IllegalArgumentException("--min-replicas-to-ack: replicas are not served in managed mode yet"
             + " (expected: no --manager, or no --min-replicas-to-ack)");

@@ -171,6 +171,12 @@ class CliTest {
     assertThat(Main.run(new String[] {"kv", "--port", "7001", "--min-replicas-to-ack", "1", "--manager",
         "127.0.0.1:1", "--data-dir", dir.toString()}, Map.of())).isEqualTo(2);
     assertThat(errText()).contains("--min-replicas-to-ack: replicas are not served in managed mode yet");
+    assertThat(Main.run(new String[] {"kv", "--port", "7001", "--repl-backlog-size", "1kb", "--data-dir",
+        dir.toString()}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("repl-backlog-size: 1024 bytes (expected: 16kb..1gb)");
+    assertThat(Main.run(new String[] {"kv", "--port", "7001", "--repl-backlog-size", "lots", "--data-dir",
+        dir.toString()}, Map.of())).isEqualTo(2);
+    assertThat(errText()).contains("--repl-backlog-size: 'lots'");
     assertThat(KvCommand.bytes("--maxmemory", "2gb")).isEqualTo(2L << 30);
     assertThat(KvCommand.bytes("--maxmemory", "100m")).isEqualTo(100_000_000L);
   }
