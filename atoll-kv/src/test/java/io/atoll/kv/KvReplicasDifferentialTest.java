@@ -4,14 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -29,7 +26,7 @@ class KvReplicasDifferentialTest {
   @TempDir
   static Path dir;
 
-  private final List<Process> redis = new ArrayList<>();
+  private final List<RedisServer> redis = new ArrayList<>();
   private final List<KvServer> atoll = new ArrayList<>();
   /** Redis' primary and replica, then Atoll's. */
   private Wire redisPrimary;
@@ -41,38 +38,17 @@ class KvReplicasDifferentialTest {
 
   @BeforeAll
   void start() throws Exception {
-    boolean installed;
-    try {
-      installed = new ProcessBuilder("redis-server", "--version").start().waitFor() == 0;
-    } catch (IOException e) {
-      installed = false;
-    }
-    Assumptions.assumeTrue(installed,
-        "redis-server is not installed on this machine: apt-get install redis-server (CI's .ci/run installs it)");
-    int[] ports = {free(), free()};
     for (int i = 0; i < 2; i++) {
-      redis.add(new ProcessBuilder("redis-server", "--port", Integer.toString(ports[i]), "--bind", "127.0.0.1",
-          "--cluster-enabled", "yes", "--cluster-config-file", dir.resolve("nodes-" + i + ".conf").toString(),
-          "--dir", dir.toString(), "--save", "", "--appendonly", "no").redirectErrorStream(true)
-          .redirectOutput(dir.resolve("redis-" + i + ".log").toFile()).start());
+      redis.add(RedisServer.start(dir, "redis-" + i));
     }
-    Wire[] r = new Wire[2];
-    for (int i = 0; i < 2; i++) {
-      int port = ports[i];
-      int k = i;
-      await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> {
-        r[k] = new Wire(port);
-        return true;
-      });
-    }
-    redisPrimary = r[0];
-    redisReplica = r[1];
+    redisPrimary = new Wire(redis.get(0).port);
+    redisReplica = new Wire(redis.get(1).port);
     for (int i = 0; i < 2; i++) {
       atoll.add(KvServer.start(KvSettings.defaults(0, dir.resolve("atoll-" + i)).withNodeTimeout(2000)));
     }
     atollPrimary = new Wire(atoll.get(0).port());
     atollReplica = new Wire(atoll.get(1).port());
-    pair(redisPrimary, redisReplica, ports[0], ports[0] + 10000, redisIds);
+    pair(redisPrimary, redisReplica, redis.get(0).port, redis.get(0).port + 10000, redisIds);
     pair(atollPrimary, atollReplica, atoll.get(0).port(), atoll.get(0).busPort(), atollIds);
   }
 
@@ -106,15 +82,8 @@ class KvReplicasDifferentialTest {
     for (KvServer s : atoll) {
       s.close();
     }
-    for (Process p : redis) {
-      p.destroyForcibly().waitFor();
-    }
-  }
-
-  private static int free() throws IOException {
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", 0));
-      return s.getLocalPort();
+    for (RedisServer r : redis) {
+      r.close();
     }
   }
 

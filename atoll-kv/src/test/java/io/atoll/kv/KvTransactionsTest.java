@@ -4,15 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,7 +25,7 @@ class KvTransactionsTest {
   @TempDir
   static Path dir;
 
-  private Process redis;
+  private RedisServer redis;
   private KvServer atoll;
   private Wire toRedis;
   private Wire toAtoll;
@@ -37,28 +34,9 @@ class KvTransactionsTest {
 
   @BeforeAll
   void start() throws Exception {
-    boolean installed;
-    try {
-      installed = new ProcessBuilder("redis-server", "--version").start().waitFor() == 0;
-    } catch (IOException e) {
-      installed = false;
-    }
-    Assumptions.assumeTrue(installed,
-        "redis-server is not installed on this machine: apt-get install redis-server (CI's .ci/run installs it)");
-    int port;
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", 0));
-      port = s.getLocalPort();
-    }
-    redis = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
-        "--cluster-enabled", "yes", "--cluster-config-file", dir.resolve("nodes.conf").toString(), "--dir",
-        dir.toString(), "--save", "", "--appendonly", "no", "--enable-debug-command", "yes").redirectErrorStream(true)
-        .redirectOutput(dir.resolve("redis.log").toFile()).start();
-    int redisPort = port;
-    await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> {
-      toRedis = new Wire(redisPort);
-      return true;
-    });
+    redis = RedisServer.start(dir, "redis", "--enable-debug-command", "yes");
+    int redisPort = redis.port;
+    toRedis = new Wire(redisPort);
     assertThat(toRedis.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383")).isEqualTo("+OK\r\n");
     await().atMost(Duration.ofSeconds(20)).until(() -> toRedis.call("CLUSTER", "INFO").contains("cluster_state:ok"));
     atoll = KvServer.start(KvSettings.defaults(0, dir.resolve("atoll")));
@@ -82,7 +60,7 @@ class KvTransactionsTest {
       toRedis.close();
     }
     if (redis != null) {
-      redis.destroyForcibly().waitFor();
+      redis.close();
     }
   }
 
