@@ -68,10 +68,17 @@ final class Releaser {
   private void releaseOnce() {
     Server s = server;
     if (s != null) {
-      s.shutdownNow();
+      // Gracefully first: the watch streams the manager just completed reach their clients as
+      // completed, not cut (a shutdownNow right away reset some: RST_STREAM CANCEL); whatever is
+      // still open after a moment is cut.
+      s.shutdown();
       try {
-        s.awaitTermination(5, TimeUnit.SECONDS);
+        if (!s.awaitTermination(250, TimeUnit.MILLISECONDS)) {
+          s.shutdownNow();
+          s.awaitTermination(5, TimeUnit.SECONDS);
+        }
       } catch (InterruptedException e) {
+        s.shutdownNow();
         Thread.currentThread().interrupt();
       }
     }
