@@ -52,20 +52,10 @@ class KvReplicasIT {
     Assumptions.assumeTrue(RedisCliRun.installed(),
         "redis-cli is not installed on this machine: apt-get install redis-tools (CI's .ci/run installs it)");
     int[] ports = new int[6];
+    int[] bus = new int[6];
     processes = new ProcessCluster(dir, Duration.ofSeconds(10));
-    List<ManagedProcess> nodes = new ArrayList<>();
     try {
-      for (int i = 0; i < 6; i++) {
-        ports[i] = Ports.free();
-        int bus = Ports.free();
-        ManagedProcess p = processes.start(AtollProcesses.atoll("kv" + i, List.of("kv", "--port",
-            String.valueOf(ports[i]), "--bus-port", String.valueOf(bus), "--data-dir", dir.resolve("kv" + i).toString(),
-            "--event-loops", "1", "--cluster-node-timeout", "3000")));
-        nodes.add(p);
-      }
-      for (ManagedProcess p : nodes) {
-        p.awaitAddress(Duration.ofSeconds(60));
-      }
+      startAll(ports, bus, "--cluster-node-timeout", "3000");
       RedisClusterClient client = formWithReplicas(ports);
       Map<Integer, String> acked = new ConcurrentHashMap<>();
       Map<Integer, Boolean> unsure = new ConcurrentHashMap<>();
@@ -185,16 +175,8 @@ class KvReplicasIT {
     int[] ports = new int[6];
     int[] bus = new int[6];
     processes = new ProcessCluster(dir, Duration.ofSeconds(10));
-    ManagedProcess[] nodes = new ManagedProcess[6];
     try {
-      for (int i = 0; i < 6; i++) {
-        ports[i] = Ports.free();
-        bus[i] = Ports.free();
-        nodes[i] = startAcking(i, ports, bus, 0);
-      }
-      for (ManagedProcess p : nodes) {
-        p.awaitAddress(Duration.ofSeconds(60));
-      }
+      ManagedProcess[] nodes = startAll(ports, bus, ACKING);
       RedisClusterClient client = formWithReplicas(ports);
       Map<Integer, String> acked = new ConcurrentHashMap<>();
       Map<Integer, Boolean> unsure = new ConcurrentHashMap<>();
@@ -251,7 +233,7 @@ class KvReplicasIT {
               () -> cli(replica, "ROLE").startsWith("master"));
           long before = writes.get();
           processes.await("round " + r0 + ": writes go on", Duration.ofSeconds(60), () -> writes.get() > before + 300);
-          nodes[victim] = startAcking(victim, ports, bus, round);
+          nodes[victim] = start(victim, ports, bus, round, ACKING);
           nodes[victim].awaitAddress(Duration.ofSeconds(60));
           processes.await("round " + r0 + ": the old primary follows its replica", Duration.ofSeconds(60),
               () -> cli(primaryPort, "ROLE").startsWith("slave") && cli(primaryPort, "ROLE").contains("connected"));
@@ -294,11 +276,30 @@ class KvReplicasIT {
     }
   }
 
-  private ManagedProcess startAcking(int i, int[] ports, int[] bus, int round) {
-    return processes.start(AtollProcesses.atoll("kv" + i + "-" + round, List.of("kv", "--port",
-        String.valueOf(ports[i]), "--bus-port", String.valueOf(bus[i]), "--data-dir", dir.resolve("kv" + i).toString(),
-        "--event-loops", "1", "--cluster-node-timeout", "2000", "--min-replicas-to-ack", "1",
-        "--replica-ack-timeout", "2000")));
+  /** The options of the nodes whose writes a replica acknowledges. */
+  private static final String[] ACKING = {"--cluster-node-timeout", "2000", "--min-replicas-to-ack", "1",
+      "--replica-ack-timeout", "2000"};
+
+  /** Six nodes on free ports (filled in {@code ports} and {@code bus}), with {@code options}, each listening. */
+  private ManagedProcess[] startAll(int[] ports, int[] bus, String... options) {
+    ManagedProcess[] nodes = new ManagedProcess[6];
+    for (int i = 0; i < 6; i++) {
+      ports[i] = Ports.free();
+      bus[i] = Ports.free();
+      nodes[i] = start(i, ports, bus, 0, options);
+    }
+    for (ManagedProcess p : nodes) {
+      p.awaitAddress(Duration.ofSeconds(60));
+    }
+    return nodes;
+  }
+
+  /** Node {@code i} (its data directory kept across rounds) with {@code options}. */
+  private ManagedProcess start(int i, int[] ports, int[] bus, int round, String... options) {
+    List<String> args = new ArrayList<>(List.of("kv", "--port", String.valueOf(ports[i]), "--bus-port",
+        String.valueOf(bus[i]), "--data-dir", dir.resolve("kv" + i).toString(), "--event-loops", "1"));
+    args.addAll(List.of(options));
+    return processes.start(AtollProcesses.atoll("kv" + i + "-" + round, args));
   }
 
   /**
