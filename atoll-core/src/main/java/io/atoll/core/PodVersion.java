@@ -19,6 +19,12 @@ public record PodVersion(String value) implements Comparable<PodVersion> {
    */
   public static final PodVersion KV = new PodVersion("kv");
 
+  /**
+   * How the manager names an Atoll KV node it made a replica: {@code kv.of.<incarnation>}, the
+   * incarnation (hex) of the KV node whose slots it copies.
+   */
+  private static final String KV_REPLICA_PREFIX = "kv.of.";
+
   /** The longest version, in bytes of UTF-8 (not characters): what a config can carry. */
   public static final int MAX_BYTES = 128;
 
@@ -30,6 +36,38 @@ public record PodVersion(String value) implements Comparable<PodVersion> {
   public PodVersion {
     Objects.requireNonNull(value, "value");
     Texts.check("version", value, MAX_BYTES, "a version, not blank");
+  }
+
+  /**
+   * The version the manager gives a managed Atoll KV node it makes a replica of the KV node of
+   * incarnation {@code primary}.
+   */
+  public static PodVersion kvReplicaOf(long primary) {
+    return new PodVersion(KV_REPLICA_PREFIX + Long.toHexString(primary));
+  }
+
+  /** Whether this is a managed Atoll KV node's version: {@link #KV}, or a replica's. */
+  public boolean isKv() {
+    return equals(KV) || kvPrimary().isPresent();
+  }
+
+  /**
+   * The incarnation of the KV node a replica's version names ({@link #kvReplicaOf}); empty for any
+   * other version.
+   */
+  public java.util.OptionalLong kvPrimary() {
+    if (!value.startsWith(KV_REPLICA_PREFIX)) {
+      return java.util.OptionalLong.empty();
+    }
+    String hex = value.substring(KV_REPLICA_PREFIX.length());
+    if (hex.isEmpty() || hex.length() > 16) {
+      return java.util.OptionalLong.empty();
+    }
+    try {
+      return java.util.OptionalLong.of(Long.parseUnsignedLong(hex, 16));
+    } catch (NumberFormatException e) {
+      return java.util.OptionalLong.empty();
+    }
   }
 
   /** Shorthand for {@code new PodVersion(value)}. */

@@ -220,7 +220,15 @@ public final class KvServer implements AutoCloseable {
     try {
       Kept kept = server.kept;
       ManagedNode.Rejoin rejoin = null;
-      if (kept != null && kept.saved()) {
+      ClusterView saved = server.cluster.view();
+      if (kept != null && kept.saved() && !saved.replicasOf(saved.me()).isEmpty()
+          && s.persistence().fsync() != KvPersistence.Fsync.ALWAYS) {
+        // Its replica holds every write it acknowledged; its own log may lack the last of them
+        // (not yet on disk at the crash), and a replica that copied it again would lose them too.
+        server.startOver("it had a replica, which holds every write it acknowledged while its log (appendfsync "
+            + s.persistence().fsync().name().toLowerCase(java.util.Locale.ROOT) + ") may not: the replica takes its"
+            + " slots once the shard manager declares the old incarnation dead");
+      } else if (kept != null && kept.saved()) {
         // Everything a hand-off or a return keeps is on disk (marks, import records, lent batches,
         // the last returned batch stored): the node comes back as the incarnation it was.
         rejoin = new ManagedNode.Rejoin(readCredential(kept.credentialFile()),
@@ -322,13 +330,24 @@ public final class KvServer implements AutoCloseable {
       ClusterView initial = savedManaged.map(v -> adopt(v, s.bind(), port, busPort, tlsPort)).orElseGet(() ->
           ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort, tlsPort)));
       managedFile.save(initial);
-      cluster = new ClusterState(initial, clock, managedFile::save);
+      cluster = new ClusterState(initial, clock, v -> {
+        managedFile.save(v);
+        Replicator r = replicatorRef.get();
+        if (r != null) {
+          r.viewChanged(v);
+        }
+      });
       // It owns the slots of its saved config, but holds no lease yet: nothing is served until it
       // registered (ManagedNode takes over the gate).
       cluster.managed(manager.toString(), () -> false);
     } else {
       cluster = new ClusterState(ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort, tlsPort)),
-          clock, v -> { });
+          clock, v -> {
+            Replicator r = replicatorRef.get();
+            if (r != null) {
+              r.viewChanged(v);
+            }
+          });
     }
     java.util.concurrent.atomic.AtomicReference<KvServer> self = new java.util.concurrent.atomic.AtomicReference<>();
     AppendOnlyFile aof = persist ? AppendOnlyFile.open(s.dataDir(), s.persistence().fsync(), () -> {
@@ -337,9 +356,9 @@ public final class KvServer implements AutoCloseable {
         Thread.ofPlatform().name("kv-stop").start(node::close);
       }
     }) : null;
-    // Redis-cluster mode streams every change to its replicas too (the backlog keeps nothing
-    // until a replica asks); a managed node has no replicas yet.
-    Backlog backlog = manager == null ? new Backlog(s.replicas().backlogBytes()) : null;
+    // Every change goes to the replicas too (the backlog keeps nothing until a replica asks): in
+    // managed mode the manager says which nodes replicate which.
+    Backlog backlog = new Backlog(s.replicas().backlogBytes());
     CommandLog aofLog = aof == null ? CommandLog.NONE : aof;
     CommandLog log = backlog == null ? aofLog : Tee.log(aofLog, backlog);
     EventLoopGroup boss = Transport.group(1, "kv-accept");
@@ -360,7 +379,7 @@ public final class KvServer implements AutoCloseable {
           new Replicator.Settings(port, s.requirePass() == null ? null
               : s.requirePass().getBytes(java.nio.charset.StandardCharsets.UTF_8), (int) Math.min(Integer.MAX_VALUE,
               s.maxBulkLength()), (int) Math.max(5000, s.nodeTimeoutMillis()), s.replicas().minReplicasToAck(),
-              s.replicas().ackTimeoutMillis()), clock, expiry);
+              s.replicas().ackTimeoutMillis(), manager != null), clock, expiry);
       if (aof != null) {
         aof.attach(store); // what BGREWRITEAOF copies
       }

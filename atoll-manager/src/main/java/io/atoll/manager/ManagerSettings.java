@@ -40,6 +40,9 @@ import java.util.Objects;
  *     strategy, each part falling back to {@code limits} and {@code strategy}; a role may have
  *     no space yet (its settings apply once one is appended); empty: every space is allocated
  *     with the global ones
+ * @param kvReplicas how many replicas of each Atoll KV node's slots the manager keeps, on other KV
+ *     nodes it makes replicas (0, the default: none; see {@code round.KvReplicas}); at most
+ *     {@link #MAX_KV_REPLICAS}
  */
 public record ManagerSettings(
     int numberOfShards,
@@ -54,7 +57,11 @@ public record ManagerSettings(
     Duration storeLease,
     Spaces spaces,
     int newSpaceShards,
-    Map<String, SpaceSettings> spaceSettings) {
+    Map<String, SpaceSettings> spaceSettings,
+    int kvReplicas) {
+
+  /** The most replicas of a KV node's slots the manager keeps. */
+  public static final int MAX_KV_REPLICAS = 5;
 
   /** The shard count of a space appended at run time unless set otherwise. */
   public static final int DEFAULT_NEW_SPACE_SHARDS = 100;
@@ -137,6 +144,19 @@ public record ManagerSettings(
       copy.put(role, Objects.requireNonNull(ss, "space settings of role '" + role + "'"));
     });
     spaceSettings = Collections.unmodifiableMap(copy);
+    if (kvReplicas < 0 || kvReplicas > MAX_KV_REPLICAS) {
+      throw new IllegalArgumentException("replicas: " + kvReplicas + " (expected: 0.." + MAX_KV_REPLICAS
+          + ", the replicas of each Atoll KV node's slots)");
+    }
+  }
+
+  /** Settings without KV replicas. */
+  public ManagerSettings(int numberOfShards, Duration leaseTtl, Duration leaseMargin, Duration pingTimeout,
+      Duration terminationTimeout, Duration rebalanceInterval, Duration rebalanceRetryInterval,
+      RebalanceLimits limits, AllocationStrategy strategy, Duration storeLease, Spaces spaces, int newSpaceShards,
+      Map<String, SpaceSettings> spaceSettings) {
+    this(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
+        rebalanceRetryInterval, limits, strategy, storeLease, spaces, newSpaceShards, spaceSettings, 0);
   }
 
   /** Settings without space settings of their own: every space allocated with the global ones. */
@@ -212,7 +232,7 @@ public record ManagerSettings(
   public ManagerSettings withNumberOfShards(int n) {
     return new ManagerSettings(n, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
         rebalanceRetryInterval, limits, strategy, storeLease, Spaces.single(Math.max(1, Math.min(n, MAX_SHARDS))),
-        newSpaceShards, spaceSettings);
+        newSpaceShards, spaceSettings, kvReplicas);
   }
 
   /**
@@ -221,37 +241,37 @@ public record ManagerSettings(
    */
   public ManagerSettings withNewSpaceShards(int n) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
-        rebalanceInterval, rebalanceRetryInterval, limits, strategy, storeLease, spaces, n, spaceSettings);
+        rebalanceInterval, rebalanceRetryInterval, limits, strategy, storeLease, spaces, n, spaceSettings, kvReplicas);
   }
 
   /** With the shards laid out in {@code s}: as many shards as the spaces hold together. */
   public ManagerSettings withSpaces(Spaces s) {
     return new ManagerSettings(s.size(), leaseTtl, leaseMargin, pingTimeout, terminationTimeout, rebalanceInterval,
-        rebalanceRetryInterval, limits, strategy, storeLease, s, newSpaceShards, spaceSettings);
+        rebalanceRetryInterval, limits, strategy, storeLease, s, newSpaceShards, spaceSettings, kvReplicas);
   }
 
   /** With another lease and margin; the store lease becomes as long as the pod lease. */
   public ManagerSettings withLease(Duration ttl, Duration margin) {
     return new ManagerSettings(numberOfShards, ttl, margin, pingTimeout, terminationTimeout, rebalanceInterval,
-        rebalanceRetryInterval, limits, strategy, ttl, spaces, newSpaceShards, spaceSettings);
+        rebalanceRetryInterval, limits, strategy, ttl, spaces, newSpaceShards, spaceSettings, kvReplicas);
   }
 
   /** With another store lease (set after {@link #withLease}, which resets it). */
   public ManagerSettings withStoreLease(Duration ttl) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
-        rebalanceInterval, rebalanceRetryInterval, limits, strategy, ttl, spaces, newSpaceShards, spaceSettings);
+        rebalanceInterval, rebalanceRetryInterval, limits, strategy, ttl, spaces, newSpaceShards, spaceSettings, kvReplicas);
   }
 
   /** With another ping and termination timeout. */
   public ManagerSettings withTimeouts(Duration ping, Duration termination) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, ping, termination, rebalanceInterval,
-        rebalanceRetryInterval, limits, strategy, storeLease, spaces, newSpaceShards, spaceSettings);
+        rebalanceRetryInterval, limits, strategy, storeLease, spaces, newSpaceShards, spaceSettings, kvReplicas);
   }
 
   /** With other rebalance intervals. */
   public ManagerSettings withRebalanceIntervals(Duration periodic, Duration retry) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout, periodic,
-        retry, limits, strategy, storeLease, spaces, newSpaceShards, spaceSettings);
+        retry, limits, strategy, storeLease, spaces, newSpaceShards, spaceSettings, kvReplicas);
   }
 
   /**
@@ -260,12 +280,23 @@ public record ManagerSettings(
    */
   public ManagerSettings withSpaceSettings(Map<String, SpaceSettings> byRole) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
-        rebalanceInterval, rebalanceRetryInterval, limits, strategy, storeLease, spaces, newSpaceShards, byRole);
+        rebalanceInterval, rebalanceRetryInterval, limits, strategy, storeLease, spaces, newSpaceShards, byRole, kvReplicas);
   }
 
   /** With other limits and strategy. */
   public ManagerSettings withAllocation(RebalanceLimits l, AllocationStrategy s) {
     return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
-        rebalanceInterval, rebalanceRetryInterval, l, s, storeLease, spaces, newSpaceShards, spaceSettings);
+        rebalanceInterval, rebalanceRetryInterval, l, s, storeLease, spaces, newSpaceShards, spaceSettings, kvReplicas);
+  }
+
+  /**
+   * With {@code n} replicas of each Atoll KV node's slots (0: none): the manager makes KV nodes
+   * that join replicas of the primaries that lack them, and promotes a replica when its primary's
+   * lease ran out.
+   */
+  public ManagerSettings withKvReplicas(int n) {
+    return new ManagerSettings(numberOfShards, leaseTtl, leaseMargin, pingTimeout, terminationTimeout,
+        rebalanceInterval, rebalanceRetryInterval, limits, strategy, storeLease, spaces, newSpaceShards,
+        spaceSettings, n);
   }
 }

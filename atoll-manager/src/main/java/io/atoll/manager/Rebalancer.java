@@ -7,6 +7,7 @@ import io.atoll.core.allocation.RebalanceLimits;
 import io.atoll.manager.ShardManager.RoundResult;
 import io.atoll.manager.pods.Pods;
 import io.atoll.manager.round.Applied;
+import io.atoll.manager.round.KvReplicas;
 import io.atoll.manager.round.Outcome;
 import io.atoll.manager.round.Plan;
 import io.atoll.manager.round.Rounds;
@@ -105,6 +106,11 @@ final class Rebalancer {
       retry = null;
     }
     Set<PodId> cut = cutOff.get();
+    if ((settings.kvReplicas() > 0 || KvReplicas.hasReplicas(journal.config()))
+        && KvReplicas.arrange(journal.config(), settings.kvReplicas(), drainedNow()).changed()) {
+      arrangeReplicas(reason);
+      return;
+    }
     Plan plan = Rounds.plan(journal.config(), settings::allocation, random, drainedNow());
     if (plan.isEmpty()) {
       if (owed.isEmpty()) {
@@ -121,6 +127,31 @@ final class Rebalancer {
     }
     CompletableFuture.allOf(pings.values().toArray(new CompletableFuture<?>[0]))
         .thenRunAsync(() -> afterPings(reason, plan.moves(), pings, cut), loop);
+  }
+
+  /**
+   * A step before the round: KV replicas paired, or promoted in place of a primary declared dead
+   * ({@link KvReplicas}), saved and pushed to every member; the round follows at once.
+   */
+  private void arrangeReplicas(String reason) {
+    Set<PodId> drained = drainedNow();
+    java.util.concurrent.atomic.AtomicReference<List<String>> changes = new java.util.concurrent.atomic.AtomicReference<>(List.of());
+    journal.transition(c -> {
+      KvReplicas.Arranged a = KvReplicas.arrange(c, settings.kvReplicas(), drained);
+      changes.set(a.changes());
+      return a.config();
+    }).whenCompleteAsync((next, err) -> {
+      if (err != null) {
+        log.warn("replicas ({}): could not save the new roles: {}", reason, err.toString());
+        finish(0, true, false);
+        return;
+      }
+      changes.get().forEach(line -> log.info("replicas: {}", line));
+      for (io.atoll.core.Pod p : next.activePods()) {
+        pods.push(p.id(), next, settings.pingTimeout());
+      }
+      finish(0, false, true);
+    }, loop);
   }
 
   private void afterPings(String reason, List<Move> moves, Map<PodId, CompletableFuture<Boolean>> pings,

@@ -68,10 +68,11 @@ final class KvCommand implements Callable<Integer> {
   @Option(names = "--proto-max-bulk-len", defaultValue = "64mb", description = "Longest bulk string (default: ${DEFAULT-VALUE}).")
   String maxBulk;
 
-  @Option(names = "--min-replicas-to-ack", defaultValue = "0", description = "As a primary, answer a write only once"
+  @Option(names = "--min-replicas-to-ack", defaultValue = "-1", description = "As a primary, answer a write only once"
       + " this many replicas hold it, -NOREPLICAS otherwise: a failover to such a replica loses no acknowledged write."
-      + " With fewer replicas online, writes are refused before they run, as Redis' min-replicas-to-write"
-      + " (default: ${DEFAULT-VALUE}: asynchronous, as Redis).")
+      + " With fewer replicas online, writes are refused before they run, as Redis' min-replicas-to-write."
+      + " With --manager, at most the replicas the manager gave this node. Default: 1 with --manager (0 there is"
+      + " Redis' asynchronous replication, which can lose acknowledged writes in a failover), 0 without (as Redis).")
   int minReplicasToAck;
 
   @Option(names = "--replica-ack-timeout", defaultValue = "1000", description = "Milliseconds a write's reply waits"
@@ -158,12 +159,9 @@ final class KvCommand implements Callable<Integer> {
           d.maxInlineLength(), Math.max(d.queryBufferLimit(), bytes("--proto-max-bulk-len", maxBulk)),
           bytes("--client-output-buffer-limit", outputLimit), nodeTimeout);
       settings = settings.withPassword(password()).withPersistence(persistence())
-          .withReplicas(new io.atoll.kv.KvReplicas(minReplicasToAck, replicaAckTimeout,
+          .withReplicas(new io.atoll.kv.KvReplicas(minReplicasToAck == -1 ? (manager != null ? 1 : 0)
+              : minReplicasToAck, replicaAckTimeout,
               (int) Math.min(Integer.MAX_VALUE, bytes("--repl-backlog-size", replBacklog))));
-      if (minReplicasToAck > 0 && manager != null) {
-        throw new IllegalArgumentException("--min-replicas-to-ack: replicas are not served in managed mode yet"
-            + " (expected: no --manager, or no --min-replicas-to-ack)");
-      }
       if (tlsPort >= 0) {
         if (tls.ca == null || tls.cert == null || tls.key == null) {
           throw new IllegalArgumentException("--tls-port needs --tls-ca, --tls-cert and --tls-key (the node's"

@@ -105,6 +105,11 @@ final class ManagerCommand implements Callable<Integer> {
       + " none (such a pod gets no shards of that role) (default: ${DEFAULT-VALUE}).")
   int newSpaceShards;
 
+  @Option(names = "--replicas", paramLabel = "N", defaultValue = "0", description = "Atoll KV: keep N replicas of each"
+      + " node's slots. KV nodes that join become replicas of the nodes that lack them; when a node's lease runs out,"
+      + " its replica takes its slots with every write the node acknowledged (0..5, default: ${DEFAULT-VALUE}).")
+  int replicas;
+
   @Option(names = "--lease", defaultValue = "10s", description = "Pod lease length (default: ${DEFAULT-VALUE}).")
   Duration lease;
 
@@ -201,7 +206,7 @@ final class ManagerCommand implements Callable<Integer> {
     if (layout != null) {
       settings = settings.withSpaces(layout);
     }
-    settings = settings.withNewSpaceShards(newSpaceShards);
+    settings = settings.withNewSpaceShards(newSpaceShards).withKvReplicas(replicas);
     if (spaceSettings != null && !spaceSettings.isEmpty()) {
       settings = settings.withSpaceSettings(SpaceSettingsOption.parse(spaceSettings));
     }

@@ -168,9 +168,9 @@ class CliTest {
     assertThat(Main.run(new String[] {"kv", "--port", "7001", "--replica-ack-timeout", "0", "--data-dir",
         dir.toString()}, Map.of())).isEqualTo(2);
     assertThat(errText()).contains("replica ack timeout: 0 ms (expected: 1..3600000)");
-    assertThat(Main.run(new String[] {"kv", "--port", "7001", "--min-replicas-to-ack", "1", "--manager",
+    assertThat(Main.run(new String[] {"kv", "--port", "7001", "--min-replicas-to-ack", "-2", "--manager",
         "127.0.0.1:1", "--data-dir", dir.toString()}, Map.of())).isEqualTo(2);
-    assertThat(errText()).contains("--min-replicas-to-ack: replicas are not served in managed mode yet");
+    assertThat(errText()).contains("min-replicas-to-ack: -2 (expected: 0..16)");
     assertThat(Main.run(new String[] {"kv", "--port", "7001", "--repl-backlog-size", "1kb", "--data-dir",
         dir.toString()}, Map.of())).isEqualTo(2);
     assertThat(errText()).contains("repl-backlog-size: 1024 bytes (expected: 16kb..1gb)");

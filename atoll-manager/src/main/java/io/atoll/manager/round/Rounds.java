@@ -80,6 +80,12 @@ public final class Rounds {
     if (!draining.isEmpty()) {
       candidates = candidates.stream().filter(p -> !draining.contains(p.id())).toList();
     }
+    // KV replicas own nothing: they copy their primary's slots and take them only when promoted
+    // (KvReplicas).
+    Set<PodId> replicas = KvReplicas.replicasAmong(candidates);
+    if (!replicas.isEmpty()) {
+      candidates = candidates.stream().filter(p -> !replicas.contains(p.id())).toList();
+    }
     List<Move> moves = SpacedAllocation.decide(allocationOf, config, candidates, random);
     if (!draining.isEmpty()) {
       List<Move> handOffs = new ArrayList<>(moves.size());
@@ -289,7 +295,7 @@ public final class Rounds {
       }
       String name = role.isEmpty() ? "default" : role;
       for (Pod p : config.activePods()) {
-        if (p.version().equals(io.atoll.core.PodVersion.KV)) {
+        if (p.version().isKv()) {
           // KV nodes refuse every config of more than the one slot space: a grown layout would
           // leave them serving a config they can no longer follow.
           throw new IllegalArgumentException("space '" + name + "': this manager serves Atoll KV nodes (pod "

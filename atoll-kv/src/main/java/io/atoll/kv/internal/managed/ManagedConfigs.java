@@ -44,8 +44,23 @@ public final class ManagedConfigs {
     return p;
   }
 
+  /** The KV node of {@code incarnation} in {@code managed} (an active one first), or null. */
+  private static PodId primaryOf(ClusterConfig managed, long incarnation) {
+    PodId found = null;
+    for (PodEntry e : managed.pods()) {
+      if (e.id().incarnation() == incarnation) {
+        if (e.status() == io.atoll.core.PodStatus.ACTIVE) {
+          return e.id();
+        }
+        found = e.id();
+      }
+    }
+    return found;
+  }
+
   /**
-   * The manager's config in a node's terms.
+   * The manager's config in a node's terms: a replica the manager made ({@link
+   * io.atoll.core.PodVersion#kvReplicaOf}) names its primary's Redis id, as in Redis-cluster mode.
    *
    * @throws IllegalArgumentException if it does not have 16384 positions, or names a pod that is
    *     not a KV node
@@ -58,8 +73,16 @@ public final class ManagedConfigs {
     ClusterConfig.Builder b = ClusterConfig.empty(KeySlots.SLOT_COUNT, managed.clusterId()).toBuilder();
     for (PodEntry e : managed.pods()) {
       PodId id = toKv(e.id());
-      b.pod(new PodEntry(Nodes.pod(id.address().host(), id.address().port(), id.incarnation(),
-          e.id().address().port(), e.pod().tlsPort()), e.status(), e.epoch()));
+      io.atoll.core.Pod pod = Nodes.pod(id.address().host(), id.address().port(), id.incarnation(),
+          e.id().address().port(), e.pod().tlsPort());
+      java.util.OptionalLong of = e.pod().version().kvPrimary();
+      if (of.isPresent()) {
+        PodId primary = primaryOf(managed, of.getAsLong());
+        if (primary != null) {
+          pod = Nodes.withPrimary(pod, Nodes.nodeId(toKv(primary)));
+        }
+      }
+      b.pod(new PodEntry(pod, e.status(), e.epoch()));
     }
     for (int s = 0; s < managed.size(); s++) {
       Claim c = managed.claim(s);

@@ -250,7 +250,23 @@ public final class ManagedNode implements AutoCloseable {
       LOG.warn("kv: ignored a config of cluster {} (this node belongs to {})", managed.clusterId(), mine);
       return;
     }
+    boolean wasReplica = replicating(cluster.view());
     boolean adopted = cluster.adopt(ManagedConfigs.toKv(managed));
+    if (replicating(cluster.view())) {
+      // A replica mirrors its primary, import records included: what they decide is the
+      // primary's to carry out, and reaches this node in the primary's stream.
+      if (adopted) {
+        synchronized (configs) {
+          configs.notifyAll();
+        }
+      }
+      return;
+    }
+    if (wasReplica && adopted) {
+      // It replicates no more: it keeps the slots the manager gave it (a promotion), and clears
+      // the copies of slots it does not own, which the slots' owners hold, newer.
+      orphansUnchecked = true;
+    }
     if (orphansUnchecked) {
       // The first config since the restart, adopted or the one the node had kept already.
       orphansUnchecked = false;
@@ -271,6 +287,15 @@ public final class ManagedNode implements AutoCloseable {
         configs.notifyAll();
       }
     }
+  }
+
+  /**
+   * Whether the manager made this node a replica: its entry names a primary, listed as a member
+   * or not (a primary declared dead is GONE until the manager promotes this node; the view counts
+   * such a replica as a primary of nothing, but its copies are the slots' only ones).
+   */
+  private static boolean replicating(ClusterView v) {
+    return v.config().pod(v.me()).map(e -> Nodes.primaryOf(e.pod()) != null).orElse(false);
   }
 
   /** The credential the manager gave this incarnation (empty before it registered). */

@@ -37,6 +37,11 @@ final class Follower implements Runnable {
   private final Object sleeper = new Object();
   private volatile boolean stopped;
   private volatile RespClient client;
+  /**
+   * The Redis id of the node to follow: a node at its address that answers another id (say, one
+   * restarted there as a new node, empty) is not followed, or the copy would wipe this one.
+   */
+  private final String primaryId;
   /** The stream this replica holds a prefix of: the primary's id and how many bytes it applied. */
   private volatile String replId;
   private volatile long offset;
@@ -50,8 +55,9 @@ final class Follower implements Runnable {
   private volatile boolean watched;
   private final Object progress = new Object();
 
-  Follower(String host, int port, byte[] password, int myPort, int maxBulk, int timeoutMillis, SlotStore store,
-      Replicator.Applier applier, LongSupplier clock) {
+  Follower(String host, int port, String primaryId, byte[] password, int myPort, int maxBulk, int timeoutMillis,
+      SlotStore store, Replicator.Applier applier, LongSupplier clock) {
+    this.primaryId = primaryId;
     this.host = host;
     this.port = port;
     this.password = password;
@@ -188,6 +194,18 @@ final class Follower implements Runnable {
       if (err != null) {
         throw new IOException("the primary refused AUTH: " + err);
       }
+    }
+    c.send(List.of(b("CLUSTER"), b("MYID")));
+    c.flush();
+    String id;
+    try {
+      id = new String(c.readBulk(64), java.nio.charset.StandardCharsets.US_ASCII);
+    } catch (IllegalStateException refused) {
+      throw new IOException("the primary refused CLUSTER MYID: " + refused.getMessage());
+    }
+    if (!id.equals(primaryId)) {
+      throw new IOException("the node at " + host + ":" + port + " is " + id + ", not the primary " + primaryId
+          + " this node replicates (restarted there as another node?): not followed");
     }
     c.send(List.of(b("REPLCONF"), b("listening-port"), b(Integer.toString(myPort))));
     String known = replId;

@@ -56,7 +56,13 @@ public final class Replicator implements Replication, AutoCloseable {
 
   /** How a node reaches others and what it may accept. */
   public record Settings(int myPort, byte[] password, int maxBulk, int timeoutMillis, int minReplicasToAck,
-      long ackTimeoutMillis) {}
+      long ackTimeoutMillis, boolean managed) {
+    /** A Redis-cluster-mode node's settings. */
+    public Settings(int myPort, byte[] password, int maxBulk, int timeoutMillis, int minReplicasToAck,
+        long ackTimeoutMillis) {
+      this(myPort, password, maxBulk, timeoutMillis, minReplicasToAck, ackTimeoutMillis, false);
+    }
+  }
 
   private final Backlog backlog;
   private final SlotStore store;
@@ -77,6 +83,12 @@ public final class Replicator implements Replication, AutoCloseable {
   private final java.util.concurrent.atomic.AtomicBoolean failingOver = new java.util.concurrent.atomic.AtomicBoolean();
   private volatile Applier applier;
   private volatile boolean closed;
+  /**
+   * How many replicas must hold a write before its reply leaves: --min-replicas-to-ack; in managed
+   * mode no more than the manager gave this node (active ones), so that a node whose replica was
+   * declared dead, or that has none, goes on alone (the manager promotes only a replica it names).
+   */
+  private volatile int required;
 
   /**
    * One wait: how many replicas, at which offset, until when (Long.MAX_VALUE: no limit), whether a
@@ -129,6 +141,8 @@ public final class Replicator implements Replication, AutoCloseable {
    * Called holding the cluster state's lock: it starts and stops threads, and waits for none.
    */
   public synchronized void viewChanged(ClusterView v) {
+    required = settings.managed() ? Math.min(settings.minReplicasToAck(), activeReplicas(v))
+        : settings.minReplicasToAck();
     if (closed || applier == null) {
       return;
     }
@@ -150,7 +164,8 @@ public final class Replicator implements Replication, AutoCloseable {
           f.stop(); // a replica serves no replicas of its own here
         }
         PodEntry e = v.config().pod(primary).orElseThrow();
-        Follower f = new Follower(e.id().address().host(), e.id().address().port(), settings.password(),
+        Follower f = new Follower(e.id().address().host(), e.id().address().port(), v.nodeId(primary),
+            settings.password(),
             settings.myPort(), settings.maxBulk(), settings.timeoutMillis(), store, applier, clock);
         follower = f;
         Thread.ofPlatform().name("kv-replica-of-" + e.id().address().port()).daemon(true).start(f);
@@ -160,6 +175,16 @@ public final class Replicator implements Replication, AutoCloseable {
     if (primary != null) {
       endPause();
     }
+  }
+
+  private static int activeReplicas(ClusterView v) {
+    int n = 0;
+    for (PodId r : v.replicasOf(v.me())) {
+      if (v.config().isActive(r)) {
+        n++;
+      }
+    }
+    return n;
   }
 
   // ---- as a primary
@@ -415,7 +440,7 @@ public final class Replicator implements Replication, AutoCloseable {
 
   @Override
   public boolean acksWrites() {
-    return settings.minReplicasToAck() > 0 && following == null;
+    return required > 0 && following == null;
   }
 
   @Override
@@ -429,17 +454,17 @@ public final class Replicator implements Replication, AutoCloseable {
         online++;
       }
     }
-    return online < settings.minReplicasToAck() ? NOREPLICAS : null;
+    return online < required ? NOREPLICAS : null;
   }
 
   @Override
   public boolean isReplicated(long position) {
-    return ackedAtLeast(position) >= settings.minReplicasToAck();
+    return ackedAtLeast(position) >= required;
   }
 
   @Override
   public CompletableFuture<Boolean> whenReplicated(long position) {
-    int n = settings.minReplicasToAck();
+    int n = required;
     if (ackedAtLeast(position) >= n) {
       return CompletableFuture.completedFuture(true);
     }

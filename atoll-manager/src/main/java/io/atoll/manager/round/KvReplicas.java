@@ -1,0 +1,236 @@
+package io.atoll.manager.round;
+
+import io.atoll.core.Claim;
+import io.atoll.core.ClusterConfig;
+import io.atoll.core.Pod;
+import io.atoll.core.PodEntry;
+import io.atoll.core.PodId;
+import io.atoll.core.PodStatus;
+import io.atoll.core.PodVersion;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * Which managed Atoll KV nodes are replicas, and of whom: a pure function of the config, run by the
+ * manager before each rebalance round. A replica's version names its primary's incarnation
+ * ({@link PodVersion#kvReplicaOf}); a replica owns no slots, and the allocation strategy never gives
+ * it any ({@link Rounds#plan} leaves replicas out).
+ *
+ * <ol>
+ *   <li><b>Promotion.</b> A replica whose primary is no longer an active member (the manager
+ *       declared it dead: its lease and the margin ran out, so it serves nothing any more) takes
+ *       every slot that primary still owns, at a new epoch (each claim keeping the previous owner
+ *       it recorded: the replica goes on with its primary's tenure), and becomes a primary. One replica per dead primary (the first by join
+ *       order); its other replicas become the promoted one's. A replica whose primary left with
+ *       no slots, is itself a replica, or is draining, becomes a node of its own (a spare).
+ *   <li><b>Pairing.</b> Each spare (an active KV node that is not draining, owns no slots and is
+ *       no replica), in join order, becomes a replica of the primary with the fewest replicas
+ *       below {@code replicas}; when every primary has its replicas, it stays a primary and the
+ *       strategy gives it slots (later spares may replicate it). So nodes joining one by one, or
+ *       all at once, end as {@code ceil(n / (replicas + 1))} primaries with their replicas.
+ * </ol>
+ *
+ * <p>What this rests on is the manager's own rule: it declares a node dead only once its lease and
+ * the margin ran out, and a KV node serves nothing after its lease. With writes acknowledged only
+ * once a replica has them (the nodes' {@code --min-replicas-to-ack}), the promoted replica holds
+ * every write its primary acknowledged. Idempotent: arranging an arranged config changes nothing.
+ */
+public final class KvReplicas {
+
+  private KvReplicas() {}
+
+  /**
+   * A config with its replicas arranged, and what changed (for the log).
+   *
+   * @param config the arranged config, the very instance given when nothing changed
+   * @param changes one line per node whose role changed
+   */
+  public record Arranged(ClusterConfig config, List<String> changes) {
+    /** Whether anything changed. */
+    public boolean changed() {
+      return !changes.isEmpty();
+    }
+  }
+
+  /** Whether {@code config} has a KV replica among its active pods. */
+  public static boolean hasReplicas(ClusterConfig config) {
+    for (Pod p : config.activePods()) {
+      if (p.version().kvPrimary().isPresent()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Arranges {@code config}'s replicas.
+   *
+   * @param replicas how many replicas each primary should have, 0 to {@code 5}
+   * @param draining pods that are leaving (or cut off): never given a role, never promoted
+   */
+  public static Arranged arrange(ClusterConfig config, int replicas, Set<PodId> draining) {
+    List<PodEntry> kv = new ArrayList<>();
+    for (PodEntry e : config.pods()) {
+      if (e.status() == PodStatus.ACTIVE && e.pod().version().isKv()) {
+        kv.add(e);
+      }
+    }
+    if (kv.isEmpty()) {
+      return new Arranged(config, List.of());
+    }
+    kv.sort(JOIN_ORDER);
+    long epoch = config.epoch() + 1;
+    Map<PodId, PodVersion> version = new LinkedHashMap<>();
+    for (PodEntry e : kv) {
+      version.put(e.id(), e.pod().version());
+    }
+    List<String> changes = new ArrayList<>();
+    Map<Integer, PodId> claims = new HashMap<>(); // position -> new owner
+    Map<PodId, PodId> promoted = new HashMap<>(); // dead primary -> the replica that took its slots
+
+    // 1. Replicas whose primary is not an active primary.
+    for (PodEntry r : kv) {
+      OptionalLong of = r.pod().version().kvPrimary();
+      if (of.isEmpty()) {
+        continue;
+      }
+      PodEntry p = byIncarnation(config, of.getAsLong());
+      boolean primaryLives = p != null && p.status() == PodStatus.ACTIVE && p.pod().version().equals(PodVersion.KV);
+      boolean leaving = draining.contains(r.id());
+      if (primaryLives) {
+        if (replicas == 0 || leaving) {
+          version.put(r.id(), PodVersion.KV);
+          changes.add(r.id() + " no longer replicates " + p.id() + (leaving ? " (it is leaving)" : " (replicas: 0)"));
+        }
+        continue;
+      }
+      if (p == null || p.status() == PodStatus.ACTIVE || leaving) {
+        // Its primary is unknown, is itself a replica now, or this replica is leaving.
+        version.put(r.id(), PodVersion.KV);
+        changes.add(r.id() + " no longer replicates" + (p == null ? "" : " " + p.id()));
+        continue;
+      }
+      PodId dead = p.id();
+      PodId heir = promoted.get(dead);
+      if (heir != null) {
+        version.put(r.id(), replicas == 0 ? PodVersion.KV : PodVersion.kvReplicaOf(heir.incarnation()));
+        changes.add(r.id() + " replicates " + heir + ", which took over from " + dead);
+        continue;
+      }
+      promoted.put(dead, r.id());
+      version.put(r.id(), PodVersion.KV);
+      int taken = 0;
+      for (int pos = 0; pos < config.size(); pos++) {
+        if (dead.equals(config.owner(pos))) {
+          claims.put(pos, r.id());
+          taken++;
+        }
+      }
+      changes.add(r.id() + " takes over " + taken + " shards from " + dead + ", which was declared dead");
+    }
+
+    // 2. Spares become replicas of primaries that lack them.
+    if (replicas > 0) {
+      Map<PodId, Integer> owned = new HashMap<>();
+      for (int pos = 0; pos < config.size(); pos++) {
+        PodId o = claims.getOrDefault(pos, config.owner(pos));
+        if (o != null) {
+          owned.merge(o, 1, Integer::sum);
+        }
+      }
+      Set<Long> named = new HashSet<>(); // primaries that have a replica: primaries still without slots too
+      for (PodEntry e : kv) {
+        version.get(e.id()).kvPrimary().ifPresent(named::add);
+      }
+      Map<Long, PodEntry> primaries = new LinkedHashMap<>(); // incarnation -> primary, join order
+      Map<Long, Integer> count = new HashMap<>();
+      List<PodEntry> spares = new ArrayList<>();
+      for (PodEntry e : kv) {
+        if (!version.get(e.id()).equals(PodVersion.KV) || draining.contains(e.id())) {
+          continue;
+        }
+        if (owned.getOrDefault(e.id(), 0) > 0 || named.contains(e.id().incarnation())) {
+          primaries.put(e.id().incarnation(), e);
+          count.put(e.id().incarnation(), 0);
+        } else {
+          spares.add(e);
+        }
+      }
+      for (PodEntry e : kv) {
+        OptionalLong of = version.get(e.id()).kvPrimary();
+        if (of.isPresent() && count.containsKey(of.getAsLong())) {
+          count.merge(of.getAsLong(), 1, Integer::sum);
+        }
+      }
+      for (PodEntry s : spares) {
+        PodEntry best = null;
+        for (PodEntry p : primaries.values()) {
+          int c = count.get(p.id().incarnation());
+          if (c < replicas && (best == null || c < count.get(best.id().incarnation()))) {
+            best = p;
+          }
+        }
+        if (best == null) {
+          primaries.put(s.id().incarnation(), s); // a primary to be: the strategy gives it slots
+          count.put(s.id().incarnation(), 0);
+          continue;
+        }
+        count.merge(best.id().incarnation(), 1, Integer::sum);
+        version.put(s.id(), PodVersion.kvReplicaOf(best.id().incarnation()));
+        changes.add(s.id() + " becomes a replica of " + best.id());
+      }
+    }
+
+    if (changes.isEmpty()) {
+      return new Arranged(config, List.of());
+    }
+    ClusterConfig.Builder b = config.toBuilder();
+    for (PodEntry e : kv) {
+      PodVersion v = version.get(e.id());
+      if (!v.equals(e.pod().version())) {
+        Pod p = e.pod();
+        b.pod(new PodEntry(new Pod(p.id(), v, p.roles(), p.tlsPort()), PodStatus.ACTIVE, epoch));
+      }
+    }
+    // The promoted replica goes on with its primary's tenure, keys and import records alike: each
+    // claim keeps the previous owner it recorded (docs/architecture.md, "Keys left on a target").
+    claims.forEach((pos, owner) -> b.claim(pos, Claim.stable(owner, config.claim(pos).previousOwner(), epoch)));
+    return new Arranged(b.build(), List.copyOf(changes));
+  }
+
+  /** Join order: the epoch of a node's entry (when it joined, or last changed role), then its id. */
+  private static final Comparator<PodEntry> JOIN_ORDER =
+      Comparator.comparingLong(PodEntry::epoch).thenComparing(PodEntry::id);
+
+  /** The entry of the KV node of this incarnation, an active one first; null if none is listed. */
+  private static PodEntry byIncarnation(ClusterConfig config, long incarnation) {
+    PodEntry found = null;
+    for (PodEntry e : config.pods()) {
+      if (e.id().incarnation() == incarnation && e.pod().version().isKv()) {
+        if (e.status() == PodStatus.ACTIVE) {
+          return e;
+        }
+        found = e;
+      }
+    }
+    return found;
+  }
+
+  /** The pods of {@code pods} that are KV replicas. */
+  static Set<PodId> replicasAmong(List<Pod> pods) {
+    Set<PodId> r = new HashSet<>();
+    for (Pod p : pods) {
+      if (p.version().kvPrimary().isPresent()) {
+        r.add(p.id());
+      }
+    }
+    return r;
+  }
+}
