@@ -222,12 +222,13 @@ public final class KvServer implements AutoCloseable {
       ManagedNode.Rejoin rejoin = null;
       ClusterView saved = server.cluster.view();
       if (kept != null && kept.saved() && !saved.replicasOf(saved.me()).isEmpty()
-          && s.persistence().fsync() != KvPersistence.Fsync.ALWAYS) {
-        // Its replica holds every write it acknowledged; its own log may lack the last of them
-        // (not yet on disk at the crash), and a replica that copied it again would lose them too.
-        server.startOver("it had a replica, which holds every write it acknowledged while its log (appendfsync "
-            + s.persistence().fsync().name().toLowerCase(java.util.Locale.ROOT) + ") may not: the replica takes its"
-            + " slots once the shard manager declares the old incarnation dead");
+          && Replicator.replicaHeldEverything(s.dataDir().resolve(REPLICA_SYNCED_FILE))) {
+        // Its replica holds every write it acknowledged. Coming back as itself, it would be copied
+        // again by that replica (a restart begins a new stream), which clears the replica's keys
+        // first: a crash of this node then, or a log that lacks the last writes (appendfsync
+        // everysec), and acknowledged writes are gone. The replica takes its slots instead.
+        server.startOver("it had a replica holding every write it acknowledged, which takes its slots once the"
+            + " shard manager declares the old incarnation dead");
       } else if (kept != null && kept.saved()) {
         // Everything a hand-off or a return keeps is on disk (marks, import records, lent batches,
         // the last returned batch stored): the node comes back as the incarnation it was.
@@ -265,6 +266,12 @@ public final class KvServer implements AutoCloseable {
    * registers again as it), and where the manager's credential for it is kept.
    */
   private record Kept(boolean saved, Path credentialFile) {}
+
+  /**
+   * The file in a managed primary's data directory that is there while a replica the manager gave
+   * it holds its whole stream (the replica acknowledged its copy).
+   */
+  static final String REPLICA_SYNCED_FILE = "replica-synced";
 
   /** The file in a managed node's data directory that keeps the credential Register gave it. */
   static final String CREDENTIAL_FILE = "managed-credential";
@@ -379,7 +386,8 @@ public final class KvServer implements AutoCloseable {
           new Replicator.Settings(port, s.requirePass() == null ? null
               : s.requirePass().getBytes(java.nio.charset.StandardCharsets.UTF_8), (int) Math.min(Integer.MAX_VALUE,
               s.maxBulkLength()), (int) Math.max(5000, s.nodeTimeoutMillis()), s.replicas().minReplicasToAck(),
-              s.replicas().ackTimeoutMillis(), manager != null), clock, expiry);
+              s.replicas().ackTimeoutMillis(), manager != null,
+              managedFile != null ? s.dataDir().resolve(REPLICA_SYNCED_FILE) : null), clock, expiry);
       if (aof != null) {
         aof.attach(store); // what BGREWRITEAOF copies
       }

@@ -107,7 +107,7 @@ final class Rebalancer {
     }
     Set<PodId> cut = cutOff.get();
     if ((settings.kvReplicas() > 0 || KvReplicas.hasReplicas(journal.config()))
-        && KvReplicas.arrange(journal.config(), settings.kvReplicas(), drainedNow()).changed()) {
+        && KvReplicas.arrange(journal.config(), settings.kvReplicas(), draining.get()).changed()) {
       arrangeReplicas(reason);
       return;
     }
@@ -134,7 +134,9 @@ final class Rebalancer {
    * ({@link KvReplicas}), saved and pushed to every member; the round follows at once.
    */
   private void arrangeReplicas(String reason) {
-    Set<PodId> drained = drainedNow();
+    // Only the pods that asked to leave: a replica cut off from the manager still copies its
+    // primary, and stays its replica.
+    Set<PodId> drained = draining.get();
     java.util.concurrent.atomic.AtomicReference<List<String>> changes = new java.util.concurrent.atomic.AtomicReference<>(List.of());
     journal.transition(c -> {
       KvReplicas.Arranged a = KvReplicas.arrange(c, settings.kvReplicas(), drained);

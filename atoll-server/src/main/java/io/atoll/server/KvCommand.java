@@ -71,8 +71,9 @@ final class KvCommand implements Callable<Integer> {
   @Option(names = "--min-replicas-to-ack", defaultValue = "-1", description = "As a primary, answer a write only once"
       + " this many replicas hold it, -NOREPLICAS otherwise: a failover to such a replica loses no acknowledged write."
       + " With fewer replicas online, writes are refused before they run, as Redis' min-replicas-to-write."
-      + " With --manager, at most the replicas the manager gave this node. Default: 1 with --manager (0 there is"
-      + " Redis' asynchronous replication, which can lose acknowledged writes in a failover), 0 without (as Redis).")
+      + " With --manager, at most the replicas the manager gave this node. Default: with --manager, every replica"
+      + " the manager gave this node (0 there is Redis' asynchronous replication, which can lose acknowledged writes"
+      + " in a failover); without, 0 (as Redis).")
   int minReplicasToAck;
 
   @Option(names = "--replica-ack-timeout", defaultValue = "1000", description = "Milliseconds a write's reply waits"
@@ -159,7 +160,7 @@ final class KvCommand implements Callable<Integer> {
           d.maxInlineLength(), Math.max(d.queryBufferLimit(), bytes("--proto-max-bulk-len", maxBulk)),
           bytes("--client-output-buffer-limit", outputLimit), nodeTimeout);
       settings = settings.withPassword(password()).withPersistence(persistence())
-          .withReplicas(new io.atoll.kv.KvReplicas(minReplicasToAck == -1 ? (manager != null ? 1 : 0)
+          .withReplicas(new io.atoll.kv.KvReplicas(minReplicasToAck == -1 ? (manager != null ? 16 : 0)
               : minReplicasToAck, replicaAckTimeout,
               (int) Math.min(Integer.MAX_VALUE, bytes("--repl-backlog-size", replBacklog))));
       if (tlsPort >= 0) {

@@ -28,8 +28,10 @@ import java.util.Set;
  *       declared it dead: its lease and the margin ran out, so it serves nothing any more) takes
  *       every slot that primary still owns, at a new epoch (each claim keeping the previous owner
  *       it recorded: the replica goes on with its primary's tenure), and becomes a primary. One replica per dead primary (the first by join
- *       order); its other replicas become the promoted one's. A replica whose primary left with
- *       no slots, is itself a replica, or is draining, becomes a node of its own (a spare).
+ *       order; even one that is draining: the strategy then hands the slots on); its other
+ *       replicas become the promoted one's. A replica whose primary left with no slots, or is itself
+ *       a replica, becomes a node of its own (a spare), and so does a replica that drains. Pairs stay
+ *       when {@code replicas} is lowered (a manager restarted without it dissolves nothing).
  *   <li><b>Pairing.</b> Each spare (an active KV node that is not draining, owns no slots and is
  *       no replica), in join order, becomes a replica of the primary with the fewest replicas
  *       below {@code replicas}; when every primary has its replicas, it stays a primary and the
@@ -73,7 +75,8 @@ public final class KvReplicas {
    * Arranges {@code config}'s replicas.
    *
    * @param replicas how many replicas each primary should have, 0 to {@code 5}
-   * @param draining pods that are leaving (or cut off): never given a role, never promoted
+   * @param draining pods that are leaving: never given a role (a replica among them is promoted
+   *     all the same when its primary died)
    */
   public static Arranged arrange(ClusterConfig config, int replicas, Set<PodId> draining) {
     List<PodEntry> kv = new ArrayList<>();
@@ -105,14 +108,16 @@ public final class KvReplicas {
       boolean primaryLives = p != null && p.status() == PodStatus.ACTIVE && p.pod().version().equals(PodVersion.KV);
       boolean leaving = draining.contains(r.id());
       if (primaryLives) {
-        if (replicas == 0 || leaving) {
+        // Pairs stay when --replicas is lowered (a manager restarted without it must not dissolve
+        // them: the replicas would drop their copies); a replica that leaves ends its pair.
+        if (leaving) {
           version.put(r.id(), PodVersion.KV);
-          changes.add(r.id() + " no longer replicates " + p.id() + (leaving ? " (it is leaving)" : " (replicas: 0)"));
+          changes.add(r.id() + " no longer replicates " + p.id() + " (it is leaving)");
         }
         continue;
       }
-      if (p == null || p.status() == PodStatus.ACTIVE || leaving) {
-        // Its primary is unknown, is itself a replica now, or this replica is leaving.
+      if (p == null || p.status() == PodStatus.ACTIVE) {
+        // Its primary is unknown, or is itself a replica now.
         version.put(r.id(), PodVersion.KV);
         changes.add(r.id() + " no longer replicates" + (p == null ? "" : " " + p.id()));
         continue;
@@ -120,20 +125,27 @@ public final class KvReplicas {
       PodId dead = p.id();
       PodId heir = promoted.get(dead);
       if (heir != null) {
-        version.put(r.id(), replicas == 0 ? PodVersion.KV : PodVersion.kvReplicaOf(heir.incarnation()));
-        changes.add(r.id() + " replicates " + heir + ", which took over from " + dead);
+        version.put(r.id(), leaving ? PodVersion.KV : PodVersion.kvReplicaOf(heir.incarnation()));
+        changes.add(r.id() + (leaving ? " no longer replicates " + dead + " (it is leaving)"
+            : " replicates " + heir + ", which took over from " + dead));
         continue;
       }
-      promoted.put(dead, r.id());
-      version.put(r.id(), PodVersion.KV);
-      int taken = 0;
+      List<Integer> taken = new ArrayList<>();
       for (int pos = 0; pos < config.size(); pos++) {
         if (dead.equals(config.owner(pos))) {
-          claims.put(pos, r.id());
-          taken++;
+          taken.add(pos);
         }
       }
-      changes.add(r.id() + " takes over " + taken + " shards from " + dead + ", which was declared dead");
+      version.put(r.id(), PodVersion.KV);
+      if (taken.isEmpty()) {
+        changes.add(r.id() + " no longer replicates " + dead + ", which left holding no shard");
+        continue;
+      }
+      // Promoted even if it is leaving or cut off: it holds the keys; the strategy then hands its
+      // slots on as it does a draining node's.
+      promoted.put(dead, r.id());
+      taken.forEach(pos -> claims.put(pos, r.id()));
+      changes.add(r.id() + " takes over " + taken.size() + " shards from " + dead + ", which was declared dead");
     }
 
     // 2. Spares become replicas of primaries that lack them.

@@ -81,6 +81,43 @@ class KvReplicasProperties {
     assertThat(sim.replicaOf(replica)).isEqualTo(next);
   }
 
+  @Test
+  void pairsStayWhenTheManagerRunsWithoutReplicas() {
+    Sim sim = new Sim(1);
+    for (int i = 0; i < 4; i++) {
+      sim.join();
+      sim.settle();
+    }
+    KvReplicas.Arranged a = KvReplicas.arrange(sim.config, 0, Set.of());
+    assertThat(a.changed()).as("a manager restarted without --replicas dissolves no pair").isFalse();
+  }
+
+  @Test
+  void aReplicaThatIsLeavingIsStillPromotedWhenItsPrimaryDiesAndOnlyThenHandsItsSlotsOn() {
+    Sim sim = new Sim(1);
+    sim.join();
+    sim.settle();
+    PodId replica = sim.join();
+    sim.settle();
+    PodId primary = sim.primaries().get(0);
+    sim.die(primary);
+    KvReplicas.Arranged a = KvReplicas.arrange(sim.config, 1, Set.of(replica));
+    assertThat(a.config().ownedCounts().get(replica)).isEqualTo(SLOTS);
+    assertThat(a.config().pod(replica).orElseThrow().pod().version()).isEqualTo(PodVersion.KV);
+  }
+
+  @Test
+  void aReplicaThatLeavesWhileItsPrimaryLivesEndsItsPair() {
+    Sim sim = new Sim(1);
+    sim.join();
+    sim.settle();
+    PodId replica = sim.join();
+    sim.settle();
+    KvReplicas.Arranged a = KvReplicas.arrange(sim.config, 1, Set.of(replica));
+    assertThat(a.changes()).singleElement().asString().contains("no longer replicates").contains("leaving");
+    assertThat(a.config().pod(replica).orElseThrow().pod().version()).isEqualTo(PodVersion.KV);
+  }
+
   @Property(tries = 300)
   void replicasStayConsistentAndNoKeysAreLostWhileAReplicaLives(
       @ForAll @IntRange(min = 0, max = 2) int replicas,

@@ -119,6 +119,32 @@ public final class Imports {
   }
 
   /**
+   * A node that replicated and replicates no more without owning a slot: clears every slot's
+   * keys, import record and lent batch (all its primary's, mirrored; their owners hold them).
+   *
+   * @return how many slots were cleared
+   */
+  public static int clearAll(SlotStore store) {
+    int cleared = 0;
+    for (int s = 0; s < io.atoll.core.slots.KeySlots.SLOT_COUNT; s++) {
+      Slot slot = store.slot(s);
+      synchronized (slot) {
+        if (slot.size() > 0 || slot.importedFrom() != null || slot.lentBatch() != 0) {
+          if (slot.lentBatch() != 0) {
+            slot.settle(slot.lentBatch());
+          }
+          slot.clear();
+          slot.returnToken(0);
+          slot.handOffToken(0);
+          slot.imported(null, 0);
+          cleared++;
+        }
+      }
+    }
+    return cleared;
+  }
+
+  /**
    * After a config is adopted: ends every import record that config decides (see the class
    * comment), clearing the keys of those whose slot went to a third node.
    *

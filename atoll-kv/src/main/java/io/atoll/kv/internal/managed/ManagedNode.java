@@ -263,9 +263,14 @@ public final class ManagedNode implements AutoCloseable {
       return;
     }
     if (wasReplica && adopted) {
-      // It replicates no more: it keeps the slots the manager gave it (a promotion), and clears
-      // the copies of slots it does not own, which the slots' owners hold, newer.
-      orphansUnchecked = true;
+      // It replicates no more. Promoted, it keeps the slots the manager gave it, with the import
+      // records of its primary's hand-offs (it goes on with its primary's tenure), and clears
+      // the copies of other slots, which their owners hold, newer; else it clears everything.
+      boolean promoted = owned() > 0;
+      int cleared = promoted ? Imports.clearOrphans(store, cluster.view()) : Imports.clearAll(store);
+      LOG.info("kv: this node replicates no more{}; cleared the copies of {} slots it does not own",
+          promoted ? " and owns " + owned() + " slots of the primary it replicated" : "", cleared);
+      orphansUnchecked = false;
     }
     if (orphansUnchecked) {
       // The first config since the restart, adopted or the one the node had kept already.
@@ -350,6 +355,9 @@ public final class ManagedNode implements AutoCloseable {
 
   /** Slots holding keys of a hand-off to this node that are not this node's (an import record). */
   private int importedSlots() {
+    if (replicating(cluster.view())) {
+      return 0; // its primary's records, mirrored: its primary's to settle
+    }
     int n = 0;
     for (int s = 0; s < io.atoll.core.slots.KeySlots.SLOT_COUNT; s++) {
       io.atoll.kv.internal.store.Slot slot = store.slot(s);

@@ -43,6 +43,11 @@ final class Feed implements Runnable {
   private final long continueAt;
   private final LongSupplier clock;
   private final Runnable onEnd;
+  /** Called once, when the replica has acknowledged the whole copy (or the offset it continued from). */
+  private final Runnable onSynced;
+  /** The stream offset the replica holds everything up to once it acknowledged it; until known, none. */
+  private volatile long syncedAt = Long.MAX_VALUE;
+  volatile boolean synced;
   final int listeningPort;
   final String host;
   volatile long acked;
@@ -51,7 +56,8 @@ final class Feed implements Runnable {
   private volatile boolean stopped;
 
   Feed(Channel channel, Backlog backlog, SlotStore store, String replId, long continueAt, int listeningPort,
-      String host, LongSupplier clock, Runnable onEnd) {
+      String host, LongSupplier clock, Runnable onEnd, Runnable onSynced) {
+    this.onSynced = onSynced;
     this.channel = channel;
     this.backlog = backlog;
     this.store = store;
@@ -68,6 +74,19 @@ final class Feed implements Runnable {
   void ack(long offset) {
     acked = Math.max(acked, offset);
     ackedAt = clock.getAsLong();
+    checkSynced();
+  }
+
+  private void checkSynced() {
+    if (!synced && acked >= syncedAt) {
+      synchronized (this) {
+        if (synced) {
+          return;
+        }
+        synced = true;
+      }
+      onSynced.run();
+    }
   }
 
   /** Stops sending and closes the link. */
@@ -88,6 +107,8 @@ final class Feed implements Runnable {
         cursor = continueAt;
         acked = continueAt;
       }
+      syncedAt = cursor;
+      checkSynced();
       state = "online";
       byte[] chunk = new byte[CHUNK];
       while (!stopped && channel.isActive()) {

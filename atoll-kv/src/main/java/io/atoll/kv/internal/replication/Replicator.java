@@ -56,11 +56,11 @@ public final class Replicator implements Replication, AutoCloseable {
 
   /** How a node reaches others and what it may accept. */
   public record Settings(int myPort, byte[] password, int maxBulk, int timeoutMillis, int minReplicasToAck,
-      long ackTimeoutMillis, boolean managed) {
+      long ackTimeoutMillis, boolean managed, java.nio.file.Path syncedMarker) {
     /** A Redis-cluster-mode node's settings. */
     public Settings(int myPort, byte[] password, int maxBulk, int timeoutMillis, int minReplicasToAck,
         long ackTimeoutMillis) {
-      this(myPort, password, maxBulk, timeoutMillis, minReplicasToAck, ackTimeoutMillis, false);
+      this(myPort, password, maxBulk, timeoutMillis, minReplicasToAck, ackTimeoutMillis, false, null);
     }
   }
 
@@ -89,6 +89,8 @@ public final class Replicator implements Replication, AutoCloseable {
    * declared dead, or that has none, goes on alone (the manager promotes only a replica it names).
    */
   private volatile int required;
+  /** Managed mode: the client ports of the replicas the manager gave this node (active ones). */
+  private volatile java.util.Set<Integer> namedPorts = java.util.Set.of();
 
   /**
    * One wait: how many replicas, at which offset, until when (Long.MAX_VALUE: no limit), whether a
@@ -143,6 +145,16 @@ public final class Replicator implements Replication, AutoCloseable {
   public synchronized void viewChanged(ClusterView v) {
     required = settings.managed() ? Math.min(settings.minReplicasToAck(), activeReplicas(v))
         : settings.minReplicasToAck();
+    if (settings.managed()) {
+      java.util.Set<Integer> ports = new java.util.HashSet<>();
+      for (PodId r : v.replicasOf(v.me())) {
+        if (v.config().isActive(r)) {
+          ports.add(r.address().port());
+        }
+      }
+      namedPorts = java.util.Set.copyOf(ports);
+      syncedChanged();
+    }
     if (closed || applier == null) {
       return;
     }
@@ -175,6 +187,47 @@ public final class Replicator implements Replication, AutoCloseable {
     if (primary != null) {
       endPause();
     }
+  }
+
+  /**
+   * A replica the manager named holds this primary's whole stream: the marker says so on disk
+   * (written before any write it acknowledges can be answered), and goes when no such replica is
+   * left. A primary restarted on its data directory reads it ({@link #replicaHeldEverything}).
+   */
+  private synchronized void syncedChanged() {
+    java.nio.file.Path marker = settings.syncedMarker();
+    if (marker == null) {
+      return;
+    }
+    boolean any = false;
+    for (Feed f : feeds.values()) {
+      any |= f.synced && counts(f);
+    }
+    try {
+      if (any && !java.nio.file.Files.exists(marker)) {
+        try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(marker,
+            java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE)) {
+          c.force(true);
+        }
+      } else if (!any) {
+        java.nio.file.Files.deleteIfExists(marker);
+      }
+    } catch (java.io.IOException e) {
+      LOG.warn("replication: cannot update {}: {}", marker, e.toString());
+    }
+  }
+
+  /**
+   * Whether a primary restarted on {@code dataDir} had, when it stopped, a replica holding its whole
+   * stream (see {@link #syncedChanged}).
+   */
+  public static boolean replicaHeldEverything(java.nio.file.Path marker) {
+    return java.nio.file.Files.exists(marker);
+  }
+
+  /** In managed mode only replicas the manager named count toward acknowledgements; else any. */
+  private boolean counts(Feed f) {
+    return !settings.managed() || namedPorts.contains(f.listeningPort);
   }
 
   private static int activeReplicas(ClusterView v) {
@@ -308,8 +361,10 @@ public final class Replicator implements Replication, AutoCloseable {
     Feed[] made = new Feed[1];
     return channel -> {
       String host = channel.remoteAddress() instanceof java.net.InetSocketAddress a ? a.getHostString() : "?";
-      Feed f = new Feed(channel, backlog, store, replId, at, session.listeningPort(), host, clock,
-          () -> feeds.remove(session.id(), made[0]));
+      Feed f = new Feed(channel, backlog, store, replId, at, session.listeningPort(), host, clock, () -> {
+        feeds.remove(session.id(), made[0]);
+        syncedChanged();
+      }, this::syncedChanged);
       made[0] = f;
       Feed old = feeds.put(session.id(), f);
       if (old != null) {
@@ -407,7 +462,7 @@ public final class Replicator implements Replication, AutoCloseable {
   private int ackedAtLeast(long offset) {
     int n = 0;
     for (Feed f : feeds.values()) {
-      if ("online".equals(f.state) && f.acked >= offset) {
+      if ("online".equals(f.state) && f.acked >= offset && counts(f)) {
         n++;
       }
     }
@@ -450,7 +505,7 @@ public final class Replicator implements Replication, AutoCloseable {
     }
     int online = 0;
     for (Feed f : feeds.values()) {
-      if ("online".equals(f.state)) {
+      if ("online".equals(f.state) && counts(f)) {
         online++;
       }
     }
