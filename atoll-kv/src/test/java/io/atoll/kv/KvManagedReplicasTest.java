@@ -77,9 +77,13 @@ class KvManagedReplicasTest {
   }
 
   private KvServer node(int port) {
+    return node(port, manager.address());
+  }
+
+  private KvServer node(int port, PodAddress managerAt) {
     KvServer n = KvServer.startManaged(KvSettings.defaults(port, dir.resolve("kv-" + port))
             .withReplicas(new KvReplicas(1, 2000)), KvObserver.NONE,
-        List.<PodAddress>of(manager.address()), WireSecurity.PLAINTEXT, Duration.ofSeconds(10), () -> { });
+        List.<PodAddress>of(managerAt), WireSecurity.PLAINTEXT, Duration.ofSeconds(10), () -> { });
     nodes.add(n);
     return n;
   }
@@ -231,5 +235,69 @@ class KvManagedReplicasTest {
       assertThat(conn.sync().get("key-" + k)).as("key-%d", k).isEqualTo("v" + k);
     }
     await().atMost(Duration.ofSeconds(20)).until(() -> "slave".equals(role(back)));
+  }
+
+  /** Whether the node on {@code port} says it serves its slots (its lease is live); false if it does not answer. */
+  private static boolean serving(int port) {
+    try (Wire w = new Wire(port)) {
+      return w.call("CLUSTER", "INFO").contains("atoll_serving:1");
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  @Test
+  void aPrimaryCutOffFromTheManagerStopsAcknowledgingBeforeItsReplicaIsPromoted() throws Exception {
+    try (io.atoll.testkit.net.TcpRelay relay = io.atoll.testkit.net.TcpRelay.to(manager.address().port())) {
+      KvServer a = node(KvNodes.freeManagedPorts(), new PodAddress("127.0.0.1", relay.port()));
+      await().atMost(Duration.ofSeconds(20)).until(() -> a.ownedSlots() == 16384);
+      KvServer b = node();
+      await().atMost(Duration.ofSeconds(20)).until(() -> info(a).contains("state=online"));
+
+      Map<String, String> acked = new ConcurrentHashMap<>();
+      AtomicBoolean stop = new AtomicBoolean();
+      StatefulRedisClusterConnection<String, String> conn = cluster(a).connect();
+      Thread writer = Thread.ofPlatform().name("writer").start(() -> {
+        for (long i = 0; !stop.get(); i++) {
+          try {
+            conn.sync().set("key-" + i, "v" + i);
+            acked.put("key-" + i, "v" + i);
+          } catch (RuntimeException e) {
+            // not acknowledged
+          }
+        }
+      });
+      await().atMost(Duration.ofSeconds(20)).until(() -> acked.size() >= 200);
+
+      // A black hole between the primary and the manager (connections open, bytes dropped): its
+      // renewals are lost, and it cannot tell the manager is not down (no refused connection).
+      relay.mode(io.atoll.testkit.net.TcpRelay.Mode.DROP);
+      long cut = System.nanoTime();
+      long fenced = 0;
+      long promoted = 0;
+      long deadline = cut + Duration.ofSeconds(30).toNanos();
+      while ((fenced == 0 || promoted == 0) && System.nanoTime() < deadline) {
+        if (fenced == 0 && !serving(a.port())) {
+          fenced = System.nanoTime();
+        }
+        if (promoted == 0 && b.ownedSlots() == 16384) {
+          promoted = System.nanoTime();
+          assertThat(serving(a.port())).as("the cut-off primary serves while its replica owns its slots").isFalse();
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(5).toNanos()); // polling pace
+      }
+      assertThat(fenced).as("the cut-off primary stopped serving").isPositive();
+      assertThat(promoted).as("its replica took the slots").isPositive();
+      assertThat(fenced).as("the primary stops before the replica starts").isLessThan(promoted);
+      int before = acked.size();
+      await().atMost(Duration.ofSeconds(20)).until(() -> acked.size() > before + 200);
+      stop.set(true);
+      writer.join(10_000);
+      for (Map.Entry<String, String> e : acked.entrySet()) {
+        assertThat(conn.sync().get(e.getKey())).as("acknowledged write of %s", e.getKey()).isEqualTo(e.getValue());
+      }
+      System.out.printf("cut off at 0 ms: the primary stopped serving at %d ms, its replica owned its slots at %d ms%n",
+          (fenced - cut) / 1_000_000, (promoted - cut) / 1_000_000);
+    }
   }
 }

@@ -357,7 +357,7 @@ public final class Dispatcher {
   private void execLocked(Call c, java.util.List<Session.Queued> q, io.atoll.kv.internal.store.Slot locked) {
     synchronized (locked) {
       if (!cluster.serving()) {
-        throw new CommandError(Router.FENCED);
+        throw new CommandError(Router.fenced(cluster.view(), locked.id(), c.session.tls()));
       }
       // Routed as a whole, as Redis routes EXEC: a redirection (the slot moved, or keys of it are
       // on their way to another node) answers EXEC, and nothing runs.
@@ -495,7 +495,7 @@ public final class Dispatcher {
         throw new CommandError("OOM command not allowed when used memory > 'maxmemory'.");
       }
       if (!cluster.serving()) {
-        throw new CommandError(Router.FENCED);
+        throw new CommandError(Router.fenced(cluster.view(), slot, c.session.tls()));
       }
       c.slot = store.slot(slot);
       synchronized (c.slot) {

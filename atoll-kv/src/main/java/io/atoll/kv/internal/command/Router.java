@@ -22,6 +22,24 @@ final class Router {
 
   private Router() {}
 
+  /**
+   * What a node whose lease lapsed answers for slot {@code s}: {@link #FENCED}, or, when it owns
+   * the slot and the manager gave it a replica, -MOVED to that replica. The manager gives a node's
+   * slots to its replica once its lease and the margin ran out, and a node cut off from the manager
+   * cannot hear it; clients whose view still names this node follow the redirect there. A replica
+   * not promoted (yet) sends them back with -MOVED: a write is never served by either meanwhile.
+   */
+  static String fenced(ClusterView v, int s, boolean tls) {
+    if (v.me().equals(v.config().owner(s))) {
+      for (io.atoll.core.PodId r : v.replicasOf(v.me())) {
+        if (v.config().isActive(r)) {
+          return "MOVED " + s + " " + address(v, r, tls);
+        }
+      }
+    }
+    return FENCED;
+  }
+
   /** Null if this node serves the call, else the error to reply. The slot's lock is held. */
   static String check(ClusterView v, Call c, CommandSpec spec, int first, int last, int step) {
     Slot slot = c.slot;
