@@ -16,7 +16,7 @@ JAR="$here/atoll-server/target/atoll.jar"
 ROUNDS="${ROUNDS:-5}"
 work="$(mktemp -d)"
 declare -A pid
-cleanup() { for p in "${pid[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+cleanup() { for p in "${pid[@]}"; do kill -9 "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
 MANAGER=7590

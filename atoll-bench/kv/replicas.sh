@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Atoll KV with a replica beside Redis 7 with a replica, on this machine and in the same run: a
 # primary owning all 16384 slots and one replica of it (CLUSTER REPLICATE), for each server; ops/s
-# of redis-benchmark -t set against the primary at -P 1 and -P 16, alternated ROUNDS times, the
+# and p50/p99 latency of redis-benchmark -t set against the primary at -P 1 and -P 16, alternated ROUNDS times, the
 # replica keeping up (its offset is printed after each round). Both asynchronous, as in Redis;
 # ACKS=1 starts the Atoll primary with --min-replicas-to-ack 1 (each reply waits for the replica).
 # Needs redis-server, redis-cli, redis-benchmark and the packaged atoll.jar
@@ -50,17 +50,17 @@ start_atoll 7401 "$ACKS"; start_atoll 7402; start_redis 7411; start_redis 7412
 for p in 7401 7402 7411 7412; do wait_port $p; done
 pair 7401 7402
 pair 7411 7412
-bench() { # port pipeline -> set ops/s
-  redis-benchmark -h 127.0.0.1 -p "$1" -t set -n "$N" -c 50 -P "$2" -r 100000 -q 2>/dev/null \
-    | tr '\r' '\n' | awk '/^SET:.*requests per second/{s=$2} END{print s}'
+bench() { # port pipeline -> "ops/s p50 p99" of SET (latencies in ms, as redis-benchmark measures them)
+  redis-benchmark -h 127.0.0.1 -p "$1" -t set -n "$N" -c 50 -P "$2" -r 100000 --csv 2>/dev/null \
+    | tr -d '"' | awk -F, '$1 == "SET" {print $2, $5, $7}'
 }
 for _ in 1 2 3; do bench 7401 16 > /dev/null; bench 7411 16 > /dev/null; done # the JIT's warm-up, both alike
-echo "| round | pipeline | Atoll KV SET | Redis SET | ratio |"
-echo "|---|---|---|---|---|"
+echo "| round | pipeline | Atoll KV SET ops/s | p50 / p99 ms | Redis SET ops/s | p50 / p99 ms | ratio |"
+echo "|---|---|---|---|---|---|---|"
 for round in $(seq 1 "$ROUNDS"); do
   for P in 1 16; do
-    a=$(bench 7401 $P); r=$(bench 7411 $P)
-    echo "| $round | -P $P | $a | $r | $(awk -v a="$a" -v r="$r" 'BEGIN{printf "%.2f", a/r}') |"
+    read -r a ap50 ap99 < <(bench 7401 $P); read -r r rp50 rp99 < <(bench 7411 $P)
+    echo "| $round | -P $P | $a | $ap50 / $ap99 | $r | $rp50 / $rp99 | $(awk -v a="$a" -v r="$r" 'BEGIN{printf "%.2f", a/r}') |"
   done
 done
 sleep 1
