@@ -285,13 +285,15 @@ final class KvCommand implements Callable<Integer> {
           + " (managed by the shard manager at " + manager + ", control port " + server.busPort() + ")");
       System.out.println(settings.persistence().appendOnly()
           ? "atoll kv: keys are kept in " + settings.dataDir().toAbsolutePath() + " (appendfsync "
-              + settings.persistence().fsync().name().toLowerCase(java.util.Locale.ROOT) + ") but not replicated:"
-              + " SIGTERM moves this node's slots and keys to the other nodes first; if it is killed (kill -9),"
-              + " restarted on its data directory within its lease it comes back with its keys, later its slots are"
-              + " served by the others without them."
-          : "atoll kv: keys are in memory only and not replicated: SIGTERM moves this node's slots and"
-              + " keys to the other nodes first; if it is killed (kill -9), its slots are served again by the others"
-              + " after its lease, but its keys are lost.");
+              + settings.persistence().fsync().name().toLowerCase(java.util.Locale.ROOT) + "). SIGTERM moves this"
+              + " node's slots and keys to the other nodes first. If it is killed (kill -9): with a replica (atoll"
+              + " manager --replicas 1), the replica takes its slots with every write it acknowledged after its lease;"
+              + " without one, restarted on its data directory within its lease it comes back with its keys, later"
+              + " its slots are served by the others without them."
+          : "atoll kv: keys are in memory only. SIGTERM moves this node's slots and keys to the other nodes first."
+              + " If it is killed (kill -9): with a replica (atoll manager --replicas 1), the replica takes its slots"
+              + " with every write it acknowledged after its lease; without one, its slots are served again by the"
+              + " others after its lease, but its keys are lost.");
     } else {
       System.out.println("atoll kv node " + server.nodeId() + " listening on " + bind + ":" + server.port()
           + " (cluster bus " + server.busPort() + ", data dir " + settings.dataDir().toAbsolutePath() + ")");
