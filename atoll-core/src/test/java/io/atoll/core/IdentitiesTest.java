@@ -38,6 +38,21 @@ class IdentitiesTest {
   }
 
   @Test
+  void aKvReplicasVersionNamesItsPrimarysIncarnationAndNothingElseDoes() {
+    for (long incarnation : new long[] {0, 1, -1, Long.MIN_VALUE, Long.MAX_VALUE, 0x1afe7600c1d9f45aL}) {
+      PodVersion v = PodVersion.kvReplicaOf(incarnation);
+      assertThat(v.kvPrimary()).hasValue(incarnation);
+      assertThat(v.isKv()).isTrue();
+    }
+    assertThat(PodVersion.KV.isKv()).isTrue();
+    assertThat(PodVersion.KV.kvPrimary()).isEmpty();
+    for (String other : new String[] {"1.0", "kv.of.", "kv.of.xyz", "kv.of.12345678901234567", "bus.7000.of.ab"}) {
+      assertThat(PodVersion.of(other).kvPrimary()).as(other).isEmpty();
+      assertThat(PodVersion.of(other).isKv()).as(other).isFalse();
+    }
+  }
+
+  @Test
   void versionsCompareAsPeopleReadThem() {
     assertThat(PodVersion.of("1.10")).isGreaterThan(PodVersion.of("1.9"));
     assertThat(PodVersion.of("2.0")).isGreaterThan(PodVersion.of("1.99.9"));

@@ -1,5 +1,9 @@
 package io.atoll.server;
 
+import static io.atoll.server.KvProbes.myId;
+import static io.atoll.server.KvProbes.read;
+import static io.atoll.server.KvProbes.slotsOf;
+import static io.atoll.server.KvProbes.uri;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.atoll.core.PodAddress;
@@ -9,8 +13,6 @@ import io.atoll.testkit.junit.ProcessLogsOnFailure;
 import io.atoll.testkit.process.ManagedProcess;
 import io.atoll.testkit.process.ProcessCluster;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -197,57 +199,6 @@ class KvManagedCrashIT {
     return processes.start(AtollProcesses.atoll(name, List.of("kv", "--port", Integer.toString(port), "--manager",
         manager.toString(), "--data-dir", dir.resolve(data).toString(), "--event-loops", "2",
         "--appendfsync", "always", "--drain-timeout", "120s")));
-  }
-
-  /**
-   * GET, retried while the nodes' views of a slot disagree for a moment (a config being adopted by
-   * one node before another: Lettuce gives up after its redirects) or the client's own view still
-   * names a node that left — within a deadline, so a slot that stays unreachable still fails the test.
-   */
-  private static String read(RedisAdvancedClusterCommands<String, String> r, String key) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
-    while (true) {
-      try {
-        return r.get(key);
-      } catch (io.lettuce.core.RedisCommandExecutionException | io.lettuce.core.RedisConnectionException e) {
-        // A connection refused: the client's view of the slots still names a node that left (it
-        // refreshes it every 500 ms).
-        String m = String.valueOf(e.getMessage());
-        boolean moving = e instanceof io.lettuce.core.RedisConnectionException || m.startsWith("MOVED")
-            || m.startsWith("ASK") || m.startsWith("TRYAGAIN") || m.startsWith("CLUSTERDOWN");
-        if (!moving || System.nanoTime() - deadline > 0) {
-          throw e;
-        }
-        java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(50).toNanos()); // retry pacing
-      }
-    }
-  }
-
-  /** How many slots the node on {@code port} says it owns (0 if it does not answer). */
-  private static int slotsOf(RedisClient plain, int port) {
-    try (StatefulRedisConnection<String, String> c = plain.connect(uri(port))) {
-      String me = c.sync().clusterMyId();
-      int owned = 0;
-      for (Object o : c.sync().clusterSlots()) {
-        List<?> range = (List<?>) o;
-        if (me.equals(String.valueOf(((List<?>) range.get(2)).get(2)))) {
-          owned += (int) ((Long) range.get(1) - (Long) range.get(0) + 1);
-        }
-      }
-      return owned;
-    } catch (RuntimeException e) {
-      return 0;
-    }
-  }
-
-  private static RedisURI uri(int port) {
-    return RedisURI.builder().withHost("127.0.0.1").withPort(port).withTimeout(Duration.ofSeconds(3)).build();
-  }
-
-  private static String myId(RedisClient plain, int port) {
-    try (StatefulRedisConnection<String, String> c = plain.connect(uri(port))) {
-      return c.sync().clusterMyId();
-    }
   }
 
   /** Waits until {@code nodes} nodes own every slot between them (the cluster's moves are over). */

@@ -54,6 +54,9 @@ final class Follower implements Runnable {
   /** Whether a manual failover waits for this replica to catch up (then each record wakes it). */
   private volatile boolean watched;
   private final Object progress = new Object();
+  /** The last link failure logged at WARN, and when (the follower's thread only). */
+  private String lastWarning;
+  private long lastWarningAt;
 
   Follower(String host, int port, String primaryId, byte[] password, int myPort, int maxBulk, int timeoutMillis,
       SlotStore store, Replicator.Applier applier, LongSupplier clock) {
@@ -150,7 +153,17 @@ final class Follower implements Runnable {
         follow();
       } catch (IOException | RuntimeException e) {
         if (!stopped) {
-          LOG.warn("replication: link to primary {}:{} lost: {}", host, port, e.getMessage());
+          // Once per cause and minute: a primary that is gone (until the manager promotes this
+          // node, or gossip moves its slots) is tried every second.
+          String why = String.valueOf(e.getMessage());
+          long now = clock.getAsLong();
+          if (!why.equals(lastWarning) || now - lastWarningAt >= 60_000) {
+            LOG.warn("replication: link to primary {}:{} lost: {}", host, port, why);
+            lastWarning = why;
+            lastWarningAt = now;
+          } else {
+            LOG.debug("replication: link to primary {}:{} lost: {}", host, port, why);
+          }
         }
       } finally {
         RespClient c = client;
@@ -231,7 +244,10 @@ final class Follower implements Runnable {
       resumable = false;
       state = "sync";
       copy = new CopyFilter(KeySlots.SLOT_COUNT);
-      store.clear(); // logged as it goes: a crash meanwhile restarts from the copy's start
+      // Each slot is replaced when its copy arrives, not all at once now: until then it keeps what
+      // this replica held, which is every write its primary acknowledged (a primary that waits for
+      // its replicas acknowledges nothing while this one is not online), so a promotion during the
+      // copy finds each slot whole, old or new.
       LOG.info("replication: full copy from primary {}:{} (replication id {}, offset {})", host, port, replId, offset);
     } else if (line.startsWith("+CONTINUE")) {
       state = "connected";
@@ -256,8 +272,15 @@ final class Follower implements Runnable {
         apply(args);
         snapshotLeft--;
       } else if (copy != null && name.equals(Feed.SYNCSLOT)) {
-        copy.copied(Integer.parseInt(new String(args[1], StandardCharsets.US_ASCII)),
-            Long.parseLong(new String(args[2], StandardCharsets.US_ASCII)));
+        int slot = Integer.parseInt(new String(args[1], StandardCharsets.US_ASCII));
+        if (slot < 0 || slot >= KeySlots.SLOT_COUNT) {
+          throw new IOException("the stream is malformed: a copy of slot " + slot);
+        }
+        copy.copied(slot, Long.parseLong(new String(args[2], StandardCharsets.US_ASCII)));
+        io.atoll.kv.internal.store.Slot replaced = store.slot(slot);
+        synchronized (replaced) {
+          replaced.clear(); // logged: a crash meanwhile restarts from the copy's start
+        }
         snapshotLeft = Long.parseLong(new String(args[3], StandardCharsets.US_ASCII));
       } else if (copy != null && name.equals(Feed.SYNCED)) {
         // Records of the stream sent after the copy may still be in it: the filter stays until the

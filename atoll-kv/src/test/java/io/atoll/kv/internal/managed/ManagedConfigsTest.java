@@ -30,6 +30,23 @@ class ManagedConfigsTest {
   }
 
   @Test
+  void aReplicaTheManagerMadeNamesItsPrimarysRedisIdAsInRedisClusterMode() {
+    ClusterConfig managed = ClusterConfig.empty(16384, ClusterId.random(new Random(3))).toBuilder()
+        .pod(new PodEntry(new Pod(A, PodVersion.KV), PodStatus.ACTIVE, 3))
+        .pod(new PodEntry(new Pod(B, PodVersion.kvReplicaOf(A.incarnation())), PodStatus.ACTIVE, 4))
+        .claim(0, Claim.stable(A, 3))
+        .build();
+    ClusterConfig kv = ManagedConfigs.toKv(managed);
+    Pod replica = kv.pod(ManagedConfigs.toKv(B)).orElseThrow().pod();
+    assertThat(Nodes.primaryOf(replica)).isEqualTo(Nodes.nodeId(ManagedConfigs.toKv(A)));
+    assertThat(Nodes.primaryOf(kv.pod(ManagedConfigs.toKv(A)).orElseThrow().pod())).isNull();
+    // A primary declared dead (GONE) is still named: the replica holds its copies until promoted.
+    ClusterConfig dead = managed.toBuilder().pod(new PodEntry(new Pod(A, PodVersion.KV), PodStatus.GONE, 5)).build();
+    assertThat(Nodes.primaryOf(ManagedConfigs.toKv(dead).pod(ManagedConfigs.toKv(B)).orElseThrow().pod()))
+        .isEqualTo(Nodes.nodeId(ManagedConfigs.toKv(A)));
+  }
+
+  @Test
   void aPodThatIsNotAKvNodeIsRefusedSayingWhy() {
     assertThatThrownBy(() -> ManagedConfigs.toKv(new PodId(new PodAddress("h", 10000), 1)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is not a KV node")
