@@ -4,15 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.atoll.core.PodAddress;
-import io.atoll.core.allocation.AllocationStrategy;
-import io.atoll.core.allocation.RebalanceLimits;
-import io.atoll.core.spi.PodHealth;
-import io.atoll.core.Ticker;
-import io.atoll.manager.ManagerObserver;
-import io.atoll.manager.ManagerSecurity;
-import io.atoll.manager.ManagerSettings;
 import io.atoll.manager.ShardManager;
-import io.atoll.store.file.FileAssignmentStore;
 import io.atoll.transport.grpc.security.ConfigSigner;
 import io.atoll.transport.grpc.security.WireSecurity;
 import io.lettuce.core.RedisURI;
@@ -52,15 +44,8 @@ class KvManagedReplicasTest {
 
   @BeforeEach
   void startManager() {
-    ManagerSettings settings = ManagerSettings.defaults().withNumberOfShards(16384)
-        .withLease(Duration.ofSeconds(2), Duration.ofMillis(300))
-        .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(4))
-        .withRebalanceIntervals(Duration.ofSeconds(2), Duration.ofMillis(500))
-        .withAllocation(RebalanceLimits.UNLIMITED, AllocationStrategy.versionAware())
-        .withKvReplicas(1);
-    manager = ShardManager.start(settings, FileAssignmentStore.open(dir.resolve("manager")), PodHealth.LEASE_ONLY,
-        "127.0.0.1", 0, Ticker.SYSTEM, new java.util.Random(), ManagerObserver.NONE,
-        new ManagerSecurity(WireSecurity.PLAINTEXT, signer));
+    manager = KvManagers.start(KvManagers.settings(Duration.ofSeconds(2), Duration.ofMillis(300)).withKvReplicas(1),
+        dir.resolve("manager"), 0, signer);
   }
 
   @AfterEach

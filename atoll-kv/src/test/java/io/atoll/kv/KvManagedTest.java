@@ -4,17 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.atoll.core.PodAddress;
-import io.atoll.core.Ticker;
-import io.atoll.core.allocation.AllocationStrategy;
-import io.atoll.core.allocation.RebalanceLimits;
 import io.atoll.core.spi.AssignmentStore;
-import io.atoll.core.spi.PodHealth;
-import io.atoll.manager.ManagerObserver;
-import io.atoll.manager.ManagerSecurity;
 import io.atoll.manager.ManagerSettings;
 import io.atoll.manager.ShardManager;
 import io.atoll.manager.StandbyServer;
-import io.atoll.store.file.FileAssignmentStore;
 import io.atoll.transport.grpc.Wire;
 import io.atoll.transport.grpc.proto.PodServiceGrpc;
 import io.atoll.transport.grpc.proto.UnassignRequest;
@@ -65,18 +58,12 @@ class KvManagedTest {
 
   @BeforeEach
   void startManager() {
-    settings = ManagerSettings.defaults().withNumberOfShards(16384)
-        .withLease(Duration.ofSeconds(4), Duration.ofMillis(500))
-        .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(4))
-        .withRebalanceIntervals(Duration.ofSeconds(2), Duration.ofMillis(500))
-        .withAllocation(RebalanceLimits.UNLIMITED, AllocationStrategy.versionAware());
+    settings = KvManagers.settings(Duration.ofSeconds(4), Duration.ofMillis(500));
     manager = startManager(0);
   }
 
   private ShardManager startManager(int port) {
-    return ShardManager.start(settings, FileAssignmentStore.open(dir.resolve("manager")), PodHealth.LEASE_ONLY,
-        "127.0.0.1", port, Ticker.SYSTEM, new java.util.Random(), ManagerObserver.NONE,
-        new ManagerSecurity(WireSecurity.PLAINTEXT, signer));
+    return KvManagers.start(settings, dir.resolve("manager"), port, signer);
   }
 
   @AfterEach
