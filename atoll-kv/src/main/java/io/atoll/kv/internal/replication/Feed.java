@@ -102,6 +102,9 @@ final class Feed implements Runnable {
       long cursor;
       if (continueAt < 0) {
         cursor = fullCopy();
+        if (cursor < 0) {
+          return; // stopped part way: the replica never hears the copy is complete
+        }
       } else {
         send(("+CONTINUE " + replId + "\r\n").getBytes(StandardCharsets.US_ASCII));
         cursor = continueAt;
@@ -124,7 +127,10 @@ final class Feed implements Runnable {
     }
   }
 
-  /** Sends the copy, with the stream from its start interleaved; returns the stream offset reached. */
+  /**
+   * Sends the copy, with the stream from its start interleaved; returns the stream offset reached,
+   * or -1 if the feed was stopped before every slot was sent (then nothing more is sent).
+   */
   private long fullCopy() throws InterruptedException, Cut {
     backlog.activate();
     long cursor = backlog.offset();
@@ -150,6 +156,11 @@ final class Feed implements Runnable {
         send(out);
         cursor = drain(cursor, chunk, 0); // the stream so far, before the backlog moves past it
       }
+    }
+    if (stopped) {
+      // Stopped part way (say this node became a replica): SYNCED now would tell the replica a
+      // copy with slots missing is whole, and it would acknowledge and serve it.
+      return -1;
     }
     out.record(SYNCED.getBytes(StandardCharsets.US_ASCII));
     send(out);

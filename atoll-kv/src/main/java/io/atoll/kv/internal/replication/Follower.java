@@ -247,7 +247,9 @@ final class Follower implements Runnable {
       // Each slot is replaced when its copy arrives, not all at once now: until then it keeps what
       // this replica held, which is every write its primary acknowledged (a primary that waits for
       // its replicas acknowledges nothing while this one is not online), so a promotion during the
-      // copy finds each slot whole, old or new.
+      // copy finds each slot whole, old or new. Not so if this replica restarted meanwhile: its
+      // acks went out before its log reached the disk (appendfsync everysec), so what it reloaded
+      // may lack the last writes it acknowledged.
       LOG.info("replication: full copy from primary {}:{} (replication id {}, offset {})", host, port, replId, offset);
     } else if (line.startsWith("+CONTINUE")) {
       state = "connected";
