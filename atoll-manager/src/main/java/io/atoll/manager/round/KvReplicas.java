@@ -63,12 +63,7 @@ public final class KvReplicas {
 
   /** Whether {@code config} has a KV replica among its active pods. */
   public static boolean hasReplicas(ClusterConfig config) {
-    for (Pod p : config.activePods()) {
-      if (p.version().kvPrimary().isPresent()) {
-        return true;
-      }
-    }
-    return false;
+    return !replicasAmong(config.activePods()).isEmpty();
   }
 
   /**

@@ -143,17 +143,13 @@ public final class Replicator implements Replication, AutoCloseable {
    * Called holding the cluster state's lock: it starts and stops threads, and waits for none.
    */
   public synchronized void viewChanged(ClusterView v) {
-    required = settings.managed() ? Math.min(settings.minReplicasToAck(), activeReplicas(v))
-        : settings.minReplicasToAck();
     if (settings.managed()) {
-      java.util.Set<Integer> ports = new java.util.HashSet<>();
-      for (PodId r : v.replicasOf(v.me())) {
-        if (v.config().isActive(r)) {
-          ports.add(r.address().port());
-        }
-      }
-      namedPorts = java.util.Set.copyOf(ports);
+      List<PodId> named = v.replicasOf(v.me()).stream().filter(v.config()::isActive).toList();
+      required = Math.min(settings.minReplicasToAck(), named.size());
+      namedPorts = named.stream().map(r -> r.address().port()).collect(java.util.stream.Collectors.toUnmodifiableSet());
       syncedChanged();
+    } else {
+      required = settings.minReplicasToAck();
     }
     if (closed || applier == null) {
       return;
@@ -218,8 +214,8 @@ public final class Replicator implements Replication, AutoCloseable {
   }
 
   /**
-   * Whether a primary restarted on {@code dataDir} had, when it stopped, a replica holding its whole
-   * stream (see {@link #syncedChanged}).
+   * Whether a primary restarted on its data directory had, when it stopped, a replica holding its
+   * whole stream: its {@code marker} is there (see {@link #syncedChanged}).
    */
   public static boolean replicaHeldEverything(java.nio.file.Path marker) {
     return java.nio.file.Files.exists(marker);
@@ -228,16 +224,6 @@ public final class Replicator implements Replication, AutoCloseable {
   /** In managed mode only replicas the manager named count toward acknowledgements; else any. */
   private boolean counts(Feed f) {
     return !settings.managed() || namedPorts.contains(f.listeningPort);
-  }
-
-  private static int activeReplicas(ClusterView v) {
-    int n = 0;
-    for (PodId r : v.replicasOf(v.me())) {
-      if (v.config().isActive(r)) {
-        n++;
-      }
-    }
-    return n;
   }
 
   // ---- as a primary
