@@ -129,7 +129,9 @@ class ManagerLifecycleTest {
     manager = start(ShardManagerTest.settings(2), ManagerObserver.NONE);
     stub(manager).register(RegisterRequest.newBuilder().setPod(Wire.info(pod(1).pod)).build()); // a save
     assertThat(threadsNamed("atoll-manager")).isEqualTo(loops + 1);
-    assertThat(threadsNamed("atoll-manager-store")).as("saves run on a thread of their own").isEqualTo(ios + 1);
+    // The save may still be on its way to the store's thread when the answer is out.
+    await("saves run on a thread of their own").atMost(Duration.ofSeconds(5))
+        .until(() -> threadsNamed("atoll-manager-store") == ios + 1);
     int port = manager.address().port();
     manager.close();
     assertThat(portFree(port)).as("the port is free when close returns").isTrue();
