@@ -25,6 +25,14 @@ public record PodVersion(String value) implements Comparable<PodVersion> {
    */
   private static final String KV_REPLICA_PREFIX = "kv.of.";
 
+  /**
+   * How the manager marks a KV primary declared dead whose replica took its slots over: {@code
+   * kv.to.<incarnation>}, the incarnation (hex) of that replica, its <em>heir</em>. Written on the
+   * dead node's tombstone, so that every node learns from the config alone who went on with its
+   * hand-offs, migration marks and import records.
+   */
+  private static final String KV_HEIR_PREFIX = "kv.to.";
+
   /** The longest version, in bytes of UTF-8 (not characters): what a config can carry. */
   public static final int MAX_BYTES = 128;
 
@@ -46,9 +54,25 @@ public record PodVersion(String value) implements Comparable<PodVersion> {
     return new PodVersion(KV_REPLICA_PREFIX + Long.toHexString(primary));
   }
 
-  /** Whether this is a managed Atoll KV node's version: {@link #KV}, or a replica's. */
+  /**
+   * The version the manager writes on the tombstone of a KV primary declared dead whose slots the
+   * replica of incarnation {@code heir} took over.
+   */
+  public static PodVersion kvTakenOverBy(long heir) {
+    return new PodVersion(KV_HEIR_PREFIX + Long.toHexString(heir));
+  }
+
+  /** Whether this is a managed Atoll KV node's version: {@link #KV}, a replica's, or a taken-over primary's. */
   public boolean isKv() {
-    return equals(KV) || kvPrimary().isPresent();
+    return equals(KV) || kvPrimary().isPresent() || kvHeir().isPresent();
+  }
+
+  /**
+   * The incarnation of the replica that took over the KV primary of this version ({@link
+   * #kvTakenOverBy}); empty for any other version.
+   */
+  public java.util.OptionalLong kvHeir() {
+    return incarnationAfter(KV_HEIR_PREFIX);
   }
 
   /**
@@ -56,10 +80,14 @@ public record PodVersion(String value) implements Comparable<PodVersion> {
    * other version.
    */
   public java.util.OptionalLong kvPrimary() {
-    if (!value.startsWith(KV_REPLICA_PREFIX)) {
+    return incarnationAfter(KV_REPLICA_PREFIX);
+  }
+
+  private java.util.OptionalLong incarnationAfter(String prefix) {
+    if (!value.startsWith(prefix)) {
       return java.util.OptionalLong.empty();
     }
-    String hex = value.substring(KV_REPLICA_PREFIX.length());
+    String hex = value.substring(prefix.length());
     if (hex.isEmpty() || hex.length() > 16) {
       return java.util.OptionalLong.empty();
     }

@@ -53,6 +53,22 @@ class IdentitiesTest {
   }
 
   @Test
+  void aTakenOverKvPrimarysVersionNamesItsHeirAndNoReplicaOrOtherVersionDoes() {
+    for (long incarnation : new long[] {0, 1, -1, Long.MIN_VALUE, Long.MAX_VALUE, 0x1afe7600c1d9f45aL}) {
+      PodVersion v = PodVersion.kvTakenOverBy(incarnation);
+      assertThat(v.kvHeir()).hasValue(incarnation);
+      assertThat(v.kvPrimary()).isEmpty();
+      assertThat(v.isKv()).isTrue();
+      assertThat(PodVersion.kvReplicaOf(incarnation).kvHeir()).isEmpty();
+    }
+    assertThat(PodVersion.KV.kvHeir()).isEmpty();
+    for (String other : new String[] {"1.0", "kv.to.", "kv.to.xyz", "kv.to.12345678901234567", "bus.7000.to.ab"}) {
+      assertThat(PodVersion.of(other).kvHeir()).as(other).isEmpty();
+      assertThat(PodVersion.of(other).isKv()).as(other).isFalse();
+    }
+  }
+
+  @Test
   void versionsCompareAsPeopleReadThem() {
     assertThat(PodVersion.of("1.10")).isGreaterThan(PodVersion.of("1.9"));
     assertThat(PodVersion.of("2.0")).isGreaterThan(PodVersion.of("1.99.9"));

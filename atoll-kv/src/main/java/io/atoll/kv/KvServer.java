@@ -8,6 +8,7 @@ import io.atoll.kv.internal.cluster.ClusterBus;
 import io.atoll.kv.internal.cluster.ClusterState;
 import io.atoll.kv.internal.cluster.ClusterView;
 import io.atoll.kv.internal.cluster.ConfigFile;
+import io.atoll.kv.internal.cluster.MarkRecords;
 import io.atoll.kv.internal.cluster.Migrator;
 import io.atoll.kv.internal.cluster.NodeKey;
 import io.atoll.kv.internal.cluster.Nodes;
@@ -319,6 +320,8 @@ public final class KvServer implements AutoCloseable {
     ClusterState cluster;
     // Redis-cluster mode's replication follows the view: each change of it also goes there.
     java.util.concurrent.atomic.AtomicReference<Replicator> replicatorRef = new java.util.concurrent.atomic.AtomicReference<>();
+    // Managed mode: the view's migration marks also go to the log and the stream (MarkRecords).
+    java.util.concurrent.atomic.AtomicReference<MarkRecords> marksRef = new java.util.concurrent.atomic.AtomicReference<>();
     if (manager == null) {
       ConfigFile file = new ConfigFile(s.dataDir());
       ClusterView initial = file.load().map(v -> adopt(v, s.bind(), port, busPort, tlsPort)).orElseGet(() ->
@@ -338,6 +341,11 @@ public final class KvServer implements AutoCloseable {
           ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort, tlsPort)));
       managedFile.save(initial);
       cluster = new ClusterState(initial, clock, v -> {
+        MarkRecords m = marksRef.get();
+        if (m != null) {
+          m.viewChanged(v);
+        }
+      }, v -> {
         managedFile.save(v);
         Replicator r = replicatorRef.get();
         if (r != null) {
@@ -350,6 +358,11 @@ public final class KvServer implements AutoCloseable {
     } else {
       cluster = new ClusterState(ClusterState.fresh(Nodes.pod(s.bind(), port, random.nextLong(), busPort, tlsPort)),
           clock, v -> {
+            MarkRecords m = marksRef.get();
+            if (m != null) {
+              m.viewChanged(v);
+            }
+          }, v -> {
             Replicator r = replicatorRef.get();
             if (r != null) {
               r.viewChanged(v);
@@ -399,7 +412,10 @@ public final class KvServer implements AutoCloseable {
       ServerInfo info = new ServerInfo(port, s.bind(), s.maxMemory(), s.maxBulkLength(), s.queryBufferLimit(),
           s.outputBufferLimit(), s.nodeTimeoutMillis(), clock.getAsLong(), log,
           snapshot == null ? Snapshots.NONE : snapshot, replicator == null ? Replication.NONE : replicator);
-      Migrator migrator = new Migrator(store, cluster, clock, () -> log.awaitLogged(log.position()));
+      // A return's batch is settled (the target drops it) only once this node's log holds the keys
+      // stored and its replicas acknowledged them: a promoted replica must not lack them.
+      Migrator migrator = new Migrator(store, cluster, clock, () -> log.awaitLogged(log.position())
+          && (replicator == null || !replicator.acksWrites() || replicator.whenReplicated(replicator.offset()).join()));
       NodeKey nodeKey = new NodeKey();
       CommandTable table = Commands.table(store, cluster, bus != null ? bus : Health.MANAGED,
           bus != null ? bus::meet : (host, p) -> { },
@@ -456,6 +472,14 @@ public final class KvServer implements AutoCloseable {
         // A load never drops what was acknowledged; as Redis with noeviction, writes are refused.
         LOG.warn("atoll kv: the keys loaded hold about {} bytes, above --maxmemory {}: writes that need memory are"
             + " refused with -OOM until keys are deleted or the limit is raised", store.usedMemory(), s.maxMemory());
+      }
+      if (manager != null) {
+        // After the log's load: the view's marks (the saved config's) replace what the log left.
+        MarkRecords marks = new MarkRecords(store);
+        cluster.withView(v -> {
+          marks.viewChanged(v);
+          marksRef.set(marks);
+        });
       }
       if (replicator != null) {
         replicatorRef.set(replicator);

@@ -34,8 +34,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -153,52 +151,13 @@ class KvManagedReturnTest {
 
     List<String> tags = List.of("ret-a", "ret-b", "ret-c");
     int[] slots = tags.stream().mapToInt(KeySlots::slotOf).toArray();
-    List<String> keys = new ArrayList<>();
-    for (String t : tags) {
-      for (int i = 0; i < 100; i++) {
-        keys.add("{" + t + "}:" + i);
-      }
-    }
-
-    RedisClusterClient cluster = RedisClusterClient.create(RedisURI.create("127.0.0.1", source.port()));
-    cluster.setOptions(ClusterClientOptions.builder().maxRedirects(10).topologyRefreshOptions(
-        ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers()
-            .enablePeriodicRefresh(Duration.ofMillis(500)).build()).build());
+    List<String> keys = CheckedWriter.keys(tags, 100);
+    RedisClusterClient cluster = CheckedWriter.client(source.port());
     closers.add(cluster::shutdown);
     StatefulRedisClusterConnection<String, String> conn = cluster.connect();
     conn.setTimeout(Duration.ofSeconds(5));
-    RedisAdvancedClusterCommands<String, String> redis = conn.sync();
-    Map<String, Long> acked = new ConcurrentHashMap<>();
-    Map<String, Long> tried = new ConcurrentHashMap<>();
-    for (String k : keys) {
-      redis.set(k, "0:" + PAD);
-      acked.put(k, 0L);
-      tried.put(k, 0L);
-    }
-
     // Writes and reads all along: each read must show the last acknowledged write or a later try.
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicLong errors = new AtomicLong();
-    List<String> wrong = java.util.Collections.synchronizedList(new ArrayList<>());
-    Thread writer = Thread.ofPlatform().daemon().name("return-writer").start(() -> {
-      long n = 0;
-      while (!stop.get()) {
-        String k = keys.get((int) (n++ % keys.size()));
-        try {
-          String v = redis.get(k);
-          Long seen = v == null ? null : Long.parseLong(v.substring(0, v.indexOf(':')));
-          if (seen == null || seen < acked.get(k) || seen > tried.get(k)) {
-            wrong.add(k + " read " + seen + ", acknowledged " + acked.get(k) + ", tried up to " + tried.get(k));
-          }
-          long next = tried.get(k) + 1;
-          tried.put(k, next);
-          redis.set(k, next + ":" + PAD);
-          acked.put(k, next);
-        } catch (RuntimeException e) {
-          errors.incrementAndGet();
-        }
-      }
-    });
+    CheckedWriter writer = new CheckedWriter(conn.sync(), keys, PAD);
 
     try (StatefulRedisConnection<String, String> s = direct(source);
         StatefulRedisConnection<String, String> f = direct(first);
@@ -224,18 +183,10 @@ class KvManagedReturnTest {
         assertThat(second.ownedSlots()).isEqualTo(slots.length);
       });
     } finally {
-      stop.set(true);
-      writer.join(10_000);
+      writer.close();
     }
-    assertThat(wrong).as("reads that missed an acknowledged write").isEmpty();
-    assertThat(acked.values().stream().mapToLong(Long::longValue).sum()).as("writes acknowledged while slots moved")
-        .isGreaterThan(keys.size());
-    for (String k : keys) {
-      String v = redis.get(k);
-      assertThat(v).as(k).isNotNull();
-      long seen = Long.parseLong(v.substring(0, v.indexOf(':')));
-      assertThat(seen).as(k).isBetween(acked.get(k), tried.get(k));
-    }
+    writer.stopAndCheck();
+    assertThat(writer.acknowledged()).as("writes acknowledged while slots moved").isGreaterThan(keys.size());
     assertThat(first.keys()).as("no key left on the first target").isZero();
   }
 

@@ -62,6 +62,13 @@ final class Rebalancer {
   private Loop.Cancellable retry;
   /** Shards to hand back to their owner: released in a round whose transition was not saved. */
   private final Map<Integer, PodId> owed = new java.util.HashMap<>();
+  /**
+   * Targets of moves a round planned and could not make, while they own no shard: a KV node among
+   * them may hold keys of a hand-off that stopped part way, so it is never made a replica
+   * ({@link KvReplicas#arrange(io.atoll.core.ClusterConfig, int, Set, Set)}). Kept by this leader
+   * only: a new leader starts without them.
+   */
+  private final Set<PodId> receiving = new HashSet<>();
   private List<CompletableFuture<RoundResult>> nextRoundWaiters = new ArrayList<>();
   private List<CompletableFuture<RoundResult>> roundWaiters = new ArrayList<>();
   // One log line per rebalance, however many rounds its limits split it into.
@@ -107,7 +114,8 @@ final class Rebalancer {
     }
     Set<PodId> cut = cutOff.get();
     if ((settings.kvReplicas() > 0 || KvReplicas.hasReplicas(journal.config()))
-        && KvReplicas.arrange(journal.config(), settings.kvReplicas(), draining.get()).changed()) {
+        && KvReplicas.arrange(journal.config(), settings.kvReplicas(), draining.get(), Set.copyOf(receiving))
+            .changed()) {
       arrangeReplicas(reason);
       return;
     }
@@ -137,9 +145,10 @@ final class Rebalancer {
     // Only the pods that asked to leave: a replica cut off from the manager still copies its
     // primary, and stays its replica.
     Set<PodId> drained = draining.get();
+    Set<PodId> partTargets = Set.copyOf(receiving);
     java.util.concurrent.atomic.AtomicReference<List<String>> changes = new java.util.concurrent.atomic.AtomicReference<>(List.of());
     journal.transition(c -> {
-      KvReplicas.Arranged a = KvReplicas.arrange(c, settings.kvReplicas(), drained);
+      KvReplicas.Arranged a = KvReplicas.arrange(c, settings.kvReplicas(), drained, partTargets);
       changes.set(a.changes());
       return a.config();
     }).whenCompleteAsync((next, err) -> {
@@ -220,6 +229,13 @@ final class Rebalancer {
         return;
       }
       owed.clear(); // handed back, or the shard has another claim since
+      Set<Move> made = new HashSet<>(outcome.moves()); // a round may plan every shard: no list scans
+      for (Move m : kept) {
+        if (m.to() != null && !made.contains(m)) {
+          receiving.add(m.to());
+        }
+      }
+      receiving.removeIf(p -> !next.isActive(p) || next.ownedCounts().getOrDefault(p, 0) > 0);
       int moved = applied[0].moved();
       if (moved > 0) {
         if (!reason.equals("continue")) {

@@ -29,8 +29,12 @@ import java.util.Set;
  *       every slot that primary still owns, at a new epoch (each claim keeping the previous owner
  *       it recorded: the replica goes on with its primary's tenure), and becomes a primary. One replica per dead primary (the first by join
  *       order; even one that is draining: the strategy then hands the slots on); its other
- *       replicas become the promoted one's. A replica whose primary left with no slots, or is itself
- *       a replica, becomes a node of its own (a spare), and so does a replica that drains. Pairs stay
+ *       replicas become the promoted one's. The dead primary's tombstone names the promoted
+ *       replica as its heir ({@link PodVersion#kvTakenOverBy}): nodes whose migration marks or
+ *       import records name the dead node go on with the heir. A replica whose primary left with no slots is promoted all
+ *       the same (it may hold keys of hand-offs to that primary under way); one whose primary is
+ *       itself a replica becomes a node of its own (a spare), and so does a replica that drains. A
+ *       node named as heir is never a spare: it stays a primary. Pairs stay
  *       when {@code replicas} is lowered (a manager restarted without it dissolves nothing).
  *   <li><b>Pairing.</b> Each spare (an active KV node that is not draining, owns no slots and is
  *       no replica), in join order, becomes a replica of the primary with the fewest replicas
@@ -74,6 +78,15 @@ public final class KvReplicas {
    *     all the same when its primary died)
    */
   public static Arranged arrange(ClusterConfig config, int replicas, Set<PodId> draining) {
+    return arrange(config, replicas, draining, Set.of());
+  }
+
+  /**
+   * As above; {@code receiving} are nodes that may hold keys of hand-offs to them that stopped part
+   * way (the targets of moves a round planned and could not make): never made replicas, since a
+   * replica's copy of its primary would replace those keys, their only copy.
+   */
+  public static Arranged arrange(ClusterConfig config, int replicas, Set<PodId> draining, Set<PodId> receiving) {
     List<PodEntry> kv = new ArrayList<>();
     for (PodEntry e : config.pods()) {
       if (e.status() == PodStatus.ACTIVE && e.pod().version().isKv()) {
@@ -92,6 +105,7 @@ public final class KvReplicas {
     List<String> changes = new ArrayList<>();
     Map<Integer, PodId> claims = new HashMap<>(); // position -> new owner
     Map<PodId, PodId> promoted = new HashMap<>(); // dead primary -> the replica that took its slots
+    Map<PodEntry, PodId> heirs = new LinkedHashMap<>(); // the dead primary's tombstone -> that replica
 
     // 1. Replicas whose primary is not an active primary.
     for (PodEntry r : kv) {
@@ -132,15 +146,14 @@ public final class KvReplicas {
         }
       }
       version.put(r.id(), PodVersion.KV);
-      if (taken.isEmpty()) {
-        changes.add(r.id() + " no longer replicates " + dead + ", which left holding no shard");
-        continue;
-      }
       // Promoted even if it is leaving or cut off: it holds the keys; the strategy then hands its
-      // slots on as it does a draining node's.
+      // slots on as it does a draining node's. A primary that owned no slot may still have held
+      // keys of hand-offs to it under way (its first slots arriving): the heir holds those too.
       promoted.put(dead, r.id());
+      heirs.put(p, r.id());
       taken.forEach(pos -> claims.put(pos, r.id()));
-      changes.add(r.id() + " takes over " + taken.size() + " shards from " + dead + ", which was declared dead");
+      changes.add(r.id() + " takes over " + (taken.isEmpty() ? "no shard (only hand-offs under way)" : taken.size()
+          + " shards") + " from " + dead + ", which was declared dead");
     }
 
     // 2. Spares become replicas of primaries that lack them.
@@ -152,9 +165,17 @@ public final class KvReplicas {
           owned.merge(o, 1, Integer::sum);
         }
       }
-      Set<Long> named = new HashSet<>(); // primaries that have a replica: primaries still without slots too
+      // Primaries that have a replica, or went on with a dead primary: primaries still without
+      // slots too (an heir may hold keys of hand-offs to its predecessor under way).
+      Set<Long> named = new HashSet<>();
       for (PodEntry e : kv) {
         version.get(e.id()).kvPrimary().ifPresent(named::add);
+      }
+      heirs.values().forEach(h -> named.add(h.incarnation()));
+      for (PodEntry e : config.pods()) {
+        if (e.status() != PodStatus.ACTIVE) {
+          e.pod().version().kvHeir().ifPresent(named::add);
+        }
       }
       Map<Long, PodEntry> primaries = new LinkedHashMap<>(); // incarnation -> primary, join order
       Map<Long, Integer> count = new HashMap<>();
@@ -163,7 +184,7 @@ public final class KvReplicas {
         if (!version.get(e.id()).equals(PodVersion.KV) || draining.contains(e.id())) {
           continue;
         }
-        if (owned.getOrDefault(e.id(), 0) > 0 || named.contains(e.id().incarnation())) {
+        if (owned.getOrDefault(e.id(), 0) > 0 || named.contains(e.id().incarnation()) || receiving.contains(e.id())) {
           primaries.put(e.id().incarnation(), e);
           count.put(e.id().incarnation(), 0);
         } else {
@@ -206,6 +227,10 @@ public final class KvReplicas {
         b.pod(new PodEntry(new Pod(p.id(), v, p.roles(), p.tlsPort()), PodStatus.ACTIVE, epoch));
       }
     }
+    // The dead primary's tombstone names its heir: nodes whose migration marks or import records
+    // name the dead node go on with the heir, which holds the same marks and records (mirrored).
+    heirs.forEach((p, heir) -> b.pod(new PodEntry(new Pod(p.id(), PodVersion.kvTakenOverBy(heir.incarnation()),
+        p.pod().roles(), p.pod().tlsPort()), p.status(), p.epoch())));
     // The promoted replica goes on with its primary's tenure, keys and import records alike: each
     // claim keeps the previous owner it recorded (docs/architecture.md, "Keys left on a target").
     claims.forEach((pos, owner) -> b.claim(pos, Claim.stable(owner, config.claim(pos).previousOwner(), epoch)));

@@ -76,9 +76,50 @@ class KvReplicasProperties {
     sim.settle();
     assertThat(sim.owned(replica)).isEqualTo(slots);
     assertThat(sim.lost).isZero();
+    assertThat(sim.config.pod(primary).orElseThrow().pod().version().kvHeir())
+        .as("the dead primary's tombstone names its heir").hasValue(replica.incarnation());
     PodId next = sim.join();
     sim.settle();
     assertThat(sim.replicaOf(replica)).isEqualTo(next);
+  }
+
+  @Test
+  void aPrimaryThatDiesBeforeItOwnsASlotIsTakenOverByItsReplicaWhichStaysAPrimary() {
+    Sim sim = new Sim(1);
+    sim.join();
+    sim.settle();
+    sim.join();
+    sim.settle(); // a primary and its replica
+    PodId fresh = sim.join();
+    sim.config = KvReplicas.arrange(sim.config, 1, Set.of()).config(); // a primary to be, no slot yet
+    PodId replica = sim.join();
+    sim.config = KvReplicas.arrange(sim.config, 1, Set.of()).config();
+    assertThat(sim.replicaOf(fresh)).isEqualTo(replica);
+    // It dies while its first slots arrive: its replica holds what arrived, and goes on with it.
+    sim.die(fresh);
+    KvReplicas.Arranged a = KvReplicas.arrange(sim.config, 1, Set.of());
+    assertThat(a.config().pod(replica).orElseThrow().pod().version()).isEqualTo(PodVersion.KV);
+    assertThat(a.config().pod(fresh).orElseThrow().pod().version().kvHeir()).hasValue(replica.incarnation());
+    assertThat(a.changes()).anySatisfy(c -> assertThat(c).contains("takes over no shard"));
+    // Named heir, it is never made a spare's replica again, however the config is arranged.
+    assertThat(KvReplicas.arrange(a.config(), 1, Set.of()).changed()).isFalse();
+    sim.config = a.config();
+    sim.join();
+    sim.settle();
+    assertThat(sim.config.pod(replica).orElseThrow().pod().version().kvPrimary()).isEmpty();
+    assertThat(sim.lost).isZero();
+  }
+
+  @Test
+  void aNodeThatMayHoldKeysOfAHandOffToItIsNeverMadeAReplica() {
+    Sim sim = new Sim(1);
+    sim.join();
+    sim.settle(); // a primary without a replica
+    PodId target = sim.join();
+    assertThat(KvReplicas.arrange(sim.config, 1, Set.of(), Set.of(target)).changed())
+        .as("a round's move to it stopped part way: it stays a primary").isFalse();
+    assertThat(KvReplicas.arrange(sim.config, 1, Set.of(), Set.of()).config().pod(target).orElseThrow().pod()
+        .version().kvPrimary()).as("otherwise the spare replicates the primary").isPresent();
   }
 
   @Test
@@ -180,6 +221,7 @@ class KvReplicasProperties {
           assertThat(KvReplicas.arrange(config, replicas, Set.of()).changed()).as("arranging again").isFalse();
           copyToNewReplicas(before);
           checkOwnersHoldTheKeys(before);
+          checkHeirsNamed(before);
           continue;
         }
         List<Move> moves = Rounds.plan(config, AllocationStrategy.versionAware(), RebalanceLimits.UNLIMITED,
@@ -229,6 +271,20 @@ class KvReplicasProperties {
             holders.get(s).add(e.id());
           }
         }
+      }
+    }
+
+    /** A dead primary whose slots a replica took over names it on its tombstone. */
+    private void checkHeirsNamed(ClusterConfig before) {
+      for (int s = 0; s < SLOTS; s++) {
+        PodId was = before.owner(s);
+        PodId o = config.owner(s);
+        if (was == null || o == null || o.equals(was)) {
+          continue;
+        }
+        assertThat(config.pod(was)).as("the tombstone of %s", was).isPresent();
+        assertThat(config.pod(was).orElseThrow().pod().version().kvHeir()).as("the heir of %s", was)
+            .hasValue(o.incarnation());
       }
     }
 

@@ -42,6 +42,7 @@ public final class ClusterState {
   private static final long FORGET_MILLIS = 60_000;
 
   private final LongSupplier clock;
+  private final Consumer<ClusterView> beforeChange;
   private final Consumer<ClusterView> onChange;
   private volatile ClusterView view;
   private final Map<PodId, Long> forgotten = new HashMap<>();
@@ -52,9 +53,24 @@ public final class ClusterState {
 
   /** A state starting from {@code initial}; {@code onChange} hears about every later change. */
   public ClusterState(ClusterView initial, LongSupplier clock, Consumer<ClusterView> onChange) {
+    this(initial, clock, v -> { }, onChange);
+  }
+
+  /**
+   * As above; {@code beforeChange} hears each changed view before any reader can see it (managed
+   * mode's {@link MarkRecords}: a mark is in the log and the stream before it routes a client).
+   */
+  public ClusterState(ClusterView initial, LongSupplier clock, Consumer<ClusterView> beforeChange,
+      Consumer<ClusterView> onChange) {
     this.view = initial;
     this.clock = clock;
+    this.beforeChange = beforeChange;
     this.onChange = onChange;
+  }
+
+  /** Runs {@code action} with the current view under this state's monitor: no change is published meanwhile. */
+  public synchronized void withView(Consumer<ClusterView> action) {
+    action.accept(view);
   }
 
   /** A fresh view: only this node, every slot unassigned. */
@@ -71,9 +87,13 @@ public final class ClusterState {
 
   private void publish(ClusterView next) {
     ClusterView before = view;
+    boolean changed = before.config() != next.config() || !before.migrating().equals(next.migrating())
+        || !before.importing().equals(next.importing()) || !before.me().equals(next.me());
+    if (changed) {
+      beforeChange.accept(next);
+    }
     view = next;
-    if (before.config() != next.config() || !before.migrating().equals(next.migrating())
-        || !before.importing().equals(next.importing()) || !before.me().equals(next.me())) {
+    if (changed) {
       onChange.accept(next);
     }
   }
@@ -111,12 +131,47 @@ public final class ClusterState {
    * it ({@link ManagedMarks#adopt}).
    */
   public synchronized boolean adopt(ClusterConfig config) {
+    return adopt(config, MarkRecords.Mirror.NONE);
+  }
+
+  /**
+   * As {@link #adopt(ClusterConfig)}; a node that replicated and is promoted by {@code config}
+   * (it replicates no more, and a dead primary's tombstone names it as heir) first takes the marks its primary's stream left in its
+   * slots ({@code mirrored}), in the same published view: a promoted replica never serves its new
+   * slots without the hand-offs they are part of. Every key of a slot it finds moving to another
+   * node is held for that node first ({@link MarkRecords.Mirror#hold}): its primary may have sent
+   * a batch there whose deletions never reached the stream, so a copy may be on both sides.
+   */
+  public synchronized boolean adopt(ClusterConfig config, MarkRecords.Mirror mirrored) {
     ClusterView v = view;
     if (config.epoch() < v.config().epoch() || config.equals(v.config())) {
       return false;
     }
     if (config.pod(v.me()).isEmpty()) {
       return false; // not registered yet in that config
+    }
+    if (MarkRecords.replicating(v.config(), v.me()) && !MarkRecords.replicating(config, v.me())
+        && MarkRecords.heir(config, v.me())) {
+      Map<Integer, PodId> mig = new HashMap<>();
+      Map<Integer, PodId> imp = new HashMap<>();
+      for (int s = 0; s < KeySlots.SLOT_COUNT; s++) {
+        MarkRecords.SlotMarks m = mirrored.marks(s);
+        if (m != null && m.migrating() != null && !m.migrating().equals(v.me())) {
+          mig.put(s, m.migrating());
+        }
+        if (m != null && m.importing() != null && !m.importing().equals(v.me())) {
+          imp.put(s, m.importing());
+        }
+      }
+      v = new ClusterView(v.config(), v.me(), mig, imp, v.failed());
+      ClusterView next = ManagedMarks.adopt(v, config);
+      next.migrating().forEach((slot, target) -> {
+        if (!target.equals(next.importing().get(slot))) { // a return's keys are lent, not moved
+          mirrored.hold(slot, target);
+        }
+      });
+      publish(next);
+      return true;
     }
     publish(ManagedMarks.adopt(v, config));
     return true;

@@ -115,6 +115,21 @@ public final class ClusterView {
     return primaries.get(id);
   }
 
+  /**
+   * Managed mode: the active node that went on with the slots, migration marks and import records
+   * of {@code node} once it was declared dead (its replica, promoted; see {@link Nodes#heirOf}),
+   * or null if {@code node} is active, unknown, or was taken over by no active node.
+   */
+  public PodId heir(PodId node) {
+    PodEntry e = config.pod(node).orElse(null);
+    if (e == null || e.status() == PodStatus.ACTIVE) {
+      return null;
+    }
+    String id = Nodes.heirOf(e.pod());
+    PodEntry h = id == null ? null : byNodeId.get(id);
+    return h == null || h.id().equals(node) ? null : h.id();
+  }
+
   /** The primary this node replicates, or null. */
   public PodId myPrimary() {
     return primaries.get(me);

@@ -51,6 +51,11 @@ import io.atoll.kv.internal.store.SlotStore;
  * config of that node's time. A claim that records none (written by a manager that predates the
  * record) keeps them, as before.
  *
+ * <p>A source declared dead whose replica the manager promoted is replaced in the record by that
+ * replica, its <em>heir</em> (the dead node's tombstone names it): the heir mirrored the source's
+ * stream, migration marks and deletions included, so it routes clients to the keys here as the
+ * source did, and the rules above apply to it as to the source.
+ *
  * <p>A RESTORE-ASKING that arrives after its source gave up on it (its batch timed out) is refused
  * by the slot's hand-off token ({@code Slot#handOffToken}): a new {@code ATOLL-IMPORTING} or
  * {@code ATOLL-RETURN} for the slot, or the end of its record here, fences the older attempt; the
@@ -73,7 +78,7 @@ public final class Imports {
       return "ERR slot " + s + " has a claim at epoch " + known + " here, newer than the config at epoch " + floor
           + " this hand-off was made under (expected: a hand-off under a config at least as new)";
     }
-    PodId from = slot.importedFrom();
+    PodId from = successor(slot, v);
     if (from != null && (floor < slot.importFloor() || floor == slot.importFloor() && !from.equals(source))) {
       return "ERR slot " + s + " holds keys of a hand-off from " + from + " under the config at epoch "
           + slot.importFloor() + " (got: one from " + source + " under epoch " + floor + "; expected: a newer one)";
@@ -94,6 +99,22 @@ public final class Imports {
     slot.returnToken(0); // requests of a return before this hand-off are refused from now on
     slot.imported(source, floor);
     return null;
+  }
+
+  /**
+   * The slot's recorded source, under its lock; a source declared dead whose replica took its
+   * slots over is replaced by that heir first ({@link ClusterView#heir}), keeping the floor: the
+   * heir mirrored the source's stream, so it holds the source's migration mark naming this node
+   * and routes clients here as the source did, and it goes on with the hand-off.
+   */
+  private static PodId successor(Slot slot, ClusterView v) {
+    PodId from = slot.importedFrom();
+    PodId heir = from == null ? null : v.heir(from);
+    if (heir == null || heir.equals(v.me())) {
+      return from;
+    }
+    slot.imported(heir, slot.importFloor()); // logged: a restart goes on with the heir too
+    return heir;
   }
 
   /**
@@ -120,7 +141,8 @@ public final class Imports {
 
   /**
    * A node that replicated and replicates no more without owning a slot: clears every slot's
-   * keys, import record and lent batch (all its primary's, mirrored; their owners hold them).
+   * keys, import record, lent batch and migration marks (all its primary's, mirrored; their owners
+   * hold them).
    *
    * @return how many slots were cleared
    */
@@ -139,6 +161,8 @@ public final class Imports {
           slot.imported(null, 0);
           cleared++;
         }
+        slot.marks(null, null);
+        slot.returned(null, 0);
       }
     }
     return cleared;
@@ -155,14 +179,16 @@ public final class Imports {
     for (int s = 0; s < v.config().size(); s++) {
       Slot slot = store.slot(s);
       synchronized (slot) {
-        PodId from = slot.importedFrom();
+        PodId from = successor(slot, v);
         if (from == null || v.config().epoch(s) <= slot.importFloor()) {
           continue;
         }
         PodId owner = v.config().owner(s);
         if (v.me().equals(owner)) {
           PodId previous = v.config().claim(s).previousOwner();
-          if (previous != null && !previous.equals(from) && !previous.equals(owner)) {
+          // The claim may name the source itself where the record names its heir.
+          if (previous != null && !previous.equals(from) && !previous.equals(owner)
+              && !from.equals(v.heir(previous))) {
             // The manager says the slot came here from a third node, which owned it after the
             // source: as in rule 1, nobody finds these keys since, and a client may have deleted
             // one there. This node cannot learn it from configs it skipped.

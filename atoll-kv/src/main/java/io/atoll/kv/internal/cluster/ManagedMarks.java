@@ -1,6 +1,7 @@
 package io.atoll.kv.internal.cluster;
 
 import io.atoll.core.ClusterConfig;
+import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
 import io.atoll.core.PodStatus;
 import java.util.Arrays;
@@ -28,26 +29,51 @@ final class ManagedMarks {
    * keys that reached it are gone with it, and the mark would keep sending clients to a dead node
    * and the slot from being handed to anyone else. The mark was made for a hand-off the manager
    * planned on a config listing the peer, and this node follows the same manager's configs in
-   * order, so a peer missing from a newer config has left.
+   * order, so a peer missing from a newer config has left. A peer declared dead whose replica took
+   * its slots over is replaced by that heir first ({@link #heirs}), and the rules apply to it.
    */
   static ClusterView adopt(ClusterView v, ClusterConfig config) {
-    Map<Integer, PodId> mig = new HashMap<>(v.migrating());
-    Map<Integer, PodId> imp = new HashMap<>(v.importing());
+    ClusterView next = new ClusterView(config, v.me(), Map.of(), Map.of(), v.failed());
+    Map<Integer, PodId> wasMig = heirs(next, v.migrating());
+    Map<Integer, PodId> wasImp = heirs(next, v.importing());
+    Map<Integer, PodId> mig = new HashMap<>(wasMig);
+    Map<Integer, PodId> imp = new HashMap<>(wasImp);
     mig.entrySet().removeIf(e -> {
       PodId owner = config.owner(e.getKey());
-      if (e.getValue().equals(v.importing().get(e.getKey()))) {
+      if (e.getValue().equals(wasImp.get(e.getKey()))) {
         return !returnHolds(config, v.me(), owner, e.getValue());
       }
       return !v.me().equals(owner) || !active(config, e.getValue());
     });
     imp.entrySet().removeIf(e -> {
       PodId owner = config.owner(e.getKey());
-      if (e.getValue().equals(v.migrating().get(e.getKey()))) {
+      if (e.getValue().equals(wasMig.get(e.getKey()))) {
         return !returnHolds(config, v.me(), owner, e.getValue());
       }
       return v.me().equals(owner) || !e.getValue().equals(owner) || !active(config, e.getValue());
     });
     return new ClusterView(config, v.me(), mig, imp, v.failed());
+  }
+
+  /**
+   * {@code marks} with each peer declared dead and taken over replaced by its heir ({@link
+   * ClusterView#heir}): the heir holds the dead node's keys, marks and import records (its
+   * replica, which mirrored them), so a hand-off or return with the dead node goes on with it. A
+   * mark that would name this node itself is left as it was (and then dropped as any mark of a
+   * dead peer).
+   */
+  static Map<Integer, PodId> heirs(ClusterView next, Map<Integer, PodId> marks) {
+    Map<Integer, PodId> out = null;
+    for (Map.Entry<Integer, PodId> e : marks.entrySet()) {
+      PodId heir = next.heir(e.getValue());
+      if (heir != null && !heir.equals(next.me())) {
+        if (out == null) {
+          out = new HashMap<>(marks);
+        }
+        out.put(e.getKey(), heir);
+      }
+    }
+    return out == null ? marks : out;
   }
 
   /**
@@ -60,8 +86,26 @@ final class ManagedMarks {
     return (me.equals(owner) || peer.equals(owner)) && active(config, peer);
   }
 
+  /**
+   * Whether a mark naming {@code pod} stands: it is an active member, or it was declared dead and
+   * a replica of it is an active member, which the manager promotes next (the mark then goes to
+   * that heir, {@link #heirs}): dropped meanwhile, the mark of the keys on the way would be lost.
+   */
   private static boolean active(ClusterConfig config, PodId pod) {
-    return config.pod(pod).map(p -> p.status() == PodStatus.ACTIVE).orElse(false);
+    PodEntry e = config.pod(pod).orElse(null);
+    if (e == null) {
+      return false;
+    }
+    if (e.status() == PodStatus.ACTIVE) {
+      return true;
+    }
+    String id = Nodes.nodeId(pod);
+    for (PodEntry r : config.pods()) {
+      if (r.status() == PodStatus.ACTIVE && id.equals(Nodes.primaryOf(r.pod()))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** {@code v} with {@code slots} moving to {@code target}; a return of them under way ends. */

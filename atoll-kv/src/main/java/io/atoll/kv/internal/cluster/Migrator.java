@@ -326,13 +326,17 @@ public final class Migrator {
   private int storeReturned(Slot slot, List<byte[]> batch, Stored id) throws IOException {
     int n = 0;
     synchronized (slot) {
-      if (id.from().equals(slot.returnedFrom()) && id.batch() == slot.returnedBatch()) {
+      // The sender may be the heir of the one recorded (that target died, its replica answers the
+      // batch it mirrored, under the same id).
+      ClusterView v = cluster.view();
+      PodId stored = slot.returnedFrom();
+      boolean sameSender = id.from().equals(stored) || stored != null && id.from().equals(v.heir(stored));
+      if (sameSender && id.batch() == slot.returnedBatch()) {
         return 0; // stored already (also before a restart: it is logged); this request settles it
       }
       // The return stands only while both marks name the target: once they went (the target
       // declared dead, say) this node serves the slot alone, and a key it lacks may have been
       // deleted here since; storing the target's old copy would bring it back.
-      ClusterView v = cluster.view();
       if (!id.from().equals(v.migrating().get(slot.id())) || !id.from().equals(v.importing().get(slot.id()))) {
         throw new IllegalStateException("the return of slot " + slot.id() + " from " + id.from() + " ended here"
             + " (marks: migrating to " + v.migrating().get(slot.id()) + ", importing from "

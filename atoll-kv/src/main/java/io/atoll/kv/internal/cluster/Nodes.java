@@ -15,13 +15,16 @@ import java.util.HexFormat;
  * SHA-1 of that id, so every node derives the same name from the config; its cluster-bus port and
  * its TLS client port, if it has one, travel in the pod's version text ({@code bus.<port>} or
  * {@code bus.<port>.tls.<tls-port>}), since core's pod has no other free field. A replica says so
- * there too: {@code .of.<primary's node id>} at the end.
+ * there too: {@code .of.<primary's node id>} at the end; in managed mode, so does a dead primary
+ * whose replica took its slots over, on its tombstone: {@code .to.<that replica's node id>}.
  */
 public final class Nodes {
   private static final String BUS = "bus.";
   private static final String TLS = ".tls.";
   /** Marks a replica: the Redis id of its primary follows (the last part of the version text). */
   private static final String OF = ".of.";
+  /** Marks a dead primary taken over: the Redis id of its heir follows (the last part). */
+  private static final String TO = ".to.";
 
   private Nodes() {}
 
@@ -60,9 +63,26 @@ public final class Nodes {
     return new Pod(pod.id(), new PodVersion(primaryNodeId == null ? v : v + OF + primaryNodeId));
   }
 
-  /** The version text without its replica part. */
+  /**
+   * Managed mode: the Redis id of the node that took over the slots, migration marks and import
+   * records of the dead primary {@code pod}, or null if none did.
+   */
+  public static String heirOf(Pod pod) {
+    String v = pod.version().value();
+    int at = v.indexOf(TO);
+    return v.startsWith(BUS) && at >= 0 ? v.substring(at + TO.length()) : null;
+  }
+
+  /** {@code pod}, a dead primary, as taken over by the node {@code heirNodeId}. */
+  public static Pod withHeir(Pod pod, String heirNodeId) {
+    return new Pod(pod.id(), new PodVersion(ports(pod.version().value()) + TO + heirNodeId));
+  }
+
+  /** The version text without its replica or heir part. */
   private static String ports(String v) {
-    int at = v.indexOf(OF);
+    int of = v.indexOf(OF);
+    int to = v.indexOf(TO);
+    int at = of < 0 ? to : to < 0 ? of : Math.min(of, to);
     return at < 0 ? v : v.substring(0, at);
   }
 

@@ -99,6 +99,8 @@ public final class Dispatcher {
       if (replication.acksWrites()) {
         session.replicaPosition(replication.offset()); // its reply waits for the replicas to hold it
       }
+    } else if (c.awaitsReplicas && replication.acksWrites()) {
+      session.replicaPosition(replication.offset()); // a hand-off's step: as a write's
     }
     if (error) {
       stats.errors.increment();
@@ -377,6 +379,7 @@ public final class Dispatcher {
           probe.slot = locked;
           String redirect = Router.check(view, probe, e.spec(), e.first(), e.last(), e.step());
           if (redirect != null) {
+            c.awaitsReplicas = redirect.startsWith("ASK ");
             throw new CommandError(redirect);
           }
         }
@@ -501,6 +504,7 @@ public final class Dispatcher {
       synchronized (c.slot) {
         String redirect = Router.check(cluster.view(), c, spec, first, last, step);
         if (redirect != null) {
+          c.awaitsReplicas = redirect.startsWith("ASK ");
           throw new CommandError(redirect);
         }
         if (queue(c, name, slot, spec, first, last, step)) {
@@ -688,7 +692,8 @@ public final class Dispatcher {
       }
       return;
     }
-    if (name.equals(IMPORTED) || name.equals(LENT) || name.equals(SETTLED) || name.equals(RETURNED)) {
+    if (name.equals(IMPORTED) || name.equals(LENT) || name.equals(SETTLED) || name.equals(RETURNED)
+        || name.equals(MIGRATING_MARK) || name.equals(IMPORTING_MARK)) {
       replaySlotState(name, args);
       return;
     }
@@ -746,6 +751,8 @@ public final class Dispatcher {
         }
         case SETTLED -> slot.settle(slot.lentBatch());
         case IMPORTED -> slot.imported(peer(name, args), peerNumber(name, args));
+        case MIGRATING_MARK -> slot.marks(peer(name, args), slot.importingFrom());
+        case IMPORTING_MARK -> slot.marks(slot.migratingTo(), peer(name, args));
         default -> slot.returned(peer(name, args), peerNumber(name, args));
       }
     }
@@ -786,6 +793,14 @@ public final class Dispatcher {
   public static final String SETTLED = "atoll-settled";
   /** Managed mode: the last returned batch of the slot stored here ({@code slot [host port incarnation-hex batch]}). */
   public static final String RETURNED = "atoll-returned";
+
+  /**
+   * The log's records of a managed node's migration marks of a slot (see {@code
+   * cluster.MarkRecords}): {@code slot [host port incarnation-hex 0]}, none without a peer.
+   */
+  public static final String MIGRATING_MARK = "atoll-migrating-mark";
+  /** As {@link #MIGRATING_MARK}, for the node the slot's keys arrive from. */
+  public static final String IMPORTING_MARK = "atoll-importing-mark";
 
   /**
    * The log's record of a managed node's import record for a slot (a hand-off's keys arriving here,

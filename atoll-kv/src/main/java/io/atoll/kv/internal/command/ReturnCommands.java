@@ -42,7 +42,12 @@ final class ReturnCommands {
   static final int BATCH = 256;
   /** Bytes of values per batch, past which a batch ends early (one key always goes). */
   static final long BATCH_BYTES = 8L << 20;
-  private static final AtomicLong BATCHES = new AtomicLong();
+  /**
+   * Batch ids, from a random start: a node restarted (or its heir) lends new batches, and the source
+   * skips a batch whose sender and id it stored last; ids counted from 1 again could repeat that one.
+   */
+  private static final AtomicLong BATCHES = new AtomicLong(
+      java.util.concurrent.ThreadLocalRandom.current().nextLong(1, 1L << 62));
 
   private final ClusterState cluster;
   private final SlotStore store;
@@ -113,6 +118,7 @@ final class ReturnCommands {
    */
   void importing(Call c, int[] slots) {
     checkManaged("ATOLL-IMPORTING");
+    c.awaitsReplicas = true; // its effects (a record, marks, a lend) reach the replicas before the answer
     long token = handOffToken(c);
     PodId source = source(c);
     long epoch = number(c, 5, "config epoch");
@@ -156,6 +162,7 @@ final class ReturnCommands {
   /** CLUSTER ATOLL-RETURN host port incarnation token slot...: a return starts or resumes. */
   void begin(Call c, int[] slots) {
     checkManaged("ATOLL-RETURN");
+    c.awaitsReplicas = true; // its effects (a record, marks, a lend) reach the replicas before the answer
     PodId source = source(c);
     long token = number(c, 5, "return token");
     if (token == 0) {
@@ -196,6 +203,7 @@ final class ReturnCommands {
   /** CLUSTER ATOLL-RETURN-BATCH token slot ack. */
   void batch(Call c, int s) {
     checkManaged("ATOLL-RETURN-BATCH");
+    c.awaitsReplicas = true; // its effects (a record, marks, a lend) reach the replicas before the answer
     long token = number(c, 2, "return token");
     long ack = number(c, 4, "batch id");
     Slot slot = store.slot(s);

@@ -58,9 +58,38 @@ public final class ManagedConfigs {
     return found;
   }
 
+  /** Heirs followed at most this far (each a promotion after its predecessor's death). */
+  private static final int HEIRS = 64;
+
+  /**
+   * The active node that went on with the dead primary {@code dead}: its heir ({@link
+   * io.atoll.core.PodVersion#kvHeir}), or that heir's heir if it died too and was taken over in
+   * turn; null if the line ends in a node that is not active.
+   */
+  private static PodId heirOf(ClusterConfig managed, PodEntry dead) {
+    PodEntry at = dead;
+    for (int i = 0; i < HEIRS; i++) {
+      java.util.OptionalLong next = at.pod().version().kvHeir();
+      if (next.isEmpty()) {
+        return null;
+      }
+      PodId id = primaryOf(managed, next.getAsLong());
+      PodEntry e = id == null ? null : managed.pod(id).orElse(null);
+      if (e == null) {
+        return null;
+      }
+      if (e.status() == io.atoll.core.PodStatus.ACTIVE) {
+        return e.id();
+      }
+      at = e;
+    }
+    return null;
+  }
+
   /**
    * The manager's config in a node's terms: a replica the manager made ({@link
-   * io.atoll.core.PodVersion#kvReplicaOf}) names its primary's Redis id, as in Redis-cluster mode.
+   * io.atoll.core.PodVersion#kvReplicaOf}) names its primary's Redis id, as in Redis-cluster mode;
+   * a dead primary taken over names the active node that went on with it ({@link Nodes#heirOf}).
    *
    * @throws IllegalArgumentException if it does not have 16384 positions, or names a pod that is
    *     not a KV node
@@ -80,6 +109,12 @@ public final class ManagedConfigs {
         PodId primary = primaryOf(managed, of.getAsLong());
         if (primary != null) {
           pod = Nodes.withPrimary(pod, Nodes.nodeId(toKv(primary)));
+        }
+      }
+      if (e.status() != io.atoll.core.PodStatus.ACTIVE) {
+        PodId heir = heirOf(managed, e);
+        if (heir != null) {
+          pod = Nodes.withHeir(pod, Nodes.nodeId(toKv(heir)));
         }
       }
       b.pod(new PodEntry(pod, e.status(), e.epoch()));

@@ -10,6 +10,7 @@ import io.atoll.kv.KvDeparture;
 import io.atoll.kv.internal.cluster.ClusterState;
 import io.atoll.kv.internal.cluster.ClusterView;
 import io.atoll.kv.internal.cluster.Imports;
+import io.atoll.kv.internal.cluster.MarkRecords;
 import io.atoll.kv.internal.cluster.Migrator;
 import io.atoll.kv.internal.cluster.NodeKey;
 import io.atoll.kv.internal.cluster.Nodes;
@@ -49,6 +50,8 @@ public final class ManagedNode implements AutoCloseable {
   private final Server server;
   private final ControlProbes probes;
   private final SlotStore store;
+  /** The marks a replica's slots mirror, taken when it is promoted. */
+  private final MarkRecords.Mirror mirror;
   /** Notified whenever a config is adopted (a leave and a hand-off wait on it). */
   private final Object configs;
   /**
@@ -66,10 +69,12 @@ public final class ManagedNode implements AutoCloseable {
   /** Restarted with kept keys, and no config adopted since: the first one clears orphans. */
   private volatile boolean orphansUnchecked;
 
-  private ManagedNode(ClusterState cluster, SlotStore store, Object configs, ManagerClient client, HandOffs handOffs,
-      ExecutorService workers, Server server, ControlProbes probes, boolean rejoined) {
+  private ManagedNode(ClusterState cluster, SlotStore store, MarkRecords.Mirror mirror, Object configs,
+      ManagerClient client, HandOffs handOffs, ExecutorService workers, Server server, ControlProbes probes,
+      boolean rejoined) {
     this.orphansUnchecked = rejoined;
     this.store = store;
+    this.mirror = mirror;
     this.configs = configs;
     this.probes = probes;
     this.cluster = cluster;
@@ -202,8 +207,8 @@ public final class ManagedNode implements AutoCloseable {
     if (rejoin != null) {
       client.rejoin(rejoin.credential(), rejoin.cluster());
     }
-    ManagedNode node = new ManagedNode(cluster, store, configs, client, handOffs, workers, server, probes,
-        rejoin != null);
+    ManagedNode node = new ManagedNode(cluster, store, MarkRecords.mirror(store, clock), configs, client, handOffs,
+        workers, server, probes, rejoin != null);
     self.set(node);
     long idle = TimeUnit.MILLISECONDS.toNanos(STALLED_MILLIS);
     node.repairs.scheduleWithFixedDelay(() -> {
@@ -251,7 +256,7 @@ public final class ManagedNode implements AutoCloseable {
       return;
     }
     boolean wasReplica = replicating(cluster.view());
-    boolean adopted = cluster.adopt(ManagedConfigs.toKv(managed));
+    boolean adopted = cluster.adopt(ManagedConfigs.toKv(managed), mirror);
     if (replicating(cluster.view())) {
       // A replica mirrors its primary, import records included: what they decide is the
       // primary's to carry out, and reaches this node in the primary's stream.
@@ -266,7 +271,7 @@ public final class ManagedNode implements AutoCloseable {
       // It replicates no more. Promoted, it keeps the slots the manager gave it, with the import
       // records of its primary's hand-offs (it goes on with its primary's tenure), and clears
       // the copies of other slots, which their owners hold, newer; else it clears everything.
-      boolean promoted = owned() > 0;
+      boolean promoted = owned() > 0 || MarkRecords.heir(cluster.view().config(), cluster.view().me());
       int cleared = promoted ? Imports.clearOrphans(store, cluster.view()) : Imports.clearAll(store);
       LOG.info("kv: this node replicates no more{}; cleared the copies of {} slots it does not own",
           promoted ? " and owns " + owned() + " slots of the primary it replicated" : "", cleared);

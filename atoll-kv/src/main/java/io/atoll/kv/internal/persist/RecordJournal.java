@@ -55,6 +55,13 @@ public abstract class RecordJournal implements SlotJournal {
     record(SlotCopy.returnedRecord(slot, from, batch));
   }
 
+  @Override
+  public void marked(int slot, io.atoll.core.PodId migrating, io.atoll.core.PodId importing) {
+    for (byte[][] r : SlotCopy.markRecords(slot, migrating, importing)) {
+      record(r);
+    }
+  }
+
   /**
    * The slot a record is about: its key's, or the number of one of Atoll's slot records (every
    * logged write's first key is its first argument).
@@ -63,7 +70,8 @@ public abstract class RecordJournal implements SlotJournal {
     String name = new String(args[0], StandardCharsets.US_ASCII);
     if (name.equalsIgnoreCase(Dispatcher.FLUSH_SLOT) || name.equalsIgnoreCase(Dispatcher.IMPORTED)
         || name.equalsIgnoreCase(Dispatcher.LENT) || name.equalsIgnoreCase(Dispatcher.SETTLED)
-        || name.equalsIgnoreCase(Dispatcher.RETURNED)) {
+        || name.equalsIgnoreCase(Dispatcher.RETURNED) || name.equalsIgnoreCase(Dispatcher.MIGRATING_MARK)
+        || name.equalsIgnoreCase(Dispatcher.IMPORTING_MARK)) {
       return Integer.parseInt(new String(args[1], StandardCharsets.US_ASCII));
     }
     return io.atoll.core.slots.KeySlots.slotOf(args[1]);

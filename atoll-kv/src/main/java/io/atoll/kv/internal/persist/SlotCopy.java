@@ -76,7 +76,22 @@ public final class SlotCopy {
       buf.record(returnedRecord(s, slot.returnedFrom(), slot.returnedBatch()));
       n[0]++;
     }
+    if (slot.migratingTo() != null || slot.importingFrom() != null) {
+      for (byte[][] r : markRecords(s, slot.migratingTo(), slot.importingFrom())) {
+        buf.record(r);
+        n[0]++;
+      }
+    }
     return n[0];
+  }
+
+  /**
+   * A slot's migration marks as two log records: {@code ATOLL-MIGRATING-MARK slot [host port
+   * incarnation-hex 0]} and {@code ATOLL-IMPORTING-MARK slot [...]}, each without a peer for none.
+   */
+  static byte[][][] markRecords(int slot, io.atoll.core.PodId migrating, io.atoll.core.PodId importing) {
+    return new byte[][][] {peerRecord(Dispatcher.MIGRATING_MARK, slot, migrating, 0),
+        peerRecord(Dispatcher.IMPORTING_MARK, slot, importing, 0)};
   }
 
   /**

@@ -282,6 +282,10 @@ final class Follower implements Runnable {
         io.atoll.kv.internal.store.Slot replaced = store.slot(slot);
         synchronized (replaced) {
           replaced.clear(); // logged: a crash meanwhile restarts from the copy's start
+          // The slot's hand-off state goes with its keys: the copy carries the primary's, if any.
+          replaced.imported(null, 0);
+          replaced.marks(null, null);
+          replaced.returned(null, 0);
         }
         snapshotLeft = Long.parseLong(new String(args[3], StandardCharsets.US_ASCII));
       } else if (copy != null && name.equals(Feed.SYNCED)) {

@@ -65,6 +65,12 @@ public final class Tee {
         log.returned(slot, from, batch);
         backlog.returned(slot, from, batch);
       }
+
+      @Override
+      public void marked(int slot, PodId migrating, PodId importing) {
+        log.marked(slot, migrating, importing);
+        backlog.marked(slot, migrating, importing);
+      }
     };
   }
 

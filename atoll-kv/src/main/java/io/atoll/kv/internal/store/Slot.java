@@ -49,6 +49,14 @@ public final class Slot {
    */
   private io.atoll.core.PodId importedFrom;
   private long importFloor;
+  /**
+   * Managed mode: this node's migration marks of the slot as its log and stream carry them (the
+   * node's view holds the marks it routes by; see {@code cluster.MarkRecords}): the node the slot's
+   * keys move to, and the node they arrive from; null when none. A replica holds its primary's
+   * here, mirrored, and routes by them once promoted.
+   */
+  private io.atoll.core.PodId migratingTo;
+  private io.atoll.core.PodId importingFrom;
   /** Managed mode, on the source of a return: the last returned batch stored here, and its sender. */
   private io.atoll.core.PodId returnedFrom;
   private long returnedBatch;
@@ -427,6 +435,26 @@ public final class Slot {
     journal.imported(id, source, f);
   }
 
+  /** Managed mode: the node this slot's keys move to by this node's (or its primary's) mark, or null. */
+  public io.atoll.core.PodId migratingTo() {
+    return migratingTo;
+  }
+
+  /** Managed mode: the node this slot's keys arrive from by this node's (or its primary's) mark, or null. */
+  public io.atoll.core.PodId importingFrom() {
+    return importingFrom;
+  }
+
+  /** Records the slot's migration marks ({@code null}: none), logged when they change. */
+  public void marks(io.atoll.core.PodId migrating, io.atoll.core.PodId importing) {
+    if (java.util.Objects.equals(migratingTo, migrating) && java.util.Objects.equals(importingFrom, importing)) {
+      return;
+    }
+    migratingTo = migrating;
+    importingFrom = importing;
+    journal.marked(id, migrating, importing);
+  }
+
   /** The token of the hand-off attempt whose restores this slot accepts (0: none). */
   public long handOffToken() {
     return handOffToken;
@@ -446,6 +474,16 @@ public final class Slot {
     if (!keys.isEmpty()) {
       heldFor = target;
       held.addAll(keys);
+    }
+  }
+
+  /**
+   * The held keys are now held for {@code heir}, which took over the target they were sent to (it
+   * holds whatever of their batch arrived there): the next attempt sends them to it again.
+   */
+  public void holdFor(io.atoll.core.PodId heir) {
+    if (heldFor != null) {
+      heldFor = heir;
     }
   }
 

@@ -39,6 +39,10 @@ public interface SlotJournal {
     @Override
     public void returned(int slot, io.atoll.core.PodId from, long batch) {
     }
+
+    @Override
+    public void marked(int slot, io.atoll.core.PodId migrating, io.atoll.core.PodId importing) {
+    }
   };
 
   /** {@code key} now holds {@code entry} (its value and expiry), whatever it held before. */
@@ -75,4 +79,11 @@ public interface SlotJournal {
    * restart is not stored twice.
    */
   void returned(int slot, io.atoll.core.PodId from, long batch);
+
+  /**
+   * Managed mode: the slot's migration marks are now {@code migrating} and {@code importing}
+   * (null: none), so that a replica holds its primary's marks and goes on with its hand-offs when
+   * promoted.
+   */
+  void marked(int slot, io.atoll.core.PodId migrating, io.atoll.core.PodId importing);
 }

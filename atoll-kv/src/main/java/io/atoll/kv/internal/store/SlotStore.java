@@ -69,6 +69,7 @@ public final class SlotStore {
         s.clear();
         s.imported(null, 0);
         s.returned(null, 0);
+        s.marks(null, null);
         s.handOffToken(0);
         s.returnToken(0);
       }

@@ -293,4 +293,83 @@ class ClusterStateTest {
     assertThat(b.view().config().size()).isEqualTo(16384);
     assertThat(b.view().ok()).isTrue();
   }
+
+  /**
+   * A managed replica of {@code primary} ({@code promoted} false), or the config that promotes it:
+   * the primary's tombstone names it heir, and it owns slot 5, which its primary was handing to
+   * {@code target}.
+   */
+  private static ClusterConfig replicaConfig(long epoch, Pod me, Pod primary, Pod target, boolean promoted,
+      boolean heir) {
+    ClusterConfig.Builder b = ClusterConfig.empty(io.atoll.core.slots.KeySlots.SLOT_COUNT).toBuilder();
+    b.pod(new PodEntry(promoted ? me : Nodes.withPrimary(me, Nodes.nodeId(primary.id())), PodStatus.ACTIVE,
+        promoted ? epoch : 1));
+    b.pod(new PodEntry(promoted && heir ? Nodes.withHeir(primary, Nodes.nodeId(me.id())) : primary,
+        promoted ? PodStatus.GONE : PodStatus.ACTIVE, 1));
+    b.pod(new PodEntry(target, PodStatus.ACTIVE, 1));
+    PodId owner = promoted && heir ? me.id() : primary.id();
+    b.claim(5, Claim.stable(owner, epoch));
+    b.claim(6, Claim.stable(owner, epoch));
+    b.claim(7, Claim.stable(target.id(), epoch));
+    return b.build();
+  }
+
+  @Test
+  void aPromotedReplicaRoutesByItsPrimarysMirroredMarksFromItsFirstViewAsPrimary() {
+    Pod me = Nodes.pod("127.0.0.1", 7001, 11, 17001);
+    Pod primary = Nodes.pod("127.0.0.1", 7002, 22, 17002);
+    Pod target = Nodes.pod("127.0.0.1", 7003, 33, 17003);
+    ClusterState state = new ClusterState(ClusterState.fresh(me), clock::get, saved::add);
+    state.managed("manager", () -> true);
+    assertThat(state.adopt(replicaConfig(3, me, primary, target, false, true))).isTrue();
+    // The stream left the primary's marks in this node's slots: 5 moving to the target, 7 (the
+    // target's) arriving from it, and 6 moving to a node that is this one (never taken).
+    java.util.Map<Integer, PodId> held = new java.util.HashMap<>();
+    MarkRecords.Mirror mirrored = new MarkRecords.Mirror() {
+      @Override
+      public MarkRecords.SlotMarks marks(int s) {
+        return switch (s) {
+          case 5 -> new MarkRecords.SlotMarks(target.id(), null);
+          case 6 -> new MarkRecords.SlotMarks(me.id(), null);
+          case 7 -> new MarkRecords.SlotMarks(null, target.id());
+          default -> null;
+        };
+      }
+
+      @Override
+      public void hold(int s, PodId to) {
+        assertThat(state.view().migrating()).as("held before the view that routes by the mark").isEmpty();
+        held.put(s, to);
+      }
+    };
+    assertThat(state.adopt(replicaConfig(4, me, primary, target, true, true), mirrored)).isTrue();
+    assertThat(state.view().migrating()).containsExactly(java.util.Map.entry(5, target.id()));
+    assertThat(state.view().importing()).containsExactly(java.util.Map.entry(7, target.id()));
+    // Its primary may have sent a batch of slot 5 whose deletions never reached the stream.
+    assertThat(held).containsExactly(java.util.Map.entry(5, target.id()));
+  }
+
+  @Test
+  void aReplicaWhoseRoleEndsWithoutBeingNamedHeirTakesNoMirroredMarks() {
+    Pod me = Nodes.pod("127.0.0.1", 7001, 11, 17001);
+    Pod primary = Nodes.pod("127.0.0.1", 7002, 22, 17002);
+    Pod target = Nodes.pod("127.0.0.1", 7003, 33, 17003);
+    ClusterState state = new ClusterState(ClusterState.fresh(me), clock::get, saved::add);
+    state.managed("manager", () -> true);
+    assertThat(state.adopt(replicaConfig(3, me, primary, target, false, true))).isTrue();
+    MarkRecords.Mirror everywhere = new MarkRecords.Mirror() {
+      @Override
+      public MarkRecords.SlotMarks marks(int s) {
+        return new MarkRecords.SlotMarks(target.id(), target.id());
+      }
+
+      @Override
+      public void hold(int s, PodId to) {
+        throw new AssertionError("nothing is held by a node that was not promoted");
+      }
+    };
+    assertThat(state.adopt(replicaConfig(4, me, primary, target, true, false), everywhere)).isTrue();
+    assertThat(state.view().migrating()).isEmpty();
+    assertThat(state.view().importing()).isEmpty();
+  }
 }

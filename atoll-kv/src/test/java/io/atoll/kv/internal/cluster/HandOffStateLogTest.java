@@ -34,8 +34,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * What a managed node keeps of its hand-offs and returns across a restart, through the real
  * append-only file and the real replay: a slot's import record, a lent batch (out of the slot, not
- * deleted: it may be the only copy until settled) and the last returned batch stored. Each comes
- * back from the increments alone and from a rewritten base.
+ * deleted: it may be the only copy until settled), the last returned batch stored, and its
+ * migration marks (which a replica mirrors). Each comes back from the increments alone and from a
+ * rewritten base.
  */
 class HandOffStateLogTest {
   @TempDir
@@ -43,6 +44,7 @@ class HandOffStateLogTest {
 
   private final Pod me = Nodes.pod("127.0.0.1", 7000, 1, 17000);
   private final PodId peer = new PodId(new PodAddress("127.0.0.1", 7001), 0xabcL);
+  private final PodId other = new PodId(new PodAddress("127.0.0.1", 7002), 0xdefL);
   private static final int L = io.atoll.core.slots.KeySlots.slotOf("l".getBytes(StandardCharsets.UTF_8));
   private static final int P = io.atoll.core.slots.KeySlots.slotOf("p".getBytes(StandardCharsets.UTF_8));
   private static final int M = io.atoll.core.slots.KeySlots.slotOf("m".getBytes(StandardCharsets.UTF_8));
@@ -99,6 +101,14 @@ class HandOffStateLogTest {
       importing.imported(peer, 9);
       importing.put(key("{m}arrived"), new Entry("a".getBytes(StandardCharsets.UTF_8)));
     }
+    Slot marked = first.store().slot(C);
+    synchronized (marked) {
+      marked.marks(peer, null);
+      marked.marks(peer, other); // the last marks are the ones a restart (or a replica) holds
+    }
+    synchronized (importing) {
+      importing.marks(null, peer);
+    }
     assertThat(first.log().awaitLogged(first.log().position())).isTrue();
     if (rewritten) {
       first.log().rewrite();
@@ -128,6 +138,14 @@ class HandOffStateLogTest {
       assertThat(m.importedFrom()).isEqualTo(peer);
       assertThat(m.importFloor()).isEqualTo(9);
       assertThat(m.size()).isEqualTo(1);
+      assertThat(m.migratingTo()).isNull();
+      assertThat(m.importingFrom()).isEqualTo(peer);
+    }
+    Slot c = again.store().slot(C);
+    synchronized (c) {
+      assertThat(c.migratingTo()).as("the migration marks of a slot with no key").isEqualTo(peer);
+      assertThat(c.importingFrom()).isEqualTo(other);
+      c.marks(null, null);
     }
     synchronized (l) {
       assertThat(l.settle(77)).isTrue();
@@ -145,6 +163,10 @@ class HandOffStateLogTest {
     }
     synchronized (third.store().slot(P)) {
       assertThat(third.store().slot(P).returnedFrom()).isNull();
+    }
+    synchronized (third.store().slot(C)) {
+      assertThat(third.store().slot(C).migratingTo()).as("marks dropped: gone for good").isNull();
+      assertThat(third.store().slot(C).importingFrom()).isNull();
     }
     third.log().close();
   }

@@ -244,4 +244,83 @@ class ImportsTest {
     assertThat(adopt(config(7, third, 7))).isZero();
     assertThat(get("mine")).isEqualTo("w");
   }
+
+  /**
+   * The manager's config at {@code epoch} after the source died with {@code third} as its replica:
+   * SLOT still the dead source's ({@code promoted} false), or taken over by its replica, the
+   * source's tombstone naming it as heir, as {@code ManagedConfigs} renders the manager's.
+   */
+  private ClusterConfig sourceDied(long epoch, boolean promoted) {
+    ClusterConfig.Builder b = ClusterConfig.empty(KeySlots.SLOT_COUNT).toBuilder();
+    b.pod(new PodEntry(me, PodStatus.ACTIVE, 1));
+    b.pod(new PodEntry(promoted ? Nodes.withHeir(source, Nodes.nodeId(third.id())) : source, PodStatus.GONE, epoch));
+    b.pod(new PodEntry(promoted ? third : Nodes.withPrimary(third, Nodes.nodeId(source.id())), PodStatus.ACTIVE,
+        promoted ? epoch : 1));
+    b.claim(0, Claim.stable(me.id(), epoch));
+    b.claim(SLOT, promoted ? Claim.stable(third.id(), epoch) : Claim.stable(source.id(), 5));
+    return b.build();
+  }
+
+  @Test
+  void keysOfASourceThatDiedStayWhenItsReplicaTakesOverAndTheHandOffGoesOnWithIt() {
+    adopt(config(5, source, 5));
+    assertThat(handOff(source, 5, true)).isNull();
+    restore("k", "moved");
+    // The source is declared dead; its replica lives: the mark stays until the manager promotes it.
+    assertThat(adopt(sourceDied(6, false))).isZero();
+    assertThat(cluster.view().importing()).containsEntry(SLOT, source.id());
+    // Promoted, the replica holds the source's marks and routes clients here: keys, record and
+    // mark go on with it.
+    assertThat(adopt(sourceDied(7, true))).isZero();
+    assertThat(get("k")).isEqualTo("moved");
+    assertThat(cluster.view().importing()).containsEntry(SLOT, third.id());
+    synchronized (slot) {
+      assertThat(slot.importedFrom()).isEqualTo(third.id());
+      assertThat(slot.importFloor()).isEqualTo(5);
+    }
+    // It resumes the hand-off: the keys are kept, as for the source's own RESUME.
+    assertThat(handOff(third, 8, false)).isNull();
+    assertThat(get("k")).isEqualTo("moved");
+  }
+
+  @Test
+  void keysOfASourceThatDiedStayWhenThisNodeSkippedTheConfigThatDeclaredItDead() {
+    adopt(config(5, source, 5));
+    assertThat(handOff(source, 5, true)).isNull();
+    restore("k", "moved");
+    assertThat(adopt(sourceDied(7, true))).isZero();
+    assertThat(get("k")).isEqualTo("moved");
+    assertThat(cluster.view().importing()).containsEntry(SLOT, third.id());
+  }
+
+  @Test
+  void aPromotedReplicaThatStartsAFreshHandOffHereClearsWhatItsPredecessorLeft() {
+    adopt(config(5, source, 5));
+    assertThat(handOff(source, 5, true)).isNull();
+    restore("k", "moved");
+    adopt(sourceDied(7, true));
+    // No mark naming this node on the heir (the source's mark never reached it): FRESH clears.
+    assertThat(handOff(third, 8, true)).isNull();
+    assertThat(get("k")).isNull();
+  }
+
+  @Test
+  void aHandOffThatSucceededKeepsItsKeysWhenTheSourceHasAnHeirByTheTimeThisNodeSeesItsClaim() {
+    adopt(config(5, source, 5));
+    assertThat(handOff(source, 5, true)).isNull();
+    restore("k", "moved");
+    // The slot came here from the source (the claim names it as previous owner); by the time this
+    // node sees that claim, the source has died and its replica took over.
+    ClusterConfig.Builder b = ClusterConfig.empty(KeySlots.SLOT_COUNT).toBuilder();
+    b.pod(new PodEntry(me, PodStatus.ACTIVE, 1));
+    b.pod(new PodEntry(Nodes.withHeir(source, Nodes.nodeId(third.id())), PodStatus.GONE, 8));
+    b.pod(new PodEntry(third, PodStatus.ACTIVE, 8));
+    b.claim(0, Claim.stable(me.id(), 8));
+    b.claim(SLOT, Claim.stable(me.id(), source.id(), 6));
+    assertThat(adopt(b.build())).isZero();
+    assertThat(get("k")).isEqualTo("moved");
+    synchronized (slot) {
+      assertThat(slot.importedFrom()).as("the record ended").isNull();
+    }
+  }
 }

@@ -47,6 +47,28 @@ class ManagedConfigsTest {
   }
 
   @Test
+  void aDeadPrimaryTakenOverNamesTheActiveNodeAtTheEndOfItsLineOfHeirs() {
+    PodId c = new PodId(new PodAddress("127.0.0.1", 17003), 0xc);
+    // A died, B took over; B died, C took over: A's heir is C. B alone dead: A's heir is B.
+    ClusterConfig managed = ClusterConfig.empty(16384, ClusterId.random(new Random(4))).toBuilder()
+        .pod(new PodEntry(new Pod(A, PodVersion.kvTakenOverBy(B.incarnation())), PodStatus.GONE, 3))
+        .pod(new PodEntry(new Pod(B, PodVersion.kvTakenOverBy(c.incarnation())), PodStatus.GONE, 4))
+        .pod(new PodEntry(new Pod(c, PodVersion.KV), PodStatus.ACTIVE, 5))
+        .claim(0, Claim.stable(c, 5))
+        .build();
+    ClusterConfig kv = ManagedConfigs.toKv(managed);
+    String cId = Nodes.nodeId(ManagedConfigs.toKv(c));
+    assertThat(Nodes.heirOf(kv.pod(ManagedConfigs.toKv(A)).orElseThrow().pod())).isEqualTo(cId);
+    assertThat(Nodes.heirOf(kv.pod(ManagedConfigs.toKv(B)).orElseThrow().pod())).isEqualTo(cId);
+    assertThat(Nodes.heirOf(kv.pod(ManagedConfigs.toKv(c)).orElseThrow().pod())).isNull();
+    assertThat(Nodes.busPort(kv.pod(ManagedConfigs.toKv(A)).orElseThrow().pod())).as("the bus port still reads")
+        .isEqualTo(A.address().port());
+    // A line that ends in a node that is not active names nobody.
+    ClusterConfig ended = managed.toBuilder().pod(new PodEntry(new Pod(c, PodVersion.KV), PodStatus.GONE, 6)).build();
+    assertThat(Nodes.heirOf(ManagedConfigs.toKv(ended).pod(ManagedConfigs.toKv(A)).orElseThrow().pod())).isNull();
+  }
+
+  @Test
   void aPodThatIsNotAKvNodeIsRefusedSayingWhy() {
     assertThatThrownBy(() -> ManagedConfigs.toKv(new PodId(new PodAddress("h", 10000), 1)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is not a KV node")
