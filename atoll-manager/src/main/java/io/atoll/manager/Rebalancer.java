@@ -225,6 +225,11 @@ final class Rebalancer {
       if (err != null) {
         log.warn("rebalance ({}): could not save the new assignments: {}", reason, err.toString());
         owed.putAll(Rounds.owedAfterFailure(outcome));
+        kept.forEach(m -> { // handed back to their sources: keys that reached a target are its alone
+          if (m.to() != null) {
+            receiving.add(m.to());
+          }
+        });
         finish(0, true, false);
         return;
       }

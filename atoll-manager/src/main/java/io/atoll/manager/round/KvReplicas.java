@@ -198,10 +198,17 @@ public final class KvReplicas {
         }
       }
       for (PodEntry s : spares) {
+        // The primary with the fewest replicas; among those, one that owns slots (it holds keys
+        // now) before one that does not yet; then join order.
         PodEntry best = null;
         for (PodEntry p : primaries.values()) {
           int c = count.get(p.id().incarnation());
-          if (c < replicas && (best == null || c < count.get(best.id().incarnation()))) {
+          if (c >= replicas) {
+            continue;
+          }
+          int b = best == null ? Integer.MAX_VALUE : count.get(best.id().incarnation());
+          boolean holds = owned.getOrDefault(p.id(), 0) > 0;
+          if (best == null || c < b || c == b && holds && owned.getOrDefault(best.id(), 0) == 0) {
             best = p;
           }
         }
@@ -230,7 +237,7 @@ public final class KvReplicas {
     // The dead primary's tombstone names its heir: nodes whose migration marks or import records
     // name the dead node go on with the heir, which holds the same marks and records (mirrored).
     heirs.forEach((p, heir) -> b.pod(new PodEntry(new Pod(p.id(), PodVersion.kvTakenOverBy(heir.incarnation()),
-        p.pod().roles(), p.pod().tlsPort()), p.status(), p.epoch())));
+        p.pod().roles(), p.pod().tlsPort()), p.status(), epoch)));
     // The promoted replica goes on with its primary's tenure, keys and import records alike: each
     // claim keeps the previous owner it recorded (docs/architecture.md, "Keys left on a target").
     claims.forEach((pos, owner) -> b.claim(pos, Claim.stable(owner, config.claim(pos).previousOwner(), epoch)));

@@ -123,6 +123,25 @@ class KvReplicasProperties {
   }
 
   @Test
+  void aSpareReplicatesAPrimaryThatHoldsSlotsBeforeOneThatHoldsNoneYet() {
+    Sim sim = new Sim(1);
+    PodId first = sim.join();
+    sim.settle();
+    PodId heir = sim.join();
+    sim.settle(); // a primary and its replica
+    // A round's move to a new node stopped part way: a primary without slots, older than the heir.
+    PodId target = sim.join();
+    sim.config = KvReplicas.arrange(sim.config, 1, Set.of(), Set.of(target)).config();
+    sim.die(first);
+    sim.config = KvReplicas.arrange(sim.config, 1, Set.of(), Set.of(target)).config();
+    assertThat(sim.owned(heir)).isEqualTo(SLOTS);
+    PodId spare = sim.join();
+    KvReplicas.Arranged a = KvReplicas.arrange(sim.config, 1, Set.of(), Set.of(target));
+    assertThat(a.config().pod(spare).orElseThrow().pod().version().kvPrimary()).hasValue(heir.incarnation());
+    assertThat(a.config().pod(target).orElseThrow().pod().version()).isEqualTo(PodVersion.KV);
+  }
+
+  @Test
   void pairsStayWhenTheManagerRunsWithoutReplicas() {
     Sim sim = new Sim(1);
     for (int i = 0; i < 4; i++) {

@@ -165,11 +165,9 @@ public final class ClusterState {
       }
       v = new ClusterView(v.config(), v.me(), mig, imp, v.failed());
       ClusterView next = ManagedMarks.adopt(v, config);
-      next.migrating().forEach((slot, target) -> {
-        if (!target.equals(next.importing().get(slot))) { // a return's keys are lent, not moved
-          mirrored.hold(slot, target);
-        }
-      });
+      // In a return's slots too: its primary may still have held keys of an earlier batch to
+      // that node (a return keeps this node's copies of held keys, and releases them at its end).
+      next.migrating().forEach(mirrored::hold);
       publish(next);
       return true;
     }

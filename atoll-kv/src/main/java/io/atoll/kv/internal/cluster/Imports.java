@@ -79,6 +79,15 @@ public final class Imports {
           + " this hand-off was made under (expected: a hand-off under a config at least as new)";
     }
     PodId from = successor(slot, v);
+    if (!fresh && from != null && !from.equals(source) && v.config().epoch() < floor) {
+      // Another source resumes (it routes clients here), and this node has not seen the config the
+      // hand-off was made under: the source may be its recorded source's heir, promoted in a config
+      // not here yet, and the keys here the ones it routes clients to. Only a config at least as
+      // new can tell; the source tries again. (A FRESH source routes nobody here: rule 2 holds.)
+      return "ERR slot " + s + " holds keys of a hand-off from " + from + "; this node has the config at epoch "
+          + v.config().epoch() + ", older than the one at epoch " + floor + " this hand-off was made under"
+          + " (expected: a retry once it has that config)";
+    }
     if (from != null && (floor < slot.importFloor() || floor == slot.importFloor() && !from.equals(source))) {
       return "ERR slot " + s + " holds keys of a hand-off from " + from + " under the config at epoch "
           + slot.importFloor() + " (got: one from " + source + " under epoch " + floor + "; expected: a newer one)";

@@ -195,6 +195,10 @@ public final class Migrator {
       }
       synchronized (s) {
         PodId heldFor = s.heldFor();
+        if (heldFor != null && !heldFor.equals(target) && target.equals(now.heir(heldFor))) {
+          s.holdFor(target); // that node died; its heir holds what of the batch arrived: sent again there
+          continue;
+        }
         if (heldFor != null && !heldFor.equals(target)) {
           if (heldFor.equals(now.migrating().get(slot))) {
             throw new IllegalStateException("slot " + slot + " holds keys of a batch to " + heldFor + " that timed out"
@@ -352,7 +356,9 @@ public final class Migrator {
         }
         // A held key (its batch to the target timed out) is this node's as it is here, there or
         // gone: the target's copy of it can only be that batch, applied late.
-        if (slot.get(key, now) == null && !(slot.isHeld(key) && id.from().equals(slot.heldFor()))) {
+        boolean heldForSender = slot.heldFor() != null
+            && (id.from().equals(slot.heldFor()) || id.from().equals(v.heir(slot.heldFor())));
+        if (slot.get(key, now) == null && !(slot.isHeld(key) && heldForSender)) {
           e.expireAt = ttl == 0 ? 0 : now + ttl;
           slot.put(key, e);
           n++;

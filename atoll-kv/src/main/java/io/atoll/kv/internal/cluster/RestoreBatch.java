@@ -131,8 +131,9 @@ final class RestoreBatch {
         return present;
       } finally {
         if (!answered && holdFor != null) {
-          // Sent, or perhaps sent, and not answered: the target may apply them late.
-          slot.hold(holdFor, sent);
+          // Sent, or perhaps sent, and not answered: the target may apply them late. Keys held
+          // already were re-pointed to the target's heir if it died (MarkRecords): so are these.
+          slot.hold(slot.heldFor() != null ? slot.heldFor() : holdFor, sent);
         }
       }
     }

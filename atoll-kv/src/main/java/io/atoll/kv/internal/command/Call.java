@@ -21,10 +21,10 @@ public final class Call {
   /** Whether the command is a write (its reply must not leave if the log fails). */
   boolean write;
   /**
-   * Managed mode: the reply tells of a hand-off (an {@code -ASK} to the target, a step of a
-   * return), so it leaves only once the replicas acknowledged what this node changed before it, as
-   * a write's: a promoted replica then holds every deletion behind a key the client was sent to
-   * find elsewhere, and every lend or mark a peer acts on.
+   * The reply tells of a hand-off (an {@code -ASK} to the target; in managed mode a step of a
+   * return), so with replica acks on it leaves only once the replicas acknowledged what this node
+   * changed before it, as a write's: a promoted replica then holds every deletion behind a key the
+   * client was sent to find elsewhere, and every lend or mark a peer acts on.
    */
   boolean awaitsReplicas;
   CompletableFuture<Consumer<Reply>> deferred;

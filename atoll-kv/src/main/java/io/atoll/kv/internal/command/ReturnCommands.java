@@ -118,7 +118,6 @@ final class ReturnCommands {
    */
   void importing(Call c, int[] slots) {
     checkManaged("ATOLL-IMPORTING");
-    c.awaitsReplicas = true; // its effects (a record, marks, a lend) reach the replicas before the answer
     long token = handOffToken(c);
     PodId source = source(c);
     long epoch = number(c, 5, "config epoch");
@@ -156,13 +155,13 @@ final class ReturnCommands {
     }
     cluster.markImporting(slots, source);
     c.session.handOffToken = token;
+    c.awaitsReplicas = true; // what it changed (a record, marks) reaches the replicas before the answer
     c.reply.ok();
   }
 
   /** CLUSTER ATOLL-RETURN host port incarnation token slot...: a return starts or resumes. */
   void begin(Call c, int[] slots) {
     checkManaged("ATOLL-RETURN");
-    c.awaitsReplicas = true; // its effects (a record, marks, a lend) reach the replicas before the answer
     PodId source = source(c);
     long token = number(c, 5, "return token");
     if (token == 0) {
@@ -197,13 +196,13 @@ final class ReturnCommands {
         }
       }
     }
+    c.awaitsReplicas = true; // what it changed (a record, marks) reaches the replicas before the answer
     c.reply.ok();
   }
 
   /** CLUSTER ATOLL-RETURN-BATCH token slot ack. */
   void batch(Call c, int s) {
     checkManaged("ATOLL-RETURN-BATCH");
-    c.awaitsReplicas = true; // its effects (a record, marks, a lend) reach the replicas before the answer
     long token = number(c, 2, "return token");
     long ack = number(c, 4, "batch id");
     Slot slot = store.slot(s);
@@ -240,6 +239,7 @@ final class ReturnCommands {
     if (done && peer != null) { // not a lent batch whose keys all expired: [id] alone
       cluster.endReturn(s, peer); // outside the slot's lock: the state's lock is never taken inside one
     }
+    c.awaitsReplicas = true; // a lend or a settlement reaches the replicas before the answer
     c.reply.bulks(reply);
   }
 

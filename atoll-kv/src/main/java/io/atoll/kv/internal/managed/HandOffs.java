@@ -385,8 +385,10 @@ final class HandOffs {
       // Keys held for the marked target (their batch timed out; Migrator) may be on neither side
       // until they are sent again: the slot is not released with them.
       PodId held = s.heldFor();
-      return s.keys(clock.getAsLong(), 1).isEmpty() && (held == null || !held.equals(cluster.view().migrating()
-          .get(slot)));
+      io.atoll.kv.internal.cluster.ClusterView v = cluster.view();
+      PodId marked = v.migrating().get(slot);
+      return s.keys(clock.getAsLong(), 1).isEmpty() && (held == null || marked == null
+          || !held.equals(marked) && !marked.equals(v.heir(held)));
     }
   }
 

@@ -323,4 +323,17 @@ class ImportsTest {
       assertThat(slot.importedFrom()).as("the record ended").isNull();
     }
   }
+
+  @Test
+  void anHeirResumingBeforeThisNodeHasTheConfigThatPromotedItIsAskedToRetryAndNothingIsCleared() {
+    adopt(config(5, source, 5));
+    assertThat(handOff(source, 5, true)).isNull();
+    restore("k", "moved");
+    // The promoted replica resumes under the config at epoch 8; this node still has epoch 5.
+    assertThat(handOff(third, 8, false)).contains("older than the one at epoch 8").contains("retry");
+    assertThat(get("k")).isEqualTo("moved");
+    adopt(sourceDied(7, true));
+    assertThat(handOff(third, 8, false)).isNull();
+    assertThat(get("k")).isEqualTo("moved");
+  }
 }
