@@ -86,6 +86,21 @@ class KvManagedHandOffFailoverTest {
 
   @Test
   void aPrimaryThatDiesPartWayThroughAHandOffLosesNoKeyItsReplicaAndTheTargetHold() throws Exception {
+    diePartWay(false);
+  }
+
+  /**
+   * As above, and then the manager sends the slots to a fourth node (a primary with a replica of its
+   * own, a fifth): the promoted replica first
+   * brings back what the target holds (a return from the node its primary was handing to), then
+   * hands the slots on with every key.
+   */
+  @Test
+  void afterThePrimaryDiedPartWayTheSlotsGoOnToAnotherNodeWithEveryKey() throws Exception {
+    diePartWay(true);
+  }
+
+  private void diePartWay(boolean thenElsewhere) throws Exception {
     manager = KvManagers.start(KvManagers.settings(Duration.ofSeconds(2), Duration.ofMillis(300))
         .withAllocation(RebalanceLimits.UNLIMITED, script).withKvReplicas(1), dir.resolve("manager"), 0, signer);
     KvServer primary = node(0);
@@ -93,6 +108,16 @@ class KvManagedHandOffFailoverTest {
     await().atMost(Duration.ofSeconds(30)).until(() -> primary.ownedSlots() == 16384 && primary.clusterOk());
     KvServer replica = node(0);
     await().atMost(Duration.ofSeconds(30)).until(() -> info(primary).contains("state=online"));
+    KvServer other = null;
+    if (thenElsewhere) {
+      // It owns a slot of its own from the start: a primary, never paired as the promoted one's replica.
+      KvServer o = node(0);
+      script.plan.put(KeySlots.slotOf("elsewhere"), o.port());
+      await().atMost(Duration.ofSeconds(30)).until(() -> o.ownedSlots() == 1);
+      node(0); // its replica: the target, joining next, is then a primary of its own
+      await().atMost(Duration.ofSeconds(30)).until(() -> info(o).contains("state=online"));
+      other = o;
+    }
     KvServer target = node(64 << 10); // room for a few dozen keys of 1 kB: the hand-off stops part way
     await().atMost(Duration.ofSeconds(30)).until(target::clusterOk);
 
@@ -106,9 +131,10 @@ class KvManagedHandOffFailoverTest {
     // Each first write acknowledged once the replica holds it; then writes and reads all along.
     CheckedWriter writer = new CheckedWriter(conn.sync(), keys, PAD);
 
+    KvServer end = thenElsewhere ? other : replica;
     try (StatefulRedisConnection<String, String> p = direct(primary);
         StatefulRedisConnection<String, String> t = direct(target);
-        StatefulRedisConnection<String, String> r = direct(replica)) {
+        StatefulRedisConnection<String, String> e = direct(end)) {
       for (int slot : slots) {
         script.plan.put(slot, target.port());
       }
@@ -116,23 +142,25 @@ class KvManagedHandOffFailoverTest {
           t.sync().clusterCountKeysInSlot(slot) > 0 && p.sync().clusterCountKeysInSlot(slot) > 0));
       long onTarget = Arrays.stream(slots).mapToLong(slot -> t.sync().clusterCountKeysInSlot(slot)).sum();
 
-      // The primary dies part way; its replica takes over, and the slots are planned back onto it.
+      // The primary dies part way; its replica takes over, and the slots are planned back onto it
+      // (or on to the fourth node).
       script.home = replica.port();
       for (int slot : slots) {
-        script.plan.put(slot, replica.port());
+        script.plan.put(slot, end.port());
       }
       nodes.remove(primary);
       primary.close(); // to the manager, a crash: no leave, no unregister
-      await().atMost(Duration.ofSeconds(20)).until(() -> replica.ownedSlots() == 16384);
-      assertThat(Arrays.stream(slots).mapToLong(slot -> t.sync().clusterCountKeysInSlot(slot)).sum())
-          .as("keys the target holds once the replica took over (%d before)", onTarget).isPositive();
+      await().atMost(Duration.ofSeconds(20)).until(() -> replica.ownedSlots() >= 16384 - 1 - slots.length);
+      if (!thenElsewhere) { // else they may be on their way on already
+        assertThat(Arrays.stream(slots).mapToLong(slot -> t.sync().clusterCountKeysInSlot(slot)).sum())
+            .as("keys the target holds once the replica took over (%d before)", onTarget).isPositive();
+      }
 
-      // The promoted replica brings the keys the target holds back (a return, once the hand-off
-      // stalled), with every acknowledged write.
+      // The keys the target holds come back (a return), and end where the manager put the slots,
+      // with every acknowledged write.
       await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
         for (int slot : slots) {
-          assertThat(r.sync().clusterCountKeysInSlot(slot)).as("keys of slot %d on the promoted replica", slot)
-              .isEqualTo(100);
+          assertThat(e.sync().clusterCountKeysInSlot(slot)).as("keys of slot %d where they end", slot).isEqualTo(100);
           assertThat(t.sync().clusterCountKeysInSlot(slot)).as("on the target").isZero();
         }
       });
