@@ -14,14 +14,14 @@ import java.util.Set;
  * marks of the node's view, so that its log and replication stream carry them. A replica thus
  * holds its primary's marks, in the stream's order: a MIGRATING mark before the first deletion of
  * the hand-off it belongs to. When the replica is promoted ({@link ClusterState#adopt(
- * io.atoll.core.ClusterConfig, java.util.function.IntFunction)}) it routes by them as its primary
- * did: {@code -ASK} to the target for the keys already moved, so they are found, and the target,
- * which names the dead primary's heir in its record, keeps them.
+ * io.atoll.core.ClusterConfig, Mirror)}) it routes by them as its primary did: {@code -ASK} to the
+ * target for the keys already moved, so they are found, and the target, which names the dead
+ * primary's heir in its record, keeps them.
  *
  * <p>Called with each view about to be published, under the {@link ClusterState}'s monitor (so
- * one at a time, in order, and before any client is routed by it); it takes each changed slot's lock, which is the allowed order (the state's lock
- * is never taken inside a slot's). A node that replicates writes nothing: its slots' marks are
- * its primary's, from the stream.
+ * one at a time, in order, and before any client is routed by it); it takes each changed slot's
+ * lock, which is the allowed order (the state's lock is never taken inside a slot's). A node that
+ * replicates writes nothing: its slots' marks are its primary's, from the stream.
  */
 public final class MarkRecords {
   private final SlotStore store;
