@@ -314,14 +314,21 @@ class ClusterStateTest {
     return b.build();
   }
 
-  @Test
-  void aPromotedReplicaRoutesByItsPrimarysMirroredMarksFromItsFirstViewAsPrimary() {
-    Pod me = Nodes.pod("127.0.0.1", 7001, 11, 17001);
-    Pod primary = Nodes.pod("127.0.0.1", 7002, 22, 17002);
-    Pod target = Nodes.pod("127.0.0.1", 7003, 33, 17003);
+  private final Pod me = Nodes.pod("127.0.0.1", 7001, 11, 17001);
+  private final Pod primary = Nodes.pod("127.0.0.1", 7002, 22, 17002);
+  private final Pod target = Nodes.pod("127.0.0.1", 7003, 33, 17003);
+
+  /** A managed node the manager made a replica of {@link #primary}. */
+  private ClusterState aReplica() {
     ClusterState state = new ClusterState(ClusterState.fresh(me), clock::get, saved::add);
     state.managed("manager", () -> true);
     assertThat(state.adopt(replicaConfig(3, me, primary, target, false, true))).isTrue();
+    return state;
+  }
+
+  @Test
+  void aPromotedReplicaRoutesByItsPrimarysMirroredMarksFromItsFirstViewAsPrimary() {
+    ClusterState state = aReplica();
     // The stream left the primary's marks in this node's slots: 5 moving to the target, 7 (the
     // target's) arriving from it, and 6 moving to a node that is this one (never taken).
     java.util.Map<Integer, PodId> held = new java.util.HashMap<>();
@@ -351,12 +358,7 @@ class ClusterStateTest {
 
   @Test
   void aReplicaWhoseRoleEndsWithoutBeingNamedHeirTakesNoMirroredMarks() {
-    Pod me = Nodes.pod("127.0.0.1", 7001, 11, 17001);
-    Pod primary = Nodes.pod("127.0.0.1", 7002, 22, 17002);
-    Pod target = Nodes.pod("127.0.0.1", 7003, 33, 17003);
-    ClusterState state = new ClusterState(ClusterState.fresh(me), clock::get, saved::add);
-    state.managed("manager", () -> true);
-    assertThat(state.adopt(replicaConfig(3, me, primary, target, false, true))).isTrue();
+    ClusterState state = aReplica();
     MarkRecords.Mirror everywhere = new MarkRecords.Mirror() {
       @Override
       public MarkRecords.SlotMarks marks(int s) {
