@@ -130,6 +130,15 @@ public final class ClusterView {
     return h == null || h.id().equals(node) ? null : h.id();
   }
 
+  /**
+   * Whether {@code node} is {@code named}, or the active node that went on with it ({@link
+   * #heir}): the peer a hand-off, a return or held keys recorded, as it stands now. False if
+   * {@code named} is null.
+   */
+  public boolean standsFor(PodId node, PodId named) {
+    return named != null && (node.equals(named) || node.equals(heir(named)));
+  }
+
   /** The primary this node replicates, or null. */
   public PodId myPrimary() {
     return primaries.get(me);

@@ -334,8 +334,7 @@ public final class Migrator {
       // batch it mirrored, under the same id).
       ClusterView v = cluster.view();
       PodId stored = slot.returnedFrom();
-      boolean sameSender = id.from().equals(stored) || stored != null && id.from().equals(v.heir(stored));
-      if (sameSender && id.batch() == slot.returnedBatch()) {
+      if (v.standsFor(id.from(), stored) && id.batch() == slot.returnedBatch()) {
         return 0; // stored already (also before a restart: it is logged); this request settles it
       }
       // The return stands only while both marks name the target: once they went (the target
@@ -356,9 +355,7 @@ public final class Migrator {
         }
         // A held key (its batch to the target timed out) is this node's as it is here, there or
         // gone: the target's copy of it can only be that batch, applied late.
-        boolean heldForSender = slot.heldFor() != null
-            && (id.from().equals(slot.heldFor()) || id.from().equals(v.heir(slot.heldFor())));
-        if (slot.get(key, now) == null && !(slot.isHeld(key) && heldForSender)) {
+        if (slot.get(key, now) == null && !(slot.isHeld(key) && v.standsFor(id.from(), slot.heldFor()))) {
           e.expireAt = ttl == 0 ? 0 : now + ttl;
           slot.put(key, e);
           n++;

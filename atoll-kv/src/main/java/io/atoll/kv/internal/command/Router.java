@@ -67,8 +67,7 @@ final class Router {
     if (me.equals(owner) && migratingTo == null) {
       return null;
     }
-    if (me.equals(owner) && slot.heldFor() != null
-        && (migratingTo.equals(slot.heldFor()) || migratingTo.equals(v.heir(slot.heldFor())))) {
+    if (me.equals(owner) && v.standsFor(migratingTo, slot.heldFor())) {
       // Managed hand-off: keys of a batch whose answers timed out may have reached the target
       // late; until they are sent again under a newer attempt (Migrator), neither copy is served.
       for (int i = first; i <= last; i += step) {

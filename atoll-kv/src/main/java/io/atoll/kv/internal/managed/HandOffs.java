@@ -387,8 +387,7 @@ final class HandOffs {
       PodId held = s.heldFor();
       io.atoll.kv.internal.cluster.ClusterView v = cluster.view();
       PodId marked = v.migrating().get(slot);
-      return s.keys(clock.getAsLong(), 1).isEmpty() && (held == null || marked == null
-          || !held.equals(marked) && !marked.equals(v.heir(held)));
+      return s.keys(clock.getAsLong(), 1).isEmpty() && (marked == null || !v.standsFor(marked, held));
     }
   }
 
