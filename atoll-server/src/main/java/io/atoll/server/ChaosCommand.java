@@ -2,6 +2,8 @@ package io.atoll.server;
 
 import io.atoll.server.chaos.ChaosRun;
 import io.atoll.server.chaos.FaultKind;
+import io.atoll.server.chaos.KvChaosRun;
+import io.atoll.server.chaos.KvFault;
 import io.atoll.server.demo.StoreServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +27,11 @@ import picocli.CommandLine.Option;
         "ask timeout, restart a pod, a rolling restart to a new version; with --store, kill or freeze the",
         "leading manager and freeze or restart the store. Ends with the demo's audit, a check of the activation log for two activations of one",
         "account live at once, and per fault kind the count and the longest shard unavailability.",
-        "Exits 1 if anything acknowledged was lost or two activations overlapped."})
+        "Exits 1 if anything acknowledged was lost or two activations overlapped.",
+        "With --kv: a managed Atoll KV cluster (one replica per primary) under a verifying Lettuce cluster client,",
+        "with its own faults (kill -9 a primary or a replica, freeze a node, kill the manager, drop a node's traffic",
+        "to the manager, a node joining and leaving); ends with a linearizability check of every key's history.",
+        "Exits 1 if any key's history is not linearizable."})
 final class ChaosCommand implements Callable<Integer> {
 
   @Mixin
@@ -79,6 +85,19 @@ final class ChaosCommand implements Callable<Integer> {
       + " slow-handler, restart-pod, rolling-restart; with --store also pause-store, restart-store).")
   List<String> faults;
 
+  @Option(names = "--kv", description = "Chaos for Atoll KV instead of the entities: a shard manager with one"
+      + " replica per primary and 4 kv nodes; faults kill-primary, kill-replica, pause-node, kill-manager,"
+      + " drop-node-manager, join-leave.")
+  boolean kv;
+
+  @Option(names = "--keys", defaultValue = "200", description = "With --kv: keys the client spreads over, half SET/GET"
+      + " registers, half INCR/GET counters (default: ${DEFAULT-VALUE}).")
+  int keys;
+
+  @Option(names = "--clients", defaultValue = "4", description = "With --kv: client threads sharing one cluster"
+      + " connection (default: ${DEFAULT-VALUE}).")
+  int clients;
+
   @Option(names = "--dir", description = "Where logs and data go (default: a new directory under data/chaos).")
   Path dir;
 
@@ -99,6 +118,9 @@ final class ChaosCommand implements Callable<Integer> {
       return usage("--lease-margin " + Durations.format(margin) + ", --recovery-timeout "
           + Durations.format(recoveryTimeout) + ", --count " + count + " (expected: margin >= a twentieth of the"
           + " lease and >= 50ms, recovery timeout >= 1s, count >= 0)");
+    }
+    if (kv) {
+      return kv();
     }
     if (store != null && !List.of("redis", "etcd").contains(store)) {
       return usage("--store " + store + " (expected: redis or etcd)");
@@ -126,19 +148,56 @@ final class ChaosCommand implements Callable<Integer> {
     if (kinds.isEmpty()) {
       Arrays.stream(FaultKind.values()).filter(k -> store != null || !k.needsStore()).forEach(kinds::add);
     }
-    Path where = dir != null ? dir : Path.of("data", "chaos",
-        LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-    if (Files.exists(where)) {
-      try (var entries = Files.list(where)) {
-        if (entries.findAny().isPresent()) {
-          return usage("--dir " + where + " is not empty (expected: a new or empty directory)");
-        }
-      }
+    Path where = runDir();
+    if (where == null) {
+      return usage("--dir " + dir + " is not empty (expected: a new or empty directory)");
     }
     long s = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
     return new ChaosRun(new ChaosRun.Options(duration, s, pods, accounts, rate, Math.max(1_000, rate * 10), shards,
         lease, recovery, List.copyOf(kinds), where.toAbsolutePath(), margin, recoveryTimeout, count, store), System.out)
         .run();
+  }
+
+  private Integer kv() throws Exception {
+    if (store != null) {
+      return usage("--store " + store + " with --kv (expected: none: a KV run has one manager on files)");
+    }
+    if (keys < 2 || keys > 1_000_000 || clients < 1 || clients > 64) {
+      return usage("--keys " + keys + ", --clients " + clients + " (expected: keys 2..1000000, clients 1..64)");
+    }
+    List<KvFault> kinds = new ArrayList<>();
+    for (String f : faults == null ? List.<String>of() : faults) {
+      KvFault k = Arrays.stream(KvFault.values()).filter(x -> x.label().equals(f.trim())).findFirst().orElse(null);
+      if (k == null) {
+        return usage("--faults " + f + " with --kv (expected: some of " + Arrays.stream(KvFault.values())
+            .map(KvFault::label).toList() + ")");
+      }
+      kinds.add(k);
+    }
+    if (kinds.isEmpty()) {
+      kinds.addAll(Arrays.asList(KvFault.values()));
+    }
+    Path where = runDir();
+    if (where == null) {
+      return usage("--dir " + dir + " is not empty (expected: a new or empty directory)");
+    }
+    long s = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, 1_000_000);
+    return new KvChaosRun(new KvChaosRun.Options(duration, s, keys, rate, clients, lease, margin, recovery,
+        recoveryTimeout, List.copyOf(kinds), count, where.toAbsolutePath()), System.out).run();
+  }
+
+  /** Where the run's logs and data go; null if --dir names a directory that is not empty. */
+  private Path runDir() throws java.io.IOException {
+    Path where = dir != null ? dir : Path.of("data", "chaos",
+        LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    if (Files.exists(where)) {
+      try (var entries = Files.list(where)) {
+        if (entries.findAny().isPresent()) {
+          return null;
+        }
+      }
+    }
+    return where;
   }
 
   private static int usage(String what) {

@@ -148,7 +148,7 @@ public final class ChaosRun {
           () -> ClusterChecks.balanced(client.config(), o.pods()));
       say(o.pods() + " pods up; " + names.shardsLine(client.config()));
       Load load = new Load(client, ledger, o.accounts(), o.concurrency(), 1, o.rate(), availability).start();
-      FaultStats stats = new FaultStats();
+      FaultStats<FaultKind> stats = new FaultStats<>(FaultKind.class, FaultKind::label);
       long warm = warmUp(ledger);
       availability.begin();
       TimeUnit.MILLISECONDS.sleep(Math.max(3_000, o.recovery().toMillis())); // the baseline's length
@@ -157,7 +157,7 @@ public final class ChaosRun {
       say("load started: " + o.rate() + " msg/s, acknowledged at that rate after " + warm + " ms (cold JVMs, every"
           + " account activating); baseline (no fault): longest a shard kept a deposit waiting without acknowledging"
           + " any " + baseline + " ms");
-      FaultPlan plan = new FaultPlan(o.kinds(), random);
+      FaultPlan<FaultKind> plan = new FaultPlan<>(o.kinds(), random);
       long loadStart = System.nanoTime();
       int n = 0;
       long acked = ledger.ackedCount();

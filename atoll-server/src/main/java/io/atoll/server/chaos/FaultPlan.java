@@ -10,13 +10,13 @@ import java.util.Random;
  * seeded random, so that a short run still sees every kind and a seed always gives the same order.
  * Not thread-safe.
  */
-final class FaultPlan {
+final class FaultPlan<K> {
 
-  private final List<FaultKind> kinds;
+  private final List<K> kinds;
   private final Random random;
-  private final List<FaultKind> round = new ArrayList<>();
+  private final List<K> round = new ArrayList<>();
 
-  FaultPlan(List<FaultKind> kinds, Random random) {
+  FaultPlan(List<K> kinds, Random random) {
     if (kinds.isEmpty()) {
       throw new IllegalArgumentException("fault kinds: none (expected: at least one)");
     }
@@ -24,7 +24,7 @@ final class FaultPlan {
     this.random = random;
   }
 
-  FaultKind next() {
+  K next() {
     if (round.isEmpty()) {
       round.addAll(kinds);
       Collections.shuffle(round, random);

@@ -3,21 +3,31 @@ package io.atoll.server.chaos;
 import java.io.PrintStream;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.function.Function;
 
-/** Per fault kind: how many were injected, the longest shard unavailability and recovery. Not thread-safe. */
-final class FaultStats {
+/**
+ * Per fault kind: how many were injected, the longest unavailability (of a shard, or of a key) and
+ * recovery. Not thread-safe.
+ */
+final class FaultStats<K extends Enum<K>> {
 
   private record Row(int count, long maxUnavailableMillis, long maxRecoveryMillis, int unrecovered) {}
 
-  private final Map<FaultKind, Row> rows = new EnumMap<>(FaultKind.class);
+  private final Map<K, Row> rows;
+  private final Function<K, String> label;
   private long baselineMillis = -1;
+
+  FaultStats(Class<K> kinds, Function<K, String> label) {
+    this.rows = new EnumMap<>(kinds);
+    this.label = label;
+  }
 
   void baseline(long gapMillis) {
     baselineMillis = gapMillis;
   }
 
   /** One fault: the longest shard gap in its window, how long recovery took, or -1 if it did not recover. */
-  void add(FaultKind kind, long unavailableMillis, long recoveryMillis) {
+  void add(K kind, long unavailableMillis, long recoveryMillis) {
     Row r = rows.getOrDefault(kind, new Row(0, 0, 0, 0));
     rows.put(kind, new Row(r.count() + 1, Math.max(r.maxUnavailableMillis(), unavailableMillis),
         Math.max(r.maxRecoveryMillis(), recoveryMillis), r.unrecovered() + (recoveryMillis < 0 ? 1 : 0)));
@@ -38,9 +48,9 @@ final class FaultStats {
     if (baselineMillis >= 0) {
       out.printf("%-18s %8s %24d %22s%n", "(none: baseline)", "-", baselineMillis, "-");
     }
-    for (Map.Entry<FaultKind, Row> e : rows.entrySet()) {
+    for (Map.Entry<K, Row> e : rows.entrySet()) {
       Row r = e.getValue();
-      out.printf("%-18s %8d %24d %22s%n", e.getKey().label(), r.count(), r.maxUnavailableMillis(),
+      out.printf("%-18s %8d %24d %22s%n", label.apply(e.getKey()), r.count(), r.maxUnavailableMillis(),
           r.maxRecoveryMillis() + (r.unrecovered() > 0 ? " (" + r.unrecovered() + " did not recover)" : ""));
     }
     out.printf("%-18s %8d%n", "total", total());
