@@ -41,7 +41,8 @@ final class KvChaosCluster implements AutoCloseable {
     final String name;
     final int port;
     final Path data;
-    final TcpRelay toManager;
+    TcpRelay toManager;
+    boolean relayClosed;
     ManagedProcess process;
     int starts;
 
@@ -95,6 +96,7 @@ final class KvChaosCluster implements AutoCloseable {
           "--rebalance-retry", "1s")));
       try {
         managerPort = PodAddress.parse(manager.awaitLog(UP, START)).port();
+        reopenRelays();
         return new PodAddress("127.0.0.1", managerPort);
       } catch (IllegalStateException e) {
         if (attempt == 3 || managerPort == 0 || manager.isAlive()) {
@@ -106,10 +108,40 @@ final class KvChaosCluster implements AutoCloseable {
     }
   }
 
-  /** Kills the manager (SIGKILL) and waits until it is gone. */
+  /**
+   * Kills the manager (SIGKILL) and waits until it is gone. The nodes' relays to it are closed
+   * first, so that a node's connect is refused, as on the manager's own port once its process is
+   * gone (a relay would accept it, then reset it: a manager unreachable, not down).
+   * {@link #startManager()} opens them again on their ports.
+   */
   void killManager() {
+    for (Seat s : seats) {
+      s.toManager.close();
+      s.relayClosed = true;
+    }
     manager.kill();
     manager.awaitExit(GRACE);
+  }
+
+  /** Opens again, on their ports, the relays {@link #killManager()} closed. */
+  private void reopenRelays() {
+    for (Seat s : seats) {
+      if (s.relayClosed) {
+        int port = s.toManager.port();
+        TcpRelay[] relay = new TcpRelay[1];
+        // A closed listener's port is free once its accept loop has left accept().
+        Await.until("the relay of " + s + " listening on " + port + " again", Duration.ofSeconds(10), () -> {
+          try {
+            relay[0] = TcpRelay.on(port, managerPort);
+            return true;
+          } catch (java.io.UncheckedIOException e) {
+            return false;
+          }
+        });
+        s.toManager = relay[0];
+        s.relayClosed = false;
+      }
+    }
   }
 
   /** Whether the manager is up and listening. */
@@ -160,7 +192,9 @@ final class KvChaosCluster implements AutoCloseable {
   /** Removes a seat whose node left for good, closing its relay. */
   void removeSeat(Seat s) {
     seats.remove(s);
-    s.toManager.close();
+    if (!s.relayClosed) {
+      s.toManager.close();
+    }
   }
 
   List<Seat> seats() {
@@ -246,7 +280,9 @@ final class KvChaosCluster implements AutoCloseable {
   @Override
   public void close() {
     for (Seat s : seats) {
-      s.toManager.close();
+      if (!s.relayClosed) {
+        s.toManager.close();
+      }
     }
     plain.shutdown(Duration.ZERO, Duration.ofSeconds(2));
   }

@@ -111,7 +111,8 @@ public final class KvChaosRun {
     for (Seat s : cluster.seats()) {
       cluster.awaitRegistered(s);
     }
-    Await.until("every slot owned, each owner with a replica online", Duration.ofSeconds(120), cluster::whole);
+    Await.until("two nodes owning every slot between them, each with a replica online", Duration.ofSeconds(120),
+        () -> cluster.whole() && cluster.seatsWhere(true).size() == NODES / 2);
     say(NODES + " nodes up: " + cluster.seatsWhere(true) + " own the slots, " + cluster.seatsWhere(false)
         + " replicate them");
     RedisClusterClient client = RedisClusterClient.create(cluster.seeds());

@@ -62,9 +62,9 @@ public final class TcpRelay implements AutoCloseable {
   private Mode mode = Mode.PASS; // guarded by lock
   private IntPredicate selected; // guarded by lock; null: every connection
 
-  private TcpRelay(InetSocketAddress target) throws IOException {
+  private TcpRelay(InetSocketAddress target, int listenPort) throws IOException {
     this.target = target;
-    this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    this.server = new ServerSocket(listenPort, 50, InetAddress.getLoopbackAddress());
     Thread.ofVirtual().name("relay-accept-" + server.getLocalPort()).start(this::acceptLoop);
   }
 
@@ -79,9 +79,29 @@ public final class TcpRelay implements AutoCloseable {
       throw new IllegalArgumentException("target port: " + targetPort + " (expected: 1..65535)");
     }
     try {
-      return new TcpRelay(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort));
+      return new TcpRelay(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 0);
     } catch (IOException e) {
       throw new UncheckedIOException("relay: cannot listen on 127.0.0.1", e);
+    }
+  }
+
+  /**
+   * A relay in {@link Mode#PASS} to {@code 127.0.0.1:targetPort}, listening on {@code listenPort}:
+   * how a relay that was {@linkplain #close() closed} (so that connecting to it was refused, as to
+   * a port where no process listens) comes back on the address its clients know.
+   *
+   * @throws UncheckedIOException if it cannot listen there (the port is taken)
+   * @throws IllegalArgumentException unless both ports are 1..65535
+   */
+  public static TcpRelay on(int listenPort, int targetPort) {
+    if (listenPort < 1 || listenPort > 65_535 || targetPort < 1 || targetPort > 65_535) {
+      throw new IllegalArgumentException("ports: listen " + listenPort + ", target " + targetPort
+          + " (expected: 1..65535)");
+    }
+    try {
+      return new TcpRelay(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), listenPort);
+    } catch (IOException e) {
+      throw new UncheckedIOException("relay: cannot listen on 127.0.0.1:" + listenPort, e);
     }
   }
 

@@ -246,7 +246,30 @@ class TcpRelayTest {
   }
 
   @Test
+  void aClosedRelayComesBackOnItsPortAndRelaysAgain() throws IOException {
+    int port = relay.port();
+    relay.close();
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> {
+      try (Socket s = connect()) {
+        return false;
+      } catch (java.net.ConnectException e) {
+        return true; // refused, as a port nobody listens on
+      }
+    });
+    // The listening socket's descriptor may outlive close() until its accept loop left accept().
+    relay = Awaitility.await().atMost(Duration.ofSeconds(5)).ignoreExceptionsInstanceOf(
+        java.io.UncheckedIOException.class).until(() -> TcpRelay.on(port, echo.server.getLocalPort()), r -> true);
+    assertThat(relay.port()).isEqualTo(port);
+    try (Socket s = connect()) {
+      send(s, "again");
+      assertThat(read(s, 5)).isEqualTo("again");
+    }
+  }
+
+  @Test
   void aBadTargetPortIsRefusedWithTheExpectedRange() {
+    assertThatThrownBy(() -> TcpRelay.on(0, 1)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("expected: 1..65535");
     assertThatThrownBy(() -> TcpRelay.to(0)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("expected: 1..65535");
   }
