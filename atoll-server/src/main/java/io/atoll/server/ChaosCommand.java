@@ -31,7 +31,8 @@ import picocli.CommandLine.Option;
         "With --kv: a managed Atoll KV cluster (one replica per primary) under a verifying Lettuce cluster client,",
         "with its own faults (kill -9 a primary or a replica, freeze a node, kill the manager, drop a node's traffic",
         "to the manager, a node joining and leaving); ends with a linearizability check of every key's history.",
-        "Exits 1 if any key's history is not linearizable."})
+        "Exits 1 if any key's history is not linearizable, a key cannot be read at the end, or a fault did not",
+        "recover."})
 final class ChaosCommand implements Callable<Integer> {
 
   @Mixin
@@ -46,7 +47,8 @@ final class ChaosCommand implements Callable<Integer> {
   @Option(names = "--pods", defaultValue = "4", description = "Pods, 2..8 (default: ${DEFAULT-VALUE}).")
   int pods;
 
-  @Option(names = "--rate", defaultValue = "600", description = "Messages per second (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--rate", defaultValue = "600", description = "Messages per second; with --kv, operations per"
+      + " second (default: ${DEFAULT-VALUE}).")
   int rate;
 
   @Option(names = "--accounts", defaultValue = "1000", description = "Default: ${DEFAULT-VALUE}.")
@@ -87,7 +89,7 @@ final class ChaosCommand implements Callable<Integer> {
 
   @Option(names = "--kv", description = "Chaos for Atoll KV instead of the entities: a shard manager with one"
       + " replica per primary and 4 kv nodes; faults kill-primary, kill-replica, pause-node, kill-manager,"
-      + " drop-node-manager, join-leave.")
+      + " drop-node-manager, join-leave (--pods, --accounts, --shards and --store do not apply).")
   boolean kv;
 
   @Option(names = "--keys", defaultValue = "200", description = "With --kv: keys the client spreads over, half SET/GET"

@@ -45,6 +45,7 @@ final class KvChaosCluster implements AutoCloseable {
     boolean relayClosed;
     ManagedProcess process;
     int starts;
+    long startedAt;
 
     Seat(String name, int port, Path data, TcpRelay toManager) {
       this.name = name;
@@ -85,8 +86,18 @@ final class KvChaosCluster implements AutoCloseable {
     this.margin = margin;
   }
 
-  /** Starts the manager (on its port once it has one, waiting until it can bind it again). */
+  /**
+   * Starts the manager on its port (the first time, a free port below the ephemeral range, so no
+   * outgoing connection takes it while the manager is down), waiting until it can bind it again.
+   */
   PodAddress startManager() {
+    if (managerPort == 0) {
+      try {
+        managerPort = KvDemoRun.freePorts(1)[0];
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
     for (int attempt = 1; ; attempt++) {
       manager = processes.start(AtollProcesses.atoll("manager-" + (++managerStarts), List.of("manager", "--port",
           Integer.toString(managerPort), "--data-dir", dir.resolve("manager-data").toString(), "--shards",
@@ -99,7 +110,7 @@ final class KvChaosCluster implements AutoCloseable {
         reopenRelays();
         return new PodAddress("127.0.0.1", managerPort);
       } catch (IllegalStateException e) {
-        if (attempt == 3 || managerPort == 0 || manager.isAlive()) {
+        if (attempt == 3 || manager.isAlive()) {
           throw e;
         }
       }
@@ -151,8 +162,8 @@ final class KvChaosCluster implements AutoCloseable {
 
   /** A new seat (a free port pair, a data directory) with its node started. */
   Seat addSeat(String name) throws IOException {
-    int port = KvDemoRun.freePorts(1)[0];
-    Seat s = new Seat(name, port, dir.resolve("kv-" + name), TcpRelay.to(managerPort));
+    int[] ports = KvDemoRun.freePorts(2); // the node's, and its relay's (below the ephemeral range: see startManager)
+    Seat s = new Seat(name, ports[0], dir.resolve("kv-" + name), TcpRelay.on(ports[1], managerPort));
     seats.add(s);
     start(s);
     return s;
@@ -160,6 +171,7 @@ final class KvChaosCluster implements AutoCloseable {
 
   /** Starts the seat's node again (its old process gone), on its port and data directory. */
   void start(Seat s) {
+    s.startedAt = System.nanoTime();
     s.process = processes.start(AtollProcesses.atoll(s.name + "-" + (++s.starts), List.of("kv", "--port",
         Integer.toString(s.port), "--manager", s.toManager.address(), "--data-dir", s.data.toString(),
         "--event-loops", "1")));
@@ -181,7 +193,8 @@ final class KvChaosCluster implements AutoCloseable {
       started.add("the manager");
     }
     for (Seat s : seats) {
-      if (s.process != null && !s.process.isAlive()) {
+      // A node that exits again at once is started at most every two seconds.
+      if (s.process != null && !s.process.isAlive() && System.nanoTime() - s.startedAt > 2_000_000_000L) {
         start(s);
         started.add(s.toString());
       }

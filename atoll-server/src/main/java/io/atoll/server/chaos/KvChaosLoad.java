@@ -20,9 +20,10 @@ import java.util.function.Supplier;
  * The verifying client of a KV chaos run: threads sharing one cluster connection send SET and GET
  * to register keys ({@code r:<n>}, every SET value distinct) and INCR and GET to counter keys
  * ({@code c:<n>}), at a bounded rate, and record every operation with its start and end on this
- * JVM's {@link System#nanoTime()}. A write answered with an error, or not answered (a timeout, a
- * broken connection), is recorded as pending: it may have taken effect, later, or never. A read
- * without an answer says nothing and is not recorded. The connection is Lettuce's without
+ * JVM's {@link System#nanoTime()}. A write not answered (a timeout, a connection closed while it
+ * waited) or answered with an error that can come after it ran is recorded as pending: it may have
+ * taken effect, later, or never. A write refused before it ran ({@link #notRun}) and a read without
+ * an answer say nothing and are not recorded. The connection is Lettuce's without
  * auto-reconnect (at most once: nothing sent again behind the checker's back), replaced when a node
  * it lost is back. Thread-safe.
  */
@@ -74,7 +75,7 @@ final class KvChaosLoad {
     long next = System.nanoTime();
     long seq = 0;
     while (!stop) {
-      next += period;
+      next = Math.max(next + period, System.nanoTime() - period); // no burst to catch up after a stall
       LockSupport.parkNanos(next - System.nanoTime()); // the load's pace
       int n = random.nextInt(keys);
       boolean counter = n % 2 == 1;
@@ -93,7 +94,8 @@ final class KvChaosLoad {
 
   /** Sends one command and records it; whether it was answered. */
   private boolean run(String key, Command c) {
-    RedisAdvancedClusterCommands<String, String> redis = conn.sync();
+    StatefulRedisClusterConnection<String, String> used = conn;
+    RedisAdvancedClusterCommands<String, String> redis = used.sync();
     long invoked = System.nanoTime();
     String out;
     try {
@@ -105,12 +107,12 @@ final class KvChaosLoad {
     } catch (RuntimeException e) {
       unanswered.incrementAndGet();
       causes.merge(cause(e), 1L, Long::sum);
-      if (String.valueOf(e.getMessage()).startsWith("Currently not connected")) {
-        renew();
-      }
       failingSince.putIfAbsent(key, invoked);
-      if (c.kind() != io.atoll.testkit.history.RedisKey.Kind.GET) {
+      if (c.kind() != io.atoll.testkit.history.RedisKey.Kind.GET && !notRun(e)) {
         record(key, Operation.pending(c, invoked));
+      }
+      if (String.valueOf(e.getMessage()).startsWith("Currently not connected")) {
+        renew(used);
       }
       return false;
     }
@@ -128,21 +130,37 @@ final class KvChaosLoad {
   }
 
   /**
+   * Whether a failure says the command was not run, so it is left out of the history (an
+   * increment recorded as pending could explain one too many later): refused by the client before
+   * it was queued (no connection, no node for the slot) or answered with an error the node gives
+   * before it runs a command (Atoll KV routes and checks its state first: -MOVED and -ASK past the
+   * client's redirects, -TRYAGAIN, -CLUSTERDOWN, -LOADING). Anything else (a timeout, a connection
+   * closed while waiting, -NOREPLICAS, which can come after the write ran) may have taken effect.
+   */
+  static boolean notRun(RuntimeException e) {
+    String m = String.valueOf(e.getMessage());
+    if (e instanceof io.lettuce.core.RedisCommandExecutionException) {
+      return m.startsWith("MOVED ") || m.startsWith("ASK ") || m.startsWith("TRYAGAIN ")
+          || m.startsWith("CLUSTERDOWN ") || m.startsWith("LOADING ");
+    }
+    return e instanceof io.lettuce.core.RedisConnectionException || e instanceof
+        io.lettuce.core.cluster.PartitionSelectorException || m.startsWith("Currently not connected");
+  }
+
+  /**
    * Replaces the cluster connection, at most every 500 ms: without auto-reconnect, Lettuce keeps a
    * connection to a node that went away closed, and rejects every command for that node, even once
    * the node is back on its port. What the old one had in flight fails (recorded as unanswered).
    */
-  private synchronized void renew() {
-    long now = System.nanoTime();
-    if (renewedAt != 0 && now - renewedAt < TimeUnit.MILLISECONDS.toNanos(500)) {
-      return;
+  private synchronized void renew(StatefulRedisClusterConnection<String, String> failed) {
+    if (conn != failed || renewedAt != 0 && System.nanoTime() - renewedAt < TimeUnit.MILLISECONDS.toNanos(500)) {
+      return; // replaced already, or a moment ago
     }
-    renewedAt = now;
-    StatefulRedisClusterConnection<String, String> old = conn;
     try {
       conn = connect.get();
+      renewedAt = System.nanoTime();
       renewals.incrementAndGet();
-      old.closeAsync();
+      failed.closeAsync();
     } catch (RuntimeException e) {
       // no node answers now: the next failure tries again
     }
@@ -210,12 +228,18 @@ final class KvChaosLoad {
     return writesAcked.get();
   }
 
-  /** Stops the threads, waiting for each one's operation in flight. */
-  void stop() throws InterruptedException {
+  /**
+   * Stops the threads, waiting for each one's operation in flight (each ends within the client's
+   * timeout); false if one is still running after 30 s, when the history may miss its operation.
+   */
+  boolean stop() throws InterruptedException {
     stop = true;
+    boolean all = true;
     for (Thread t : running) {
       t.join(TimeUnit.SECONDS.toMillis(30));
+      all &= !t.isAlive();
     }
+    return all;
   }
 
   /**

@@ -65,6 +65,7 @@ public final class KvChaosRun {
   private final Options o;
   private final PrintStream out;
   private final long start = System.nanoTime();
+  private int harnessErrors;
 
   public KvChaosRun(Options options, PrintStream out) {
     this.o = options;
@@ -142,7 +143,17 @@ public final class KvChaosRun {
       long renewals = load.renewals();
       while (System.nanoTime() - loadStart < o.duration().toNanos() && (o.count() == 0 || n < o.count())) {
         KvFault kind = plan.next();
-        say("#" + (++n) + " " + kind.label() + ": " + inject(kind, cluster, random, n));
+        String done;
+        try {
+          done = inject(kind, cluster, random, n + 1);
+        } catch (RuntimeException e) {
+          done = "the harness failed: " + e; // counted as a fault that did not recover
+          harnessErrors++;
+        }
+        if (done == null) {
+          continue; // no victim in that role now: not injected
+        }
+        say("#" + (++n) + " " + kind.label() + ": " + done);
         long recovery = recover(cluster);
         say(recovery >= 0 ? "  recovered in " + recovery + " ms: " + cluster.seatsWhere(true) + " own the slots"
             : "  NOT recovered within " + o.recoveryTimeout().toSeconds() + " s");
@@ -153,37 +164,45 @@ public final class KvChaosRun {
             outage, load.answered(), load.answered() - answered, load.unanswered(), load.unanswered() - unanswered)
             + (load.unanswered() > unanswered ? " " + load.takeCauses() : "")
             + (load.renewals() > renewals ? " | client connection replaced " + (load.renewals() - renewals) + "x" : ""));
-        renewals = load.renewals();
         answered = load.answered();
         unanswered = load.unanswered();
+        renewals = load.renewals();
       }
       say("faults over; load stopping");
-      load.stop();
+      boolean stopped = load.stop();
+      if (!stopped) {
+        say("a client thread is still waiting after 30 s: its operation is not in the history");
+      }
       long recovery = recover(cluster);
       say(recovery >= 0 ? "cluster whole" : "cluster NOT whole within " + o.recoveryTimeout().toSeconds() + " s");
       List<String> unread = load.readAll(System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
       stats.print(out);
-      boolean ok = check(load.history(), unread, stats.unrecovered() + (recovery < 0 ? 1 : 0));
+      boolean ok = check(load.history(), unread, stats.unrecovered() + (recovery < 0 ? 1 : 0)) && stopped
+          && harnessErrors == 0;
+      if (harnessErrors > 0) {
+        out.println("faults the harness failed to inject or undo: " + harnessErrors + " (see above)");
+      }
       out.println("seed " + o.seed() + ", " + stats.total() + " faults" + (stats.unrecovered() > 0
           ? ", " + stats.unrecovered() + " of them did not recover within " + o.recoveryTimeout().toSeconds() + " s"
           : "") + " in " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - loadStart) + " s");
       return ok ? 0 : 1;
     } finally {
       if (load != null) {
+        load.stop();
         load.close();
       }
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
   }
 
-  /** Injects one fault and waits out its length; what was done. */
+  /** Injects one fault and waits out its length; what was done, or null if it had no victim. */
   private String inject(KvFault kind, KvChaosCluster cluster, Random random, int n) throws InterruptedException {
     long lease = o.lease().toMillis();
     switch (kind) {
       case KILL_PRIMARY, KILL_REPLICA -> {
         List<Seat> candidates = cluster.seatsWhere(kind == KvFault.KILL_PRIMARY);
         if (candidates.isEmpty()) {
-          return "no node in that role answers; skipped";
+          return null;
         }
         Seat s = candidates.get(random.nextInt(candidates.size()));
         long down = (long) (random.nextDouble() * lease * (kind == KvFault.KILL_PRIMARY ? 2 : 1));
@@ -226,7 +245,7 @@ public final class KvChaosRun {
         try {
           s = cluster.addSeat("j" + n);
         } catch (java.io.IOException e) {
-          return "no free port for a fifth node (" + e.getMessage() + "); skipped";
+          throw new java.io.UncheckedIOException("no free port for a fifth node", e);
         }
         cluster.awaitRegistered(s);
         boolean placed = true;
@@ -240,10 +259,18 @@ public final class KvChaosRun {
         }
         KvChaosCluster.NodeState st = cluster.state(s);
         s.process.terminate();
-        s.process.awaitExit(Duration.ofSeconds(150));
+        boolean left = s.process.awaitExit(Duration.ofSeconds(150)).isPresent();
+        if (!left) {
+          s.process.killWithDescendants();
+          s.process.awaitExit(Duration.ofSeconds(30));
+        }
         cluster.removeSeat(s);
+        if (!left) {
+          harnessErrors++;
+        }
         return s + " joined" + (placed ? (st.replica() ? " as a replica" : " and took " + st.owned() + " slots")
-            : " (not placed within 30 s)") + ", then left gracefully (SIGTERM)";
+            : " (not placed within 30 s)") + (left ? ", then left gracefully (SIGTERM)"
+            : ", then got SIGTERM and had not left after 150 s: killed (counted as a harness failure)");
       }
       default -> throw new IllegalStateException(kind.label());
     }
@@ -253,7 +280,8 @@ public final class KvChaosRun {
   private long recover(KvChaosCluster cluster) {
     long t0 = System.nanoTime();
     try {
-      Await.until("every slot owned by a live node with a replica online", o.recoveryTimeout(), () -> {
+      Await.until("every slot owned by a live node with a replica online", o.recoveryTimeout(), Duration.ofMillis(250),
+          () -> {
         List<String> started = cluster.restartExited();
         if (!started.isEmpty()) {
           say("  exited, started again: " + String.join(", ", started));
@@ -262,6 +290,10 @@ public final class KvChaosRun {
       });
       return (System.nanoTime() - t0) / 1_000_000;
     } catch (Await.ConditionTimeoutException e) {
+      return -1;
+    } catch (RuntimeException e) {
+      say("  the harness failed while waiting for recovery: " + e);
+      harnessErrors++;
       return -1;
     }
   }
