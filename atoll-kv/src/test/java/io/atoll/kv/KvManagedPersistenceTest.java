@@ -54,10 +54,16 @@ class KvManagedPersistenceTest {
   }
 
   private KvServer node(int port, Path data) {
+    return node(port, data, manager.address(), Duration.ofSeconds(10));
+  }
+
+  private KvServer node(int port, Path data, io.atoll.core.PodAddress managerAt, Duration registerTimeout) {
     KvServer n = KvServer.startManaged(KvSettings.defaults(port, data)
             .withPersistence(new KvPersistence(true, KvPersistence.Fsync.ALWAYS)), KvObserver.NONE,
-        List.of(manager.address()), WireSecurity.PLAINTEXT, Duration.ofSeconds(10), () -> { });
-    nodes.add(n);
+        List.of(managerAt), WireSecurity.PLAINTEXT, registerTimeout, () -> { });
+    synchronized (nodes) {
+      nodes.add(n);
+    }
     return n;
   }
 
@@ -135,6 +141,10 @@ class KvManagedPersistenceTest {
     crash(a);
     // Its slots go to b, without a's keys; clients write some of them anew there.
     await().atMost(Duration.ofSeconds(40)).until(() -> b.ownedSlots() == 16384);
+    // The client's view of the slots catches up (it refreshes every 500 ms; one taken while a's
+    // slots were between owners has no node for them).
+    await().atMost(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(
+        io.lettuce.core.cluster.PartitionSelectorException.class).until(() -> "OK".equals(sync.set("k:0", "new")));
     for (int i = 0; i < 1000; i++) {
       sync.set("k:" + i, "new");
     }
@@ -148,6 +158,63 @@ class KvManagedPersistenceTest {
     crash(back);
     KvServer again = node(portA, dataA);
     assertThat(again.nodeId()).as("the new incarnation is the one kept").isEqualTo(back.nodeId());
+  }
+
+  /**
+   * A node started again on its data directory owns, in its saved view, the slots it had; the
+   * manager may have given them away meanwhile. Until the manager answers it, it serves none of
+   * them: before, it answered from its saved keys (stale values once the slots' new owner took
+   * writes) and, in the moment it dropped them to join as a new node, nil.
+   */
+  @Test
+  void aNodeStartedAgainOnItsDataServesNoKeyUntilTheManagerAnswers() throws Exception {
+    int portA = KvNodes.freeManagedPorts();
+    Path dataA = dir.resolve("a");
+    KvServer a = node(portA, dataA);
+    KvServer b = node(KvNodes.freeManagedPorts(), dir.resolve("b"));
+    awaitSpread(a, b);
+    RedisAdvancedClusterCommands<String, String> sync = client(b);
+    io.lettuce.core.RedisClient plain = io.lettuce.core.RedisClient.create();
+    clients.add(plain::shutdown);
+    String key = null;
+    try (var c = plain.connect(RedisURI.create("127.0.0.1", portA))) {
+      for (int i = 0; key == null; i++) {
+        try {
+          c.sync().get("k:" + i); // answered, not -MOVED: a key of a's slots
+          key = "k:" + i;
+        } catch (io.lettuce.core.RedisCommandExecutionException e) {
+          // another node's slot
+        }
+      }
+    }
+    sync.set(key, "old");
+    crash(a);
+    await().atMost(Duration.ofSeconds(40)).until(() -> b.ownedSlots() == 16384);
+    String k0 = key;
+    await().atMost(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(
+        io.lettuce.core.cluster.PartitionSelectorException.class).until(() -> "OK".equals(sync.set(k0, "new")));
+
+    // Started again while its manager does not answer: it registers only once the relay passes.
+    try (io.atoll.testkit.net.TcpRelay stalled = io.atoll.testkit.net.TcpRelay.to(manager.address().port())) {
+      stalled.mode(io.atoll.testkit.net.TcpRelay.Mode.STALL);
+      java.util.concurrent.CompletableFuture<KvServer> back = java.util.concurrent.CompletableFuture.supplyAsync(
+          () -> node(portA, dataA, io.atoll.core.PodAddress.parse(stalled.address()), Duration.ofSeconds(60)));
+      String k = key;
+      String answer = await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(
+          io.lettuce.core.RedisConnectionException.class).until(() -> {
+            try (var c = plain.connect(RedisURI.create("127.0.0.1", portA))) {
+              return "value " + c.sync().get(k);
+            } catch (io.lettuce.core.RedisCommandExecutionException e) {
+              return e.getMessage();
+            }
+          }, r -> !r.startsWith("LOADING"));
+      assertThat(answer).as("GET %s on the node started again, before the manager answered it", key)
+          .startsWith("CLUSTERDOWN");
+      stalled.release();
+      KvServer again = back.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      awaitSpread(again, b);
+    }
+    assertThat(sync.get(key)).isEqualTo("new");
   }
 
   @Test

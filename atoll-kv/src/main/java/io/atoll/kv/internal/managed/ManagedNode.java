@@ -141,7 +141,10 @@ public final class ManagedNode implements AutoCloseable {
           + " to each other over their TLS ports with it)");
     }
     LongSupplier nanos = System::nanoTime;
-    NodeLease lease = new NodeLease(nanos);
+    // A node started again on its saved view owns the slots it had there: none of them is served
+    // before the manager grants it a lease (it may have given them away meanwhile).
+    ClusterView saved = cluster.view();
+    NodeLease lease = new NodeLease(nanos, saved.config().ownedCounts().getOrDefault(saved.me(), 0) == 0);
     cluster.managed(String.join(",", managers.stream().map(PodAddress::toString).toList()), lease::serving);
     // Its TLS client port goes to the manager, whose configs carry it to every node and client.
     Pod managed = new Pod(ManagedConfigs.toManager(me.id()), VERSION, Pod.DEFAULT_ROLES, Nodes.tlsPort(me));

@@ -9,6 +9,7 @@ import java.util.function.LongSupplier;
  */
 final class NodeLease {
   private final LongSupplier nanoClock;
+  private final boolean servesBeforeGrant;
   private long deadline;
   private boolean granted;
   private boolean everGranted;
@@ -19,8 +20,20 @@ final class NodeLease {
   /** Send time of the first renewal that failed since the last success; 0 if none failed. */
   private long failingSince;
 
+  /** A lease of a node that owns no slot in its own view: it may serve before its first grant. */
   NodeLease(LongSupplier nanoClock) {
+    this(nanoClock, true);
+  }
+
+  /**
+   * @param servesBeforeGrant whether the node may serve before its first grant: only if it owns no
+   *     slot in its own view. A node started again on a saved view owns the slots it had, which the
+   *     manager may have given away meanwhile (it declared the node dead, a replica took over and
+   *     took writes): it serves none of them until the manager grants it a lease.
+   */
+  NodeLease(LongSupplier nanoClock, boolean servesBeforeGrant) {
     this.nanoClock = nanoClock;
+    this.servesBeforeGrant = servesBeforeGrant;
   }
 
   /** A grant heard for a request sent at {@code sentNanos}. */
@@ -81,11 +94,12 @@ final class NodeLease {
 
   /**
    * Whether the node may serve keys: not once a lease it held lapsed or was revoked. Before its
-   * first grant it owns no slot in its own view, so it serves only keys a source hands it (with
-   * ASKING) while the manager's answer to its registration is on its way.
+   * first grant, only if it may ({@code servesBeforeGrant}: it owns no slot in its own view, so it
+   * serves only keys a source hands it, with ASKING, while the manager's answer to its registration
+   * is on its way).
    */
   synchronized boolean serving() {
-    return !everGranted || valid();
+    return everGranted ? valid() : servesBeforeGrant && !revoked;
   }
 
   /** Milliseconds since the last renewal was sent that succeeded, -1 if none. */
