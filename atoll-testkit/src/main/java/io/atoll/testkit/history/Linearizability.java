@@ -22,7 +22,13 @@ import java.util.Set;
  * cache of visited configurations (the set of linearized operations with the state they led to),
  * no configuration is explored twice. Pending operations with equal inputs are interchangeable
  * (none has a deadline), so only the earliest one still open is tried: k of them cost k choices, not
- * 2^k subsets.
+ * 2^k subsets. A pending operation that would not change the state is never taken: whatever can
+ * follow it can follow without it.
+ *
+ * <p>Known limit: pending writes of distinct values that change the state (e.g. SETs on a key that
+ * also takes INCR, where {@link RedisKey#prune} cannot drop them) double the configurations each,
+ * and the cache holds a set of operations per configuration: such histories can exhaust the step
+ * budget ({@link Undecided}) or the heap.
  *
  * <p>Linearizability is local (Herlihy and Wing): a history of many keys is linearizable if the
  * history of each key is, so a caller checks each key's operations on their own.
@@ -68,6 +74,7 @@ public final class Linearizability {
     final Operation<I, O> op;
     final boolean call;
     Entry<I, O> match; // a call's answer (null if pending)
+    Entry<I, O> sameBefore; // a pending call's closest earlier pending call with an equal input
     Entry<I, O> prev;
     Entry<I, O> next;
 
@@ -80,7 +87,7 @@ public final class Linearizability {
 
   private record Visited<S>(BitSet linearized, S state) {}
 
-  private record Frame<S, I, O>(Entry<I, O> call, S state) {}
+  private record Frame<S, I, O>(Entry<I, O> call, S state, BitSet linearized) {}
 
   /** Checks with a budget of 10 million steps. */
   public static <S, I, O> Verdict<I, O> check(Model<S, I, O> model, List<Operation<I, O>> history) {
@@ -112,16 +119,20 @@ public final class Linearizability {
         return new Undecided<>(steps);
       }
       if (entry != null && entry.call) {
-        if (entry.match == null && shadowed(head, entry)) {
+        if (entry.match == null && entry.sameBefore != null && !linearized.get(entry.sameBefore.id)) {
+          // Interchangeable with an earlier pending call still open, which goes wherever this one can.
           entry = entry.next;
           continue;
         }
         Model.Step<S, O> step = model.apply(state, entry.op.input());
-        if (entry.match == null || Objects.equals(step.output(), entry.op.output())) {
+        // A pending operation that changes nothing is never worth taking: whatever follows it
+        // follows without it too.
+        if (entry.match == null ? !Objects.equals(step.state(), state)
+            : Objects.equals(step.output(), entry.op.output())) {
           BitSet next = (BitSet) linearized.clone();
           next.set(entry.id);
           if (cache.add(new Visited<>(next, step.state()))) {
-            stack.push(new Frame<>(entry, state));
+            stack.push(new Frame<>(entry, state, linearized));
             state = step.state();
             linearized = next;
             lift(entry);
@@ -145,8 +156,7 @@ public final class Linearizability {
       }
       Frame<S, I, O> f = stack.pop();
       state = f.state();
-      linearized = (BitSet) linearized.clone();
-      linearized.clear(f.call().id);
+      linearized = f.linearized();
       unlift(f.call());
       if (f.call().match != null) {
         open++;
@@ -154,19 +164,6 @@ public final class Linearizability {
       entry = f.call().next;
     }
     return new Linearizable<>(stack.reversed().stream().map(f -> f.call().op).toList());
-  }
-
-  /**
-   * Whether a pending call has an earlier pending call with an equal input still open: the two are
-   * interchangeable, and the earlier one can go wherever this one can.
-   */
-  private static <I, O> boolean shadowed(Entry<I, O> head, Entry<I, O> call) {
-    for (Entry<I, O> e = head.next; e != call; e = e.next) {
-      if (e.call && e.match == null && Objects.equals(e.op.input(), call.op.input())) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** The invocations and answers in time order (at equal times invocations first: concurrent). */
@@ -185,10 +182,14 @@ public final class Linearizability {
         .thenComparing(e -> e.call ? 0 : 1));
     Entry<I, O> head = new Entry<>(-1, null, true);
     Entry<I, O> last = head;
+    java.util.Map<I, Entry<I, O>> lastPending = new java.util.HashMap<>();
     for (Entry<I, O> e : entries) {
       last.next = e;
       e.prev = last;
       last = e;
+      if (e.call && e.match == null) {
+        e.sameBefore = lastPending.put(e.op.input(), e);
+      }
     }
     return head;
   }

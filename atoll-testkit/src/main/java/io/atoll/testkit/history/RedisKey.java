@@ -20,8 +20,15 @@ public final class RedisKey implements Model<RedisKey.Value, RedisKey.Command, S
   /** What a command does. */
   public enum Kind { SET, GET, INCR }
 
-  /** A command: SET carries its value. */
+  /** A command: SET carries its value, GET and INCR none. */
   public record Command(Kind kind, String value) {
+    public Command {
+      java.util.Objects.requireNonNull(kind, "kind");
+      if ((kind == Kind.SET) != (value != null)) {
+        throw new IllegalArgumentException(kind + " with value " + value + " (expected: a value for SET only)");
+      }
+    }
+
     public static Command set(String value) {
       return new Command(Kind.SET, Objects.requireNonNull(value));
     }
@@ -53,7 +60,7 @@ public final class RedisKey implements Model<RedisKey.Value, RedisKey.Command, S
       case INCR -> {
         long n;
         try {
-          n = state.value() == null ? 0 : Long.parseLong(state.value());
+          n = state.value() == null ? 0 : redisInteger(state.value());
         } catch (NumberFormatException e) {
           yield new Step<>(state, "ERR");
         }
@@ -64,6 +71,19 @@ public final class RedisKey implements Model<RedisKey.Value, RedisKey.Command, S
         yield new Step<>(new Value(next), next);
       }
     };
+  }
+
+  /**
+   * The 64-bit integer Redis reads in a string (its {@code string2ll}): ASCII digits, an optional
+   * minus, no plus sign, no leading zero (but "0"), no "-0".
+   *
+   * @throws NumberFormatException otherwise, or on overflow
+   */
+  static long redisInteger(String s) {
+    if (!s.matches("-?[1-9][0-9]*|0")) {
+      throw new NumberFormatException(s);
+    }
+    return Long.parseLong(s);
   }
 
   /**

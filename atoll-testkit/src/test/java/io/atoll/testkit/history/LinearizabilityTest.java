@@ -4,6 +4,7 @@ import static io.atoll.testkit.history.RedisKey.Command.get;
 import static io.atoll.testkit.history.RedisKey.Command.incr;
 import static io.atoll.testkit.history.RedisKey.Command.set;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.atoll.testkit.history.Linearizability.Undecided;
 import io.atoll.testkit.history.Linearizability.Verdict;
@@ -119,6 +120,29 @@ class LinearizabilityTest {
     assertThat(v).isInstanceOf(Linearizability.Linearizable.class);
     assertThat(((Linearizability.Linearizable<Command, String>) v).order())
         .containsExactly(h.get(0), h.get(3), h.get(2), h.get(1));
+  }
+
+  @Test
+  void manyReadsWithoutAnswerDoNotSlowAViolationDown() {
+    List<Operation<Command, String>> h = new ArrayList<>();
+    for (int i = 0; i < 2000; i++) {
+      h.add(op(incr(), Long.toString(i + 1), 10L * i, 10L * i + 5));
+      if (i % 20 == 0) {
+        h.add(lost(get(), 10L * i + 1));
+      }
+    }
+    h.add(op(get(), "1999", 100_000, 100_001)); // stale: 2000 was answered before
+    assertThat(Linearizability.check(new RedisKey(), h, 1_000_000)).isInstanceOf(Violation.class);
+  }
+
+  @Test
+  void incrementReadsIntegersAsRedisDoes() {
+    assertThat(check(List.of(op(set("05"), "OK", 0, 1), op(incr(), "ERR", 2, 3))).ok()).isTrue();
+    assertThat(check(List.of(op(set("+5"), "OK", 0, 1), op(incr(), "ERR", 2, 3))).ok()).isTrue();
+    assertThat(check(List.of(op(set("-0"), "OK", 0, 1), op(incr(), "ERR", 2, 3))).ok()).isTrue();
+    assertThat(check(List.of(op(set("-5"), "OK", 0, 1), op(incr(), "-4", 2, 3))).ok()).isTrue();
+    assertThatThrownBy(() -> new Command(RedisKey.Kind.SET, null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new Command(RedisKey.Kind.GET, "x")).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
