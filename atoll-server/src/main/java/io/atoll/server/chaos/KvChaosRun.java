@@ -151,7 +151,8 @@ public final class KvChaosRun {
           harnessErrors++;
         }
         if (done == null) {
-          continue; // no victim in that role now: not injected
+          TimeUnit.SECONDS.sleep(1); // no victim in that role now: not injected; the next kind after a pause
+          continue;
         }
         say("#" + (++n) + " " + kind.label() + ": " + done);
         long recovery = recover(cluster);
