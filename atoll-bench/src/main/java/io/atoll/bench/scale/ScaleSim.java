@@ -1,6 +1,7 @@
 package io.atoll.bench.scale;
 
 import io.atoll.bench.sidebyside.Results;
+import io.atoll.bench.store.MeteredStore;
 import io.atoll.core.ClusterConfig;
 import io.atoll.core.Ticker;
 import io.atoll.core.allocation.RebalanceLimits;

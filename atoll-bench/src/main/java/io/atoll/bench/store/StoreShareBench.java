@@ -15,10 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
 
 /**
  * The store's share of a rebalance: a manager on the given store and two pods in this JVM; a third
@@ -34,63 +31,6 @@ import java.util.function.Consumer;
 public final class StoreShareBench {
 
   private StoreShareBench() {}
-
-  /** A store that adds up the time its saves take. */
-  static final class Timed implements AssignmentStore {
-    final AssignmentStore store;
-    final AtomicLong saveNanos = new AtomicLong();
-    final AtomicLong saves = new AtomicLong();
-
-    Timed(AssignmentStore store) {
-      this.store = store;
-    }
-
-    @Override
-    public Optional<Stored> load() {
-      return store.load();
-    }
-
-    @Override
-    public long save(byte[] data, long term, long expectedVersion) {
-      long t0 = System.nanoTime();
-      try {
-        return store.save(data, term, expectedVersion);
-      } finally {
-        saveNanos.addAndGet(System.nanoTime() - t0);
-        saves.incrementAndGet();
-      }
-    }
-
-    @Override
-    public Watch watch(long afterVersion, Consumer<Stored> onChange) {
-      return store.watch(afterVersion, onChange);
-    }
-
-    @Override
-    public Optional<Lease> tryAcquire(String holder, Duration ttl) {
-      return store.tryAcquire(holder, ttl);
-    }
-
-    @Override
-    public boolean renew(Lease lease) {
-      return store.renew(lease);
-    }
-
-    @Override
-    public void release(Lease lease) {
-      store.release(lease);
-    }
-
-    @Override
-    public Optional<Leader> leader() {
-      return store.leader();
-    }
-
-    @Override
-    public void close() {
-      store.close();
-    }
-  }
 
   static AssignmentStore open(String spec) {
     if (spec.startsWith("file:")) {
@@ -122,7 +62,7 @@ public final class StoreShareBench {
     return sum == c.size() && max - min <= 1; // every shard on an active pod, evenly
   }
 
-  private static long[] awaitBalanced(ShardManager m, Timed store, int pods, long t0, long s0) {
+  private static long[] awaitBalanced(ShardManager m, MeteredStore store, int pods, long t0, long s0) {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (!balanced(m.config(), pods)) {
       if (System.nanoTime() > deadline) {
@@ -130,7 +70,7 @@ public final class StoreShareBench {
       }
       LockSupport.parkNanos(1_000_000); // polling the manager's config for the end of the rebalance
     }
-    return new long[] {System.nanoTime() - t0, store.saveNanos.get() - s0};
+    return new long[] {System.nanoTime() - t0, store.saveNanos() - s0};
   }
 
   private static double median(List<Double> xs) {
@@ -162,7 +102,7 @@ public final class StoreShareBench {
     if (spec.startsWith("file:")) {
       Files.createDirectories(Path.of(spec.substring(5)));
     }
-    Timed store = new Timed(open(spec));
+    MeteredStore store = new MeteredStore(open(spec));
     ManagerSettings settings = ManagerSettings.defaults().withNumberOfShards(shards)
         .withRebalanceIntervals(Duration.ofMinutes(10), Duration.ofMillis(200));
     ShardManager manager = ShardManager.start(settings, store, "127.0.0.1", 0);
@@ -176,15 +116,15 @@ public final class StoreShareBench {
       for (int i = 0; i < 2; i++) {
         pods.add(pod(manager));
       }
-      awaitBalanced(manager, store, 2, System.nanoTime(), store.saveNanos.get());
-      savesBefore = store.saves.get();
+      awaitBalanced(manager, store, 2, System.nanoTime(), store.saveNanos());
+      savesBefore = store.saves();
       for (int run = 0; run < runs + 1; run++) {
         Sharding third = pod(manager); // returns once registered: the rebalance it asked for follows
         long t0 = System.nanoTime();
-        long s0 = store.saveNanos.get();
+        long s0 = store.saveNanos();
         long[] join = awaitBalanced(manager, store, 3, t0, s0);
         t0 = System.nanoTime();
-        s0 = store.saveNanos.get();
+        s0 = store.saveNanos();
         third.close();
         long[] leave = awaitBalanced(manager, store, 2, t0, s0);
         if (run == 0) {
@@ -199,7 +139,7 @@ public final class StoreShareBench {
       }
       System.out.printf("store %s: %d rebalances (a pod joins or leaves, %d shards, 2<->3 pods), %d saves;"
           + " median wall %.1f ms, median in store saves %.1f ms, median share %.1f %%%n", spec, rebalances, shards,
-          store.saves.get() - savesBefore, median(wall), median(inStore), median(share));
+          store.saves() - savesBefore, median(wall), median(inStore), median(share));
       System.out.println("  wall ms:  " + Arrays.toString(wall.stream().mapToLong(Math::round).toArray()));
       System.out.println("  store ms: " + Arrays.toString(inStore.stream().mapToLong(Math::round).toArray()));
     } finally {

@@ -1,4 +1,4 @@
-package io.atoll.bench.scale;
+package io.atoll.bench.store;
 
 import io.atoll.core.spi.AssignmentStore;
 import java.time.Duration;
@@ -6,8 +6,12 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
-/** An assignment store that counts the manager's saves: how many, their bytes, their time. Thread-safe. */
-final class MeteredStore implements AssignmentStore {
+/**
+ * An assignment store that counts the manager's saves: how many, their bytes, their time (used by
+ * the store share benchmark and the scale simulator). Everything else goes to the store as it is.
+ * Thread-safe.
+ */
+public final class MeteredStore implements AssignmentStore {
 
   private final AssignmentStore store;
   private final AtomicLong saves = new AtomicLong();
@@ -15,12 +19,22 @@ final class MeteredStore implements AssignmentStore {
   private final AtomicLong nanos = new AtomicLong();
   private final AtomicLong largest = new AtomicLong();
 
-  MeteredStore(AssignmentStore store) {
+  public MeteredStore(AssignmentStore store) {
     this.store = store;
   }
 
+  /** Saves since the start. */
+  public long saves() {
+    return saves.get();
+  }
+
+  /** Nanoseconds spent in saves since the start. */
+  public long saveNanos() {
+    return nanos.get();
+  }
+
   /** Saves, bytes saved, nanoseconds spent saving, largest save in bytes, since the start. */
-  long[] totals() {
+  public long[] totals() {
     return new long[] {saves.get(), bytes.get(), nanos.get(), largest.get()};
   }
 
