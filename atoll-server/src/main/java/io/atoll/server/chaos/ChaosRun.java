@@ -91,17 +91,7 @@ public final class ChaosRun {
         ProcessCluster processes = new ProcessCluster(o.dir(), Duration.ofSeconds(10));
         ChaosCluster cluster = new ChaosCluster(processes, o.dir(), db.url(), o.shards(), o.lease(), o.margin(), store,
             names, freezes)) {
-      Thread hook = new Thread(processes::terminateAll);
-      Runtime.getRuntime().addShutdownHook(hook);
-      try {
-        return run(db, cluster, names, freezes);
-      } finally {
-        try {
-          Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException e) {
-          // shutting down already
-        }
-      }
+      return processes.withShutdownHook(() -> run(db, cluster, names, freezes));
     }
   }
 

@@ -87,17 +87,7 @@ public final class KvChaosRun {
     out.println("            logs and data in " + o.dir());
     try (ProcessCluster processes = new ProcessCluster(o.dir(), Duration.ofSeconds(10));
         KvChaosCluster cluster = new KvChaosCluster(processes, o.dir(), o.lease(), o.margin())) {
-      Thread hook = new Thread(processes::terminateAll);
-      Runtime.getRuntime().addShutdownHook(hook);
-      try {
-        return run(cluster);
-      } finally {
-        try {
-          Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException e) {
-          // shutting down already
-        }
-      }
+      return processes.withShutdownHook(() -> run(cluster));
     }
   }
 

@@ -118,6 +118,25 @@ public final class ProcessCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs {@code body} with a shutdown hook that asks every process to stop if this JVM is stopped
+   * meanwhile (Ctrl-C), so no child outlives a run that was interrupted; the hook is removed when
+   * {@code body} ends.
+   */
+  public <T> T withShutdownHook(java.util.concurrent.Callable<T> body) throws Exception {
+    Thread hook = new Thread(this::terminateAll);
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      return body.call();
+    } finally {
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // shutting down already: the hook runs
+      }
+    }
+  }
+
   /** Stops every process: SIGTERM, then SIGKILL for those still running after the grace period. */
   @Override
   public void close() {
