@@ -84,6 +84,16 @@ class KvManagedPersistenceTest {
     return conn.sync();
   }
 
+  /**
+   * SET, retried while the client's view of the slots has no node for the key's slot: it refreshes
+   * every 500 ms, and one taken while a dead node's slots were between owners has none for them.
+   */
+  private static void setOnceTheClientSeesAnOwner(RedisAdvancedClusterCommands<String, String> sync, String key,
+      String value) {
+    await().atMost(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(
+        io.lettuce.core.cluster.PartitionSelectorException.class).until(() -> "OK".equals(sync.set(key, value)));
+  }
+
   private void awaitSpread(KvServer... ns) {
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
       int total = 0;
@@ -141,12 +151,8 @@ class KvManagedPersistenceTest {
     crash(a);
     // Its slots go to b, without a's keys; clients write some of them anew there.
     await().atMost(Duration.ofSeconds(40)).until(() -> b.ownedSlots() == 16384);
-    // The client's view of the slots catches up (it refreshes every 500 ms; one taken while a's
-    // slots were between owners has no node for them).
-    await().atMost(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(
-        io.lettuce.core.cluster.PartitionSelectorException.class).until(() -> "OK".equals(sync.set("k:0", "new")));
     for (int i = 0; i < 1000; i++) {
-      sync.set("k:" + i, "new");
+      setOnceTheClientSeesAnOwner(sync, "k:" + i, "new");
     }
 
     KvServer back = node(portA, dataA);
@@ -190,9 +196,7 @@ class KvManagedPersistenceTest {
     sync.set(key, "old");
     crash(a);
     await().atMost(Duration.ofSeconds(40)).until(() -> b.ownedSlots() == 16384);
-    String k0 = key;
-    await().atMost(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(
-        io.lettuce.core.cluster.PartitionSelectorException.class).until(() -> "OK".equals(sync.set(k0, "new")));
+    setOnceTheClientSeesAnOwner(sync, key, "new");
 
     // Started again while its manager does not answer: it registers only once the relay passes.
     try (io.atoll.testkit.net.TcpRelay stalled = io.atoll.testkit.net.TcpRelay.to(manager.address().port())) {
