@@ -6,13 +6,9 @@ import io.atoll.core.spi.StoreConflictException;
 import io.atoll.core.spi.StoreException;
 import io.atoll.core.spi.LeaderWatch;
 import io.atoll.core.spi.VersionWatch;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SslOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.TrackingArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -138,23 +134,7 @@ public final class RedisAssignmentStore implements AssignmentStore {
    * @throws StoreException if the server cannot be reached or refuses the credentials
    */
   public static RedisAssignmentStore open(RedisStoreOptions options) {
-    RedisURI.Builder b = RedisURI.builder().withHost(options.host()).withPort(options.port())
-        .withSsl(options.tls()).withDatabase(options.database()).withTimeout(options.timeout());
-    if (options.password() != null) {
-      if (options.user() != null) {
-        b.withAuthentication(options.user(), options.password());
-      } else {
-        b.withPassword(options.password().toCharArray());
-      }
-    }
-    RedisClient client = RedisClient.create(b.build());
-    ClientOptions.Builder co = ClientOptions.builder().autoReconnect(true)
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .timeoutOptions(TimeoutOptions.enabled(options.timeout()));
-    if (options.caCert() != null) {
-      co.sslOptions(SslOptions.builder().jdkSslProvider().trustManager(options.caCert().toFile()).build());
-    }
-    client.setOptions(co.build());
+    RedisClient client = RedisClients.create(options);
     try {
       return new RedisAssignmentStore(options, client, client.connect(ByteArrayCodec.INSTANCE));
     } catch (RedisException e) {
