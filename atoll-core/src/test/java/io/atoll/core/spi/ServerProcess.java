@@ -21,9 +21,10 @@ import java.util.function.IntSupplier;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * A store's server ({@code redis-server}, {@code etcd}) run by a test as a real process on
- * 127.0.0.1, with its output in a log file. Started by {@link #redis} or {@link #etcd}, restarted on the same
- * ports and data by {@link #restart}, stopped by {@link #close}.
+ * A store's server ({@code redis-server}, {@code etcd}, PostgreSQL) run by a test as a real process
+ * on 127.0.0.1, with its output in a log file. Started by {@link #redis}, {@link #etcd} or
+ * {@link #postgres}, restarted on the same ports and data by {@link #restart}, stopped by
+ * {@link #close}.
  *
  * <p>A missing binary fails the test under CI ({@code CI=true}: CI installs the servers, so a
  * missing one is a broken setup) and skips it with the reason elsewhere.
@@ -34,6 +35,8 @@ public final class ServerProcess implements AutoCloseable {
   private final Path log;
   private final int port;
   private final Probe probe;
+  /** A directory the server's data lives in that {@link #close} deletes, or null. */
+  private Path ownedData;
   private Process process;
   /** Starts on fresh ports after an "address in use", before a start fails the test. */
   static final int START_TRIES = 3;
@@ -83,6 +86,11 @@ public final class ServerProcess implements AutoCloseable {
         return Path.of(dir, name).toString();
       }
     }
+    throw missing(name, debianPackage);
+  }
+
+  /** Fails the test under CI, where a missing server is a broken setup, and skips it elsewhere. */
+  private static AssertionError missing(String name, String debianPackage) {
     String why = name + " is not installed (install the Debian package " + debianPackage
         + ": apt-get install -y " + debianPackage + "; .ci/run does)";
     if ("true".equalsIgnoreCase(System.getenv("CI"))) {
@@ -136,6 +144,78 @@ public final class ServerProcess implements AutoCloseable {
           // a short election timeout makes etcd's smallest lease 1 s instead of 2 s
           "--heartbeat-interval", "50", "--election-timeout", "500");
     });
+  }
+
+  /**
+   * A PostgreSQL server (Debian's {@code postgresql}, the newest version under
+   * {@code /usr/lib/postgresql}) on a free loopback port, its log in {@code dir}. Its data is
+   * initialized by {@code initdb} in a fresh directory of the system's temporary directory, deleted
+   * by {@link #close}: PostgreSQL refuses to run as root, so when the test runs as root the
+   * directory belongs to the {@code postgres} user and the server runs as that user (the test's own
+   * directories are closed to others). The superuser is {@code atoll}, trusted without a password
+   * on 127.0.0.1; connect to database {@code postgres}.
+   */
+  public static ServerProcess postgres(Path dir) throws IOException {
+    Path bin = postgresBinaries();
+    Files.createDirectories(dir);
+    Path data = Files.createTempDirectory("atoll-postgres-");
+    boolean root = "root".equals(System.getProperty("user.name"));
+    List<String> asPostgres = root
+        ? List.of("setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--")
+        : List.of();
+    if (root) {
+      Files.setOwner(data, data.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("postgres"));
+    }
+    Path log = dir.resolve("postgres.log");
+    List<String> initdb = new java.util.ArrayList<>(asPostgres);
+    initdb.addAll(List.of(bin.resolve("initdb").toString(), "-D", data.toString(), "-U", "atoll", "--auth=trust",
+        "-E", "UTF8", "--no-sync"));
+    try {
+      Process p = new ProcessBuilder(initdb).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+      if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        p.destroyForcibly();
+        fail("initdb failed; see " + log + ":\n" + Files.readString(log));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while initdb ran", e);
+    }
+    // The SSLRequest packet: a server answers 'N' (no TLS) before anything else.
+    Probe sslRequest = s -> {
+      s.setSoTimeout(500);
+      s.getOutputStream().write(new byte[] {0, 0, 0, 8, 4, (byte) 0xd2, 0x16, 0x2f});
+      s.getOutputStream().flush();
+      try {
+        return s.getInputStream().read() == 'N';
+      } catch (SocketTimeoutException silent) {
+        return false;
+      }
+    };
+    ServerProcess server = onFreePorts(log, ServerProcess::freePort, 1, sslRequest, p -> {
+      List<String> c = new java.util.ArrayList<>(asPostgres);
+      c.addAll(List.of(bin.resolve("postgres").toString(), "-D", data.toString(), "-p", Integer.toString(p[0]),
+          "-c", "listen_addresses=127.0.0.1", "-k", data.toString(), "-c", "max_connections=50"));
+      return c;
+    });
+    server.ownedData = data;
+    return server;
+  }
+
+  /** The {@code bin} directory of the newest PostgreSQL installed by Debian's packages. */
+  private static Path postgresBinaries() throws IOException {
+    Path root = Path.of("/usr/lib/postgresql");
+    if (Files.isDirectory(root)) {
+      try (var versions = Files.list(root)) {
+        var newest = versions.filter(v -> Files.isExecutable(v.resolve("bin/initdb")))
+            .max(java.util.Comparator.comparingInt(v -> v.getFileName().toString().matches("\\d+")
+                ? Integer.parseInt(v.getFileName().toString()) : -1));
+        if (newest.isPresent()) {
+          return newest.get().resolve("bin");
+        }
+      }
+    }
+    throw missing("PostgreSQL (" + root + "/<version>/bin/initdb)", "postgresql");
   }
 
   /**
@@ -229,5 +309,12 @@ public final class ServerProcess implements AutoCloseable {
   public void close() {
     stop();
     process = null;
+    if (ownedData != null) {
+      try (var files = Files.walk(ownedData)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      } catch (IOException ignored) {
+        // a temporary directory left behind
+      }
+    }
   }
 }
