@@ -1,0 +1,142 @@
+package io.atoll.runtime;
+
+import io.atoll.core.FencingToken;
+import io.atoll.core.PodId;
+import io.atoll.core.spi.StateStore;
+import io.atoll.core.spi.StateStoreException;
+import io.atoll.core.spi.StoredState;
+import java.util.Objects;
+
+/**
+ * One activation of a durable entity: the state it read under its token, the revision, and
+ * whether a set state waits to be saved. Runs only on the entity's handler thread, one message at
+ * a time, so its fields need no lock.
+ */
+final class DurableActivation<M, S> implements Entity<M>, DurableContext<S> {
+
+  private final EntityContext context;
+  private final StateStore store;
+  private final StateCodec<S> codec;
+  private final DurableEntity<M, S> behaviour;
+  private S state;
+  private long revision;
+  private boolean unsaved;
+  /** Why a save failed in this activation, which must then end; null while none has. */
+  private Exception broken;
+
+  private DurableActivation(EntityContext context, StateStore store, StateCodec<S> codec,
+      DurableEntity<M, S> behaviour, S state, long revision) {
+    this.context = context;
+    this.store = store;
+    this.codec = codec;
+    this.behaviour = behaviour;
+    this.state = state;
+    this.revision = revision;
+  }
+
+  /** Claims the entity under the activation's token and reads its state (the factory of an activation). */
+  static <M, S> DurableActivation<M, S> start(EntityContext context, StateStore store, StateCodec<S> codec,
+      S initial, DurableEntity<M, S> behaviour) throws StateStoreException {
+    StoredState s = store.claim(context.entityType(), context.entityId(), context.token());
+    S state;
+    if (s.revision() == 0) {
+      state = initial;
+    } else {
+      try {
+        state = Objects.requireNonNull(codec.decode(s.bytes()), "the codec decoded null");
+      } catch (RuntimeException e) {
+        throw new IllegalStateException("state of " + context.entityType() + "/" + context.entityId()
+            + " at revision " + s.revision() + " (" + s.bytes().length + " bytes) cannot be decoded: " + e.getMessage(), e);
+      }
+    }
+    return new DurableActivation<>(context, store, codec, behaviour, state, s.revision());
+  }
+
+  @Override
+  public void onMessage(M message, EntityContext ignored) throws Exception {
+    behaviour.onMessage(message, this);
+    if (broken == null) {
+      persist();
+    }
+    if (broken != null) {
+      // The handler caught a failed save and returned: the message still fails, and the
+      // activation restarts from the store.
+      throw new IllegalStateException("state of " + entityType() + "/" + entityId() + " was not saved: "
+          + broken.getMessage(), broken);
+    }
+  }
+
+  @Override
+  public S state() {
+    return state;
+  }
+
+  @Override
+  public void setState(S newState) {
+    state = Objects.requireNonNull(newState, "state");
+    unsaved = true;
+  }
+
+  @Override
+  public void persist() throws StateStoreException {
+    if (broken instanceof StateStoreException e) {
+      throw e;
+    }
+    if (broken != null) {
+      throw new IllegalStateException("state of " + entityType() + "/" + entityId() + ": an earlier save failed: "
+          + broken.getMessage(), broken);
+    }
+    if (!unsaved) {
+      return;
+    }
+    try {
+      revision = store.save(entityType(), entityId(), token(), revision, codec.encode(state));
+      unsaved = false;
+    } catch (StateStoreException | RuntimeException e) {
+      broken = e; // what is in memory is not what is stored: this activation must not go on
+      throw e;
+    }
+  }
+
+  @Override
+  public long revision() {
+    return revision;
+  }
+
+  // ---- EntityContext, as the pod gave it
+
+  @Override
+  public String entityId() {
+    return context.entityId();
+  }
+
+  @Override
+  public String entityType() {
+    return context.entityType();
+  }
+
+  @Override
+  public FencingToken token() {
+    return context.token();
+  }
+
+  @Override
+  public PodId pod() {
+    return context.pod();
+  }
+
+  @Override
+  public Sharding sharding() {
+    return context.sharding();
+  }
+
+  @Override
+  public Reply<Object> reply() {
+    return context.reply();
+  }
+
+  @Override
+  public void passivate() {
+    context.passivate();
+  }
+}
