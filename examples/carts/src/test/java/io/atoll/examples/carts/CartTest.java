@@ -5,32 +5,40 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.atoll.core.FencingToken;
+import io.atoll.core.spi.StateStoreException;
 import io.atoll.runtime.EntityRef;
 import io.atoll.runtime.Sharding;
+import io.atoll.state.jdbc.JdbcStateStore;
 import io.atoll.testkit.LocalCluster;
 import io.atoll.testkit.junit.AtollCluster;
 import io.atoll.testkit.junit.PodTemplate;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 
 /** The cart service on a real two-pod cluster (gRPC on loopback) from Atoll's testkit. */
 @AtollCluster(shards = 30, pods = 2, podTemplate = CartTest.CartPods.class)
 class CartTest {
 
-  static final String DB = "jdbc:h2:mem:carts;DB_CLOSE_DELAY=-1";
+  static JdbcStateStore store() {
+    JdbcDataSource ds = new JdbcDataSource();
+    ds.setURL("jdbc:h2:mem:carts;DB_CLOSE_DELAY=-1");
+    try {
+      return JdbcStateStore.open(ds);
+    } catch (StateStoreException e) {
+      throw new IllegalStateException(e);
+    }
+  }
 
   /** Every pod hosts carts kept in the shared database. */
   public static final class CartPods implements PodTemplate {
     @Override
     public Sharding.Builder apply(Sharding.Builder b) {
-      try {
-        CartStore store = new CartStore(DB);
-        return b.register(Cart.TYPE, ctx -> new Cart(store));
-      } catch (java.sql.SQLException e) {
-        throw new IllegalStateException(e);
-      }
+      return b.register(Cart.TYPE, Cart.in(store()));
     }
   }
 
@@ -51,6 +59,24 @@ class CartTest {
   }
 
   @Test
+  void everyCartKeepsItsItemsWhenAPodStopsAndItsCartsMove(LocalCluster cluster) throws Exception {
+    Sharding leaving = cluster.pods().get(1);
+    List<EntityRef<CartMsg>> each = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      each.add(cluster.pods().get(0).entity(Cart.TYPE, "shopper-" + i));
+      int n = i + 1;
+      assertThat(each.get(i).<Integer>ask(r -> new CartMsg.Add("tea", n, r)).toCompletableFuture().get(5, SECONDS))
+          .isEqualTo(n);
+    }
+    cluster.stopPod(leaving);                      // its carts move to the pod that stays
+    cluster.awaitSettled(Duration.ofSeconds(20));
+    for (int i = 0; i < each.size(); i++) {
+      assertThat(each.get(i).<Map<String, Integer>>ask(CartMsg.Get::new).toCompletableFuture().get(5, SECONDS))
+          .isEqualTo(Map.of("tea", i + 1));
+    }
+  }
+
+  @Test
   void badItemsAreRefusedWithTheReason(LocalCluster cluster) {
     EntityRef<CartMsg> cart = cluster.pods().get(0).entity(Cart.TYPE, "bob");
     assertThatThrownBy(() -> cart.<Integer>ask(r -> new CartMsg.Add("", 1, r)).toCompletableFuture().get(5, SECONDS))
@@ -58,15 +84,15 @@ class CartTest {
   }
 
   @Test
-  void anOlderActivationCannotWriteOnceANewerOneClaimedTheCart() throws Exception {
-    CartStore store = new CartStore(DB);
-    FencingToken old = new FencingToken(7, 10);
-    FencingToken newer = new FencingToken(7, 11);
-    store.claim("carol", old);
-    store.save("carol", old, Map.of("tea", 1));
-    assertThat(store.claim("carol", newer)).isEqualTo(Map.of("tea", 1));
-    assertThatThrownBy(() -> store.save("carol", old, Map.of("tea", 99))).isInstanceOf(CartStore.FencedException.class);
-    assertThatThrownBy(() -> store.claim("carol", old)).isInstanceOf(CartStore.FencedException.class);
-    assertThat(store.claim("carol", newer)).isEqualTo(Map.of("tea", 1));
+  void anOlderActivationCannotWriteOnceANewerOneClaimedTheCart(LocalCluster cluster) throws Exception {
+    EntityRef<CartMsg> cart = cluster.pods().get(0).entity(Cart.TYPE, "carol");
+    assertThat(cart.<Integer>ask(r -> new CartMsg.Add("tea", 1, r)).toCompletableFuture().get(5, SECONDS))
+        .isEqualTo(1);
+    // An activation newer than any this cluster has handed out claims carol's cart elsewhere.
+    store().claim(Cart.TYPE.name(), "carol", new FencingToken(0, Long.MAX_VALUE / 2));
+    assertThatThrownBy(() -> cart.<Integer>ask(r -> new CartMsg.Add("tea", 99, r)).toCompletableFuture()
+        .get(5, SECONDS)).isInstanceOf(ExecutionException.class).hasMessageContaining("newer than this activation's");
+    assertThat(store().claim(Cart.TYPE.name(), "carol", new FencingToken(0, Long.MAX_VALUE / 2)).revision())
+        .isEqualTo(1);
   }
 }
