@@ -12,7 +12,7 @@ import java.util.Objects;
  * whether a set state waits to be saved. Runs only on the entity's handler thread, one message at
  * a time, so its fields need no lock.
  */
-final class DurableActivation<M, S> implements Entity<M>, DurableContext<S> {
+final class DurableActivation<M, S> implements Entity<M>, DurableContext<S>, CarriedState.Leaving {
 
   private final EntityContext context;
   private final StateStore store;
@@ -20,36 +20,65 @@ final class DurableActivation<M, S> implements Entity<M>, DurableContext<S> {
   private final DurableEntity<M, S> behaviour;
   private S state;
   private long revision;
+  /** The bytes of {@code revision}, as the store holds them; null for revision 0. */
+  private byte[] savedBytes;
   private boolean unsaved;
   /** Why a save failed in this activation, which must then end; null while none has. */
   private Exception broken;
 
   private DurableActivation(EntityContext context, StateStore store, StateCodec<S> codec,
-      DurableEntity<M, S> behaviour, S state, long revision) {
+      DurableEntity<M, S> behaviour, S state, long revision, byte[] savedBytes) {
     this.context = context;
     this.store = store;
     this.codec = codec;
     this.behaviour = behaviour;
     this.state = state;
     this.revision = revision;
+    this.savedBytes = savedBytes;
   }
 
-  /** Claims the entity under the activation's token and reads its state (the factory of an activation). */
+  /**
+   * The factory of an activation: starts from the state the shard's previous owner carried here
+   * in a hand-off, if it did; else claims the entity under the activation's token and reads its
+   * state. A carried state is what the store held when the previous activation ended, and every
+   * activation since the store's last claim ended before the next began (a hand-off waits for its
+   * activations to end), so no claim is needed: the first save is conditional on the carried
+   * revision and raises the stored token.
+   */
   static <M, S> DurableActivation<M, S> start(EntityContext context, StateStore store, StateCodec<S> codec,
       S initial, DurableEntity<M, S> behaviour) throws StateStoreException {
-    StoredState s = store.claim(context.entityType(), context.entityId(), context.token());
+    CarriedState carried = context instanceof CarriedState.Arriving a ? a.takeCarried() : null;
+    long revision;
+    byte[] bytes;
+    if (carried != null) {
+      revision = carried.revision();
+      bytes = carried.bytes();
+    } else {
+      StoredState s = store.claim(context.entityType(), context.entityId(), context.token());
+      revision = s.revision();
+      bytes = s.bytes();
+    }
     S state;
-    if (s.revision() == 0) {
+    if (revision == 0) {
       state = initial;
     } else {
       try {
-        state = Objects.requireNonNull(codec.decode(s.bytes()), "the codec decoded null");
+        state = Objects.requireNonNull(codec.decode(bytes), "the codec decoded null");
       } catch (RuntimeException e) {
         throw new IllegalStateException("state of " + context.entityType() + "/" + context.entityId()
-            + " at revision " + s.revision() + " (" + s.bytes().length + " bytes) cannot be decoded: " + e.getMessage(), e);
+            + " at revision " + revision + " (" + bytes.length + " bytes" + (carried != null ? ", carried in a hand-off" : "")
+            + ") cannot be decoded: " + e.getMessage(), e);
       }
     }
-    return new DurableActivation<>(context, store, codec, behaviour, state, s.revision());
+    return new DurableActivation<>(context, store, codec, behaviour, state, revision, bytes);
+  }
+
+  @Override
+  public CarriedState leave() {
+    if (broken != null || unsaved) {
+      return null;
+    }
+    return new CarriedState(revision, savedBytes);
   }
 
   @Override
@@ -90,7 +119,9 @@ final class DurableActivation<M, S> implements Entity<M>, DurableContext<S> {
       return;
     }
     try {
-      revision = store.save(entityType(), entityId(), token(), revision, codec.encode(state));
+      byte[] bytes = codec.encode(state);
+      revision = store.save(entityType(), entityId(), token(), revision, bytes);
+      savedBytes = bytes;
       unsaved = false;
     } catch (StateStoreException | RuntimeException e) {
       broken = e; // what is in memory is not what is stored: this activation must not go on

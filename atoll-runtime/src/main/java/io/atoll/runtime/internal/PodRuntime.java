@@ -153,7 +153,8 @@ final class PodRuntime implements PodProvider.Pod {
       address = new PodAddress(settings.host(), 1);
     } else {
       // The view is in place before the server starts: requests may arrive at once.
-      service = new PodService(ctx, view, lease, host, manager, () -> closing, configs);
+      service = new PodService(ctx, view, lease, host, manager, () -> closing, configs,
+          new StateCarrier(router.channels(), view::self));
       server = Wire.startServer(settings.host(), settings.port(), List.<BindableService>of(service),
           settings.security());
       address = settings.advertise() != null ? settings.advertise() : new PodAddress(settings.host(), Wire.port(server));

@@ -12,6 +12,9 @@ import io.atoll.runtime.internal.host.EntityHost;
 import io.atoll.runtime.internal.host.InboundStream;
 import io.atoll.runtime.internal.util.PodContext;
 import io.atoll.transport.grpc.Wire;
+import io.atoll.transport.grpc.proto.CarriedEntity;
+import io.atoll.transport.grpc.proto.CarryStateRequest;
+import io.atoll.transport.grpc.proto.CarryStateResponse;
 import io.atoll.transport.grpc.proto.ConfigBytes;
 import io.atoll.transport.grpc.proto.DeliverBatch;
 import io.atoll.transport.grpc.proto.GossipRequest;
@@ -46,10 +49,12 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
   private final ManagerLink manager;
   private final BooleanSupplier closing;
   private final SignedConfigs configs;
+  private final StateCarrier carrier;
 
   PodService(PodContext ctx, View view, Lease lease, EntityHost host, ManagerLink manager, BooleanSupplier closing,
-      SignedConfigs configs) {
+      SignedConfigs configs, StateCarrier carrier) {
     this.configs = configs;
+    this.carrier = carrier;
     this.ctx = ctx;
     this.view = view;
     this.lease = lease;
@@ -113,8 +118,10 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
     long timeout = Math.max(0, Math.min(request.getTerminationTimeoutMillis(), 60_000));
     Thread.ofVirtual().name("atoll-unassign").start(() -> {
       try {
-        List<Integer> released = host.release(shards, request.getNewEpoch(), timeout);
-        out.onNext(UnassignResponse.newBuilder().addAllReleased(released).build());
+        EntityHost.Released released = host.release(shards, request.getNewEpoch(), timeout);
+        // Before the answer: the new owner holds the states before the manager's claim reaches it.
+        carrier.carry(request, released.left());
+        out.onNext(UnassignResponse.newBuilder().addAllReleased(released.shards()).build());
         out.onCompleted();
       } catch (RuntimeException e) {
         out.onError(Status.INTERNAL.withDescription("unassign failed: " + e).asRuntimeException());
@@ -156,6 +163,73 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
         .setLeaseRenewedMillisAgo(lease.renewedMillisAgo())
         .setClusterId(view.clusterId().toString())
         .build());
+    out.onCompleted();
+  }
+
+  /**
+   * States a shard's previous owner carried here during its hand-off (see {@link StateCarrier}).
+   * The caller proves it is that owner with the manager's Unassign, addressed to it and naming
+   * this pod as the shard's target (signed, when the cluster signs them); its states are kept
+   * only until this pod serves the shard under that claim.
+   */
+  @Override
+  public void carryState(CarryStateRequest request, StreamObserver<CarryStateResponse> out) {
+    UnassignRequest u = request.getUnassign();
+    if (!sameCluster(u.getClusterId(), "carried state", out)) {
+      return;
+    }
+    int shard = request.getShard();
+    int n = view.numberOfShards();
+    if (shard < 1 || shard > n) {
+      out.onError(Wire.invalid("carried state: shard " + shard + " (expected: 1.." + n + ")"));
+      return;
+    }
+    int at = u.getShardsList().indexOf(shard);
+    if (at < 0 || u.getTargetsCount() != u.getShardsCount() || u.getNewEpoch() < 1) {
+      out.onError(Wire.invalid("carried state of shard " + shard + ": the Unassign does not hand it off"
+          + " (expected: the manager's Unassign listing the shard, with a target per shard and a new epoch >= 1)"));
+      return;
+    }
+    List<io.atoll.runtime.internal.host.Left> left = new ArrayList<>(request.getEntitiesCount());
+    for (CarriedEntity e : request.getEntitiesList()) {
+      String what = "carried state of " + e.getEntityType() + "/" + e.getEntityId();
+      if (!host.hosts(e.getEntityType())) {
+        out.onError(Wire.invalid(what + ": pod " + view.self() + " hosts no such type"));
+        return;
+      }
+      if (e.getEntityId().isEmpty() || e.getEntityId().length() > io.atoll.core.EntityAddress.MAX_ID_LENGTH) {
+        out.onError(Wire.invalid(what + ": id of " + e.getEntityId().length() + " characters (expected: 1.."
+            + io.atoll.core.EntityAddress.MAX_ID_LENGTH + ")"));
+        return;
+      }
+      if (e.getRevision() < 0 || (e.getRevision() == 0 && !e.getState().isEmpty())) {
+        out.onError(Wire.invalid(what + ": revision " + e.getRevision() + " with " + e.getState().size()
+            + " bytes (expected: revision 0 without bytes, or > 0)"));
+        return;
+      }
+      left.add(new io.atoll.runtime.internal.host.Left(e.getEntityType(), e.getEntityId(),
+          new io.atoll.runtime.CarriedState(e.getRevision(), e.getRevision() == 0 ? null : e.getState().toByteArray())));
+    }
+    io.atoll.core.PodId from;
+    try {
+      from = Wire.podId(request.getFrom());
+      if (!Wire.podId(u.getTargets(at)).equals(view.self())) {
+        out.onError(Status.FAILED_PRECONDITION.withDescription("carried state of shard " + shard + ": it goes to "
+            + Wire.podId(u.getTargets(at)) + ", not to pod " + view.self()).asRuntimeException());
+        return;
+      }
+      configs.checkUnassign(u, from);
+    } catch (StatusRuntimeException e) {
+      refused("carried state", e, out);
+      return;
+    }
+    if (u.getManagerTerm() < manager.term()) {
+      out.onError(Status.FAILED_PRECONDITION.withDescription("carried state of shard " + shard + ": manager term "
+          + u.getManagerTerm() + " is older than term " + manager.term() + " this pod has seen").asRuntimeException());
+      return;
+    }
+    int kept = host.keepCarried(shard, u.getNewEpoch(), left);
+    out.onNext(CarryStateResponse.newBuilder().setKept(kept).build());
     out.onCompleted();
   }
 

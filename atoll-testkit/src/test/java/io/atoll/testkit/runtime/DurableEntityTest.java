@@ -120,16 +120,39 @@ class DurableEntityTest {
         assertThat(ask(a, id, Inc::new)).isEqualTo(round);
       }
     }
-    int movesBefore = store.claims.get();
     Sharding c = cluster.addPod();
     cluster.awaitSettled(Duration.ofSeconds(30));
     await().atMost(Duration.ofSeconds(10)).until(() -> !c.servedShards().isEmpty());
     for (String id : ids) {
       assertThat(ask(b, id, Inc::new)).as(id).isEqualTo(6);
     }
-    // Some counters moved to the new pod and read their state there.
+    assertThat(c.activeEntities()).as("counters that moved to the new pod").isPositive();
+  }
+
+  @Test
+  void aJoiningPodStartsTheCountersItTakesFromStatesCarriedInTheHandOffWithoutReadingTheStore() {
+    start(Duration.ZERO);
+    Sharding a = cluster.addPod();
+    Sharding b = cluster.addPod();
+    cluster.awaitSettled(Duration.ofSeconds(20));
+    for (int round = 1; round <= 3; round++) {
+      for (int i = 0; i < 60; i++) {
+        assertThat(ask(a, "m" + i, Inc::new)).isEqualTo(round);
+      }
+    }
+    int claimsBefore = store.claims.get();
+    Sharding c = cluster.addPod();
+    cluster.awaitSettled(Duration.ofSeconds(30));
+    for (int i = 0; i < 60; i++) {
+      assertThat(ask(b, "m" + i, Inc::new)).as("m" + i).isEqualTo(4);
+    }
+    // The counters that moved started on the new pod from what their old owners carried: no read.
     assertThat(c.activeEntities()).isPositive();
-    assertThat(store.claims.get()).isGreaterThan(movesBefore);
+    assertThat(store.claims.get()).isEqualTo(claimsBefore);
+    // And their saves were conditional on the carried revision: the store has what was answered.
+    for (int i = 0; i < 60; i++) {
+      assertThat(ask(c, "m" + i, Get::new)).isEqualTo(4);
+    }
   }
 
   @Test

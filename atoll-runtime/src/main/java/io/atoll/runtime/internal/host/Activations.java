@@ -33,6 +33,7 @@ final class Activations implements InstanceHost {
   private final Supplier<ShardState[]> shards;
   private final TypeRuntime[] types;
   private final Admission admission;
+  private final CarriedStates carried;
   private final ThreadFactory entityThreads = Thread.ofVirtual().name("atoll-entity").factory();
   private final SharedDrains sharedDrains =
       new SharedDrains(Thread.ofVirtual().name("atoll-drain").factory(), SharedDrains.defaultBusyLimit());
@@ -49,10 +50,12 @@ final class Activations implements InstanceHost {
    * @param types the hosted types, by index
    * @param admission told how long messages waited and handlers ran; asked whether a message is too
    *     late to begin
+   * @param carried the states hand-offs carried here, taken by activations
    */
   Activations(Ticker ticker, Supplier<PodId> self, Lease lease, Sharding sharding, ShardingObserver observer,
-      Supplier<ShardState[]> shards, TypeRuntime[] types, Admission admission) {
+      Supplier<ShardState[]> shards, TypeRuntime[] types, Admission admission, CarriedStates carried) {
     this.admission = admission;
+    this.carried = carried;
     this.ticker = ticker;
     this.self = self;
     this.lease = lease;
@@ -164,6 +167,11 @@ final class Activations implements InstanceHost {
   @Override
   public FencingToken token(ShardState s) {
     return s.token(lease.generation());
+  }
+
+  @Override
+  public io.atoll.runtime.CarriedState takeCarried(ShardState s, FencingToken token, String type, String id) {
+    return carried.take(s.shard, token.epoch(), type, id);
   }
 
   @Override

@@ -90,6 +90,8 @@ public final class EntityHost {
   private final Map<String, TypeRuntime> typesByName;
   private final Activations activations;
   private final Admission admission;
+  /** States that shards' previous owners carried here in hand-offs, for the first activations. */
+  private final CarriedStates carried = new CarriedStates();
   @GuardedBy("this") // for writes
   private volatile boolean stopping;
 
@@ -121,7 +123,7 @@ public final class EntityHost {
     }
     this.admission = new Admission(types.length, ctx.settings().maxQueueTime().toNanos(), ctx.ticker().nanoTime());
     this.activations = new Activations(ctx.ticker(), view::self, lease, sharding, observer, () -> shards, types,
-        admission);
+        admission, carried);
   }
 
   /**
@@ -142,6 +144,11 @@ public final class EntityHost {
       }
     }
     shards = next;
+  }
+
+  /** Whether this pod hosts a type named {@code name}. */
+  public boolean hosts(String name) {
+    return typesByName.containsKey(name);
   }
 
   /** The hosted type named {@code name}, or null. */
@@ -344,9 +351,10 @@ public final class EntityHost {
    * this pod, and it is served again once the handler ends.)
    *
    * @return the shards this pod no longer serves (all asked for, except any it serves under a
-   *     claim at least as new as {@code newEpoch})
+   *     claim at least as new as {@code newEpoch}), and what the durable activations this release
+   *     ended left, by shard
    */
-  public List<Integer> release(List<Integer> shardIds, long newEpoch, long timeoutMillis) {
+  public Released release(List<Integer> shardIds, long newEpoch, long timeoutMillis) {
     List<ShardState> mine = new ArrayList<>();
     List<ShardState> others = new ArrayList<>(); // already being released by someone else
     List<Integer> released = new ArrayList<>();
@@ -367,12 +375,43 @@ public final class EntityHost {
         released.add(id);
       }
     }
-    stopShards(mine, timeoutMillis);
+    Map<Integer, List<Left>> left = stopShards(mine, timeoutMillis);
     for (ShardState s : others) {
       s.stopped.join(); // never reported released while another release still stops its entities
     }
     callback.releaseFinished(); // a claim that gave a shard back while it was being released takes effect now
-    return released;
+    return new Released(released, left);
+  }
+
+  /**
+   * What a release did: the shards this pod no longer serves, and per shard what its durable
+   * activations left for the next owner (only those this release ended, none that a fence ended).
+   */
+  public record Released(List<Integer> shards, Map<Integer, List<Left>> left) {}
+
+  /**
+   * Keeps what the previous owner of {@code shard} carried here in the hand-off that gives it to
+   * this pod under the claim at {@code epoch}, for the first activation of each entity under that
+   * claim. Refused (0) once this pod has served the shard under that claim or a newer one, even if
+   * it stopped since (a lapsed lease): an activation may already have read the store, saved and
+   * ended, and a late carried state would then be older than the store. ({@code ShardState.epoch}
+   * is the claim last served, and claims of a shard only grow.)
+   *
+   * @return how many states were kept
+   */
+  public int keepCarried(int shard, long epoch, List<Left> left) {
+    synchronized (this) {
+      ShardState s = shard >= 1 && shard < shards.length ? shards[shard] : null;
+      if (s == null || stopping || s.epoch >= epoch) {
+        return 0;
+      }
+      return carried.keep(shard, epoch, left, ctx.ticker().nanoTime());
+    }
+  }
+
+  /** How many carried states wait for their activations (for tests and metrics). */
+  public int carriedWaiting() {
+    return carried.size();
   }
 
   /** Graceful stop: refuses new messages and stops every shard with termination messages. */
@@ -392,9 +431,9 @@ public final class EntityHost {
     stopShards(all, timeoutMillis);
   }
 
-  private void stopShards(List<ShardState> list, long timeoutMillis) {
+  private Map<Integer, List<Left>> stopShards(List<ShardState> list, long timeoutMillis) {
     if (list.isEmpty()) {
-      return;
+      return Map.of();
     }
     List<EntityInstance> instances = new ArrayList<>();
     for (ShardState s : list) {
@@ -434,13 +473,19 @@ public final class EntityHost {
         }
       }
     }
+    Map<Integer, List<Left>> left = new java.util.HashMap<>();
     for (EntityInstance i : instances) {
       activations.removed(i);
+      io.atoll.runtime.CarriedState c = i.left();
+      if (c != null) {
+        left.computeIfAbsent(i.shard.shard, k -> new ArrayList<>()).add(new Left(i.type.name, i.id, c));
+      }
     }
     for (ShardState s : list) {
       s.stopped.complete(null);
       observer.shardReleased(s.shard);
     }
+    return left;
   }
 
   /** The lease ran out: stop serving everything at once, without termination messages. */

@@ -2,6 +2,7 @@ package io.atoll.runtime.internal.host;
 
 import io.atoll.core.FencingToken;
 import io.atoll.core.PodId;
+import io.atoll.runtime.CarriedState;
 import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.Entity;
 import io.atoll.runtime.EntityContext;
@@ -45,7 +46,7 @@ import java.util.concurrent.CountDownLatch;
  * not the instance's own state lives elsewhere: counts, events and threads in {@link Activations},
  * the shard's serving state in {@link EntityHost}.
  */
-final class EntityInstance implements Runnable, EntityContext {
+final class EntityInstance implements Runnable, EntityContext, CarriedState.Arriving {
 
   /** What {@link #offer} did with a delivery. */
   enum Offer {
@@ -105,6 +106,11 @@ final class EntityInstance implements Runnable, EntityContext {
   /** The activation's token, shared with the shard's other activations of that epoch and generation. */
   @GuardedBy("the draining thread")
   private FencingToken token;
+  /**
+   * What the last activation left for a hand-off ({@link CarriedState.Leaving}), read by the
+   * releasing thread once the activation ended; null if nothing (or a fence ended it).
+   */
+  private volatile CarriedState left;
   @GuardedBy("the draining thread")
   private Delivery current;
   @GuardedBy("the draining thread")
@@ -745,6 +751,7 @@ final class EntityInstance implements Runnable, EntityContext {
 
   private boolean activate(Delivery d) {
     token = host.token(shard);
+    left = null;
     try {
       behaviour = type.factory.create(this);
       if (behaviour == null) {
@@ -777,6 +784,13 @@ final class EntityInstance implements Runnable, EntityContext {
         }
       }
     } finally {
+      if (!fenced() && behaviour instanceof CarriedState.Leaving l) {
+        try {
+          left = l.leave();
+        } catch (RuntimeException e) {
+          left = null; // nothing carried: the next owner reads the store
+        }
+      }
       behaviour = null; // ended, even if an error outside the handler goes on from here
       try {
         host.deactivated(this);
@@ -784,6 +798,17 @@ final class EntityInstance implements Runnable, EntityContext {
         host.hookFailed(this, "deactivation", e);
       }
     }
+  }
+
+  /** What the activation left when it ended by a hand-off; null if nothing can be carried. */
+  CarriedState left() {
+    return fenced() ? null : left;
+  }
+
+  @Override
+  public CarriedState takeCarried() {
+    FencingToken t = token;
+    return t == null ? null : host.takeCarried(shard, t, type.name, id);
   }
 
   // ---- EntityContext

@@ -21,6 +21,12 @@ interface InstanceHost {
   /** The token of an activation of {@code shard} starting now. */
   FencingToken token(ShardState shard);
 
+  /**
+   * The state a hand-off carried here for {@code type/id} of {@code shard}, for the activation
+   * starting under {@code token}; null if none. Taken once.
+   */
+  io.atoll.runtime.CarriedState takeCarried(ShardState shard, FencingToken token, String type, String id);
+
   /** The instance left its shard. */
   void removed(EntityInstance instance);
 

@@ -163,7 +163,7 @@ class EntityHostTest {
   }
 
   private CompletableFuture<List<Integer>> releaseAsync(int shard, long newEpoch, long timeoutMillis) {
-    return CompletableFuture.supplyAsync(() -> host.release(List.of(shard), newEpoch, timeoutMillis), releasing);
+    return CompletableFuture.supplyAsync(() -> host.release(List.of(shard), newEpoch, timeoutMillis).shards(), releasing);
   }
 
   @Test
@@ -288,7 +288,7 @@ class EntityHostTest {
     CompletableFuture<List<Integer>> first = releaseAsync(1, 2, PATIENT);
     await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> !host.accepts(1));
     CompletableFuture<List<Integer>> second =
-        CompletableFuture.supplyAsync(() -> host.release(List.of(1), 3, 1), releasing);
+        CompletableFuture.supplyAsync(() -> host.release(List.of(1), 3, 1).shards(), releasing);
     try {
       await("the retry waits for the stop the first release began").during(Duration.ofMillis(300))
           .atMost(Duration.ofSeconds(2)).until(() -> !first.isDone() && !second.isDone());
@@ -380,5 +380,21 @@ class EntityHostTest {
       assertThat(its).as("e%d: its ten messages in order, then its termination message", e).hasSize(11)
           .endsWith(entity + "stop").startsWith(entity + "m" + e, entity + "m" + (e + 5));
     }
+  }
+
+  @Test
+  void carriedStatesAreKeptOnlyUntilTheShardIsServedUnderTheirClaimEvenIfItStoppedSince() {
+    host(counters());
+    java.util.List<Left> left = java.util.List.of(
+        new Left("counter", "a", new io.atoll.runtime.CarriedState(3, new byte[] {1})));
+    assertThat(host.keepCarried(2, 5, left)).isEqualTo(1); // shard 2 comes here at epoch 5 next
+    host.onView(config(2, SELF, 5), SELF, true);
+    assertThat(host.keepCarried(2, 5, left)).as("late: served at 5 already").isZero();
+    assertThat(host.keepCarried(2, 4, left)).as("older than the claim served").isZero();
+    host.fenceAll(); // the lease ran out: the shard is not served, but it was at epoch 5
+    assertThat(host.keepCarried(2, 5, left)).as("late after a lapse").isZero();
+    assertThat(host.keepCarried(2, 6, left)).as("a newer hand-off").isEqualTo(1);
+    assertThat(host.keepCarried(0, 6, left)).as("no such shard").isZero();
+    assertThat(host.keepCarried(SHARDS + 1, 6, left)).as("no such shard").isZero();
   }
 }

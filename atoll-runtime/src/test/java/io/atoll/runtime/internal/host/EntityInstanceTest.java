@@ -70,6 +70,11 @@ class EntityInstanceTest {
     }
 
     @Override
+    public io.atoll.runtime.CarriedState takeCarried(ShardState shard, FencingToken token, String type, String id) {
+      return null;
+    }
+
+    @Override
     public void removed(EntityInstance instance) {
       events.add("removed");
     }

@@ -12,7 +12,7 @@ import java.util.Set;
  *
  * <ul>
  *   <li>Only the manager may change what a pod serves: {@code Unassign} and {@code PushConfig}.
- *   <li>Only pods exchange messages and gossip, and only pods register, renew and unregister
+ *   <li>Only pods exchange messages, gossip and carried state, and only pods register, renew and unregister
  *       (as themselves: the manager also checks each call's incarnation credential).
  *   <li>Operators ({@code admin}) read the cluster and ask for a rebalance round.
  * </ul>
@@ -23,6 +23,7 @@ public final class AccessPolicy {
   private static final Map<String, Set<Role>> ALLOWED = Map.ofEntries(
       Map.entry(PodServiceGrpc.getDeliverMethod().getFullMethodName(), EnumSet.of(Role.POD)),
       Map.entry(PodServiceGrpc.getGossipMethod().getFullMethodName(), EnumSet.of(Role.POD)),
+      Map.entry(PodServiceGrpc.getCarryStateMethod().getFullMethodName(), EnumSet.of(Role.POD)),
       Map.entry(PodServiceGrpc.getPingMethod().getFullMethodName(), ANY),
       Map.entry(PodServiceGrpc.getUnassignMethod().getFullMethodName(), EnumSet.of(Role.MANAGER)),
       Map.entry(PodServiceGrpc.getPushConfigMethod().getFullMethodName(), EnumSet.of(Role.MANAGER)),

@@ -1,0 +1,116 @@
+package io.atoll.runtime.internal.host;
+
+import io.atoll.runtime.CarriedState;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The durable entities' states that shards' previous owners carried to this pod in hand-offs,
+ * until the first activation of each entity under the claim the hand-off led to takes its own.
+ * Per shard, only the newest hand-off's are kept; all are bounded in bytes and dropped after
+ * {@link #KEEP_NANOS} if no activation took them (the entity was not used: its next activation
+ * reads the store). Thread-safe.
+ */
+final class CarriedStates {
+
+  /** How long carried states wait for their activations. */
+  static final long KEEP_NANOS = 60_000_000_000L;
+
+  /** The most bytes of carried state this pod keeps at once. */
+  static final long MAX_BYTES = 64L << 20;
+
+  private record Key(String type, String id) {}
+
+  /** One shard's carried states, for activations under the claim at {@code epoch}. */
+  private static final class Shard {
+    final long epoch;
+    final long expiresAt;
+    final Map<Key, CarriedState> states = new HashMap<>();
+    long bytes;
+
+    Shard(long epoch, long expiresAt) {
+      this.epoch = epoch;
+      this.expiresAt = expiresAt;
+    }
+  }
+
+  private final Map<Integer, Shard> shards = new HashMap<>();
+  private long bytes;
+
+  /**
+   * Keeps {@code left} for the activations of {@code shard} under the claim at {@code epoch},
+   * replacing what an older hand-off of the shard left. States beyond the bound are not kept.
+   *
+   * @return how many were kept
+   */
+  synchronized int keep(int shard, long epoch, List<Left> left, long now) {
+    expire(now);
+    Shard s = shards.get(shard);
+    if (s != null && s.epoch > epoch) {
+      return 0; // a newer hand-off's states are here already
+    }
+    if (s != null && s.epoch < epoch) {
+      drop(shard);
+      s = null;
+    }
+    if (s == null) {
+      s = new Shard(epoch, now + KEEP_NANOS);
+      shards.put(shard, s);
+    }
+    int kept = 0;
+    for (Left l : left) {
+      long size = l.state().bytes() == null ? 0 : l.state().bytes().length;
+      if (bytes + size > MAX_BYTES) {
+        break;
+      }
+      CarriedState before = s.states.put(new Key(l.type(), l.id()), l.state());
+      long freed = before == null || before.bytes() == null ? 0 : before.bytes().length;
+      s.bytes += size - freed;
+      bytes += size - freed;
+      kept++;
+    }
+    return kept;
+  }
+
+  /** Takes the state carried for {@code type/id} of {@code shard} under the claim at {@code epoch}; null if none. */
+  synchronized CarriedState take(int shard, long epoch, String type, String id) {
+    Shard s = shards.get(shard);
+    if (s == null || s.epoch != epoch) {
+      return null;
+    }
+    CarriedState c = s.states.remove(new Key(type, id));
+    if (c != null && c.bytes() != null) {
+      s.bytes -= c.bytes().length;
+      bytes -= c.bytes().length;
+    }
+    if (s.states.isEmpty()) {
+      shards.remove(shard);
+    }
+    return c;
+  }
+
+  /** Drops what was carried for {@code shard} (it left this pod, or a newer claim came). */
+  synchronized void drop(int shard) {
+    Shard s = shards.remove(shard);
+    if (s != null) {
+      bytes -= s.bytes;
+    }
+  }
+
+  /** How many states wait for their activations. */
+  synchronized int size() {
+    return shards.values().stream().mapToInt(s -> s.states.size()).sum();
+  }
+
+  private void expire(long now) {
+    for (Iterator<Shard> it = shards.values().iterator(); it.hasNext();) {
+      Shard s = it.next();
+      if (now - s.expiresAt >= 0) {
+        bytes -= s.bytes;
+        it.remove();
+      }
+    }
+  }
+}
