@@ -43,21 +43,25 @@ final class DurableActivation<M, S> implements Entity<M>, DurableContext<S>, Car
    * state. A carried state is what the store held when the previous activation ended, and every
    * activation since the store's last claim ended before the next began (a hand-off waits for its
    * activations to end), so no claim is needed: the first save is conditional on the carried
-   * revision and raises the stored token.
+   * revision and raises the stored token. A carried state that does not decode is dropped for the
+   * store's. The previous owner is trusted with the content of what it carries, as it was with
+   * every save it made.
    */
   static <M, S> DurableActivation<M, S> start(EntityContext context, StateStore store, StateCodec<S> codec,
       S initial, DurableEntity<M, S> behaviour) throws StateStoreException {
     CarriedState carried = context instanceof CarriedState.Arriving a ? a.takeCarried() : null;
-    long revision;
-    byte[] bytes;
     if (carried != null) {
-      revision = carried.revision();
-      bytes = carried.bytes();
-    } else {
-      StoredState s = store.claim(context.entityType(), context.entityId(), context.token());
-      revision = s.revision();
-      bytes = s.bytes();
+      try {
+        S state = carried.revision() == 0 ? initial
+            : Objects.requireNonNull(codec.decode(carried.bytes()), "the codec decoded null");
+        return new DurableActivation<>(context, store, codec, behaviour, state, carried.revision(), carried.bytes());
+      } catch (RuntimeException unreadable) {
+        // The previous owner's bytes do not decode here (another codec version, say): the store's may.
+      }
     }
+    StoredState s = store.claim(context.entityType(), context.entityId(), context.token());
+    long revision = s.revision();
+    byte[] bytes = s.bytes();
     S state;
     if (revision == 0) {
       state = initial;
@@ -66,8 +70,7 @@ final class DurableActivation<M, S> implements Entity<M>, DurableContext<S>, Car
         state = Objects.requireNonNull(codec.decode(bytes), "the codec decoded null");
       } catch (RuntimeException e) {
         throw new IllegalStateException("state of " + context.entityType() + "/" + context.entityId()
-            + " at revision " + revision + " (" + bytes.length + " bytes" + (carried != null ? ", carried in a hand-off" : "")
-            + ") cannot be decoded: " + e.getMessage(), e);
+            + " at revision " + revision + " (" + bytes.length + " bytes) cannot be decoded: " + e.getMessage(), e);
       }
     }
     return new DurableActivation<>(context, store, codec, behaviour, state, revision, bytes);

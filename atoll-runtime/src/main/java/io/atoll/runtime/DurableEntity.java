@@ -6,7 +6,9 @@ package io.atoll.runtime;
  *
  * <p>Before an activation's first message, its state is read from the store under the
  * activation's fencing token (a claim: from then on no older activation of the entity can write),
- * and the pod's lease is checked after that read. The handler reads {@link DurableContext#state()}
+ * and the pod's lease is checked after that read. After a planned move the new owner's first
+ * activation starts instead from the state the old owner carried in the hand-off, without a read;
+ * the old owner's activations have all ended by then, and its first save raises the stored token. The handler reads {@link DurableContext#state()}
  * and replaces it with {@link DurableContext#setState}; a state that was set is saved when the
  * handler returns, before the message counts as handled, or earlier with
  * {@link DurableContext#persist()}. Each save is conditional on the activation's token and on the

@@ -195,11 +195,17 @@ public abstract class StateStoreContract {
     store.save("a:b", "c", token(3), 0, bytes("a:b / c"));
     store.save("a", "b", token(3), 0, bytes("a / b"));
     store.save("a", longId, token(3), 0, bytes("long"));
+    store.save("a", "x\uD800", token(3), 0, bytes("lone surrogate"));
+    store.save("a", "x?", token(3), 0, bytes("question mark"));
+    store.save("a", "nul\u0000in", token(3), 0, bytes("nul"));
     store.claim("a", "fenced", token(9));
     assertThat(store.claim("a", "b:c", token(3)).bytes()).isEqualTo(bytes("a / b:c"));
     assertThat(store.claim("a:b", "c", token(3)).bytes()).isEqualTo(bytes("a:b / c"));
     assertThat(store.claim("a", "b", token(3)).bytes()).isEqualTo(bytes("a / b"));
     assertThat(store.claim("a", longId, token(3)).bytes()).isEqualTo(bytes("long"));
+    assertThat(store.claim("a", "x\uD800", token(3)).bytes()).isEqualTo(bytes("lone surrogate"));
+    assertThat(store.claim("a", "x?", token(3)).bytes()).isEqualTo(bytes("question mark"));
+    assertThat(store.claim("a", "nul\u0000in", token(3)).bytes()).isEqualTo(bytes("nul"));
     assertThat(store.claim("b", "fenced", token(3))).isEqualTo(StoredState.NONE);
   }
 

@@ -274,6 +274,7 @@ final class PodRuntime implements PodProvider.Pod {
     timer.checkInTimer();
     try {
       host.passivateIdle();
+      host.expireCarried(); // carried states no activation took in time
     } catch (RuntimeException e) {
       log.warn("pod {}: passivation failed: {}", self(), e.toString());
     }

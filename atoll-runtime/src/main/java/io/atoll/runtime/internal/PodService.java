@@ -116,11 +116,15 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
     }
     manager.seeTerm(request.getManagerTerm()); // a newer manager: grants of older terms are void now
     long timeout = Math.max(0, Math.min(request.getTerminationTimeoutMillis(), 60_000));
+    io.grpc.Deadline deadline = io.grpc.Context.current().getDeadline(); // the manager's, if it set one
     Thread.ofVirtual().name("atoll-unassign").start(() -> {
       try {
         EntityHost.Released released = host.release(shards, request.getNewEpoch(), timeout);
-        // Before the answer: the new owner holds the states before the manager's claim reaches it.
-        carrier.carry(request, released.left());
+        // Before the answer: the new owner holds the states before the manager's claim reaches it,
+        // within what the manager's deadline leaves (less a margin for the answer itself).
+        long budget = deadline == null ? StateCarrier.DEADLINE_MILLIS
+            : deadline.timeRemaining(java.util.concurrent.TimeUnit.MILLISECONDS) - 300;
+        carrier.carry(request, released.left(), budget);
         out.onNext(UnassignResponse.newBuilder().addAllReleased(released.shards()).build());
         out.onCompleted();
       } catch (RuntimeException e) {
@@ -205,6 +209,11 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
       if (e.getRevision() < 0 || (e.getRevision() == 0 && !e.getState().isEmpty())) {
         out.onError(Wire.invalid(what + ": revision " + e.getRevision() + " with " + e.getState().size()
             + " bytes (expected: revision 0 without bytes, or > 0)"));
+        return;
+      }
+      if (e.getState().size() > io.atoll.core.spi.StateStore.MAX_STATE_BYTES) {
+        out.onError(Wire.invalid(what + ": " + e.getState().size() + " bytes (expected: at most "
+            + io.atoll.core.spi.StateStore.MAX_STATE_BYTES + ", as a store takes)"));
         return;
       }
       left.add(new io.atoll.runtime.internal.host.Left(e.getEntityType(), e.getEntityId(),

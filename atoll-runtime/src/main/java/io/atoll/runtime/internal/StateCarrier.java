@@ -34,8 +34,11 @@ final class StateCarrier {
   /** How long all the carries of one Unassign may take, within the slack the manager leaves it. */
   static final long DEADLINE_MILLIS = 1000;
 
-  /** The most bytes of states in one request (well under the transport's bound). */
+  /** The most bytes of states, with their ids, in one request (well under the transport's bound). */
   static final int MAX_REQUEST_BYTES = 4 << 20;
+
+  /** What an entity costs a request besides its state and strings (field tags, lengths, revision). */
+  private static final int ENTITY_OVERHEAD = 32;
 
   private final PeerChannels peers;
   private final java.util.function.Supplier<PodId> selfNow;
@@ -51,12 +54,15 @@ final class StateCarrier {
 
   /**
    * Carries {@code left} to each shard's target named in {@code unassign} (none to this pod or to
-   * a shard without a target), returning once every request was answered or the deadline passed.
+   * a shard without a target), returning once every request was answered or the deadline passed:
+   * {@link #DEADLINE_MILLIS}, or {@code budgetMillis} if less (what the manager's deadline for the
+   * Unassign leaves; nothing is sent without some).
    *
    * @return how many states the targets said they kept
    */
-  int carry(UnassignRequest unassign, Map<Integer, List<Left>> left) {
-    if (left.isEmpty() || unassign.getTargetsCount() != unassign.getShardsCount()) {
+  int carry(UnassignRequest unassign, Map<Integer, List<Left>> left, long budgetMillis) {
+    long deadlineMillis = Math.min(DEADLINE_MILLIS, budgetMillis);
+    if (left.isEmpty() || unassign.getTargetsCount() != unassign.getShardsCount() || deadlineMillis <= 0) {
       return 0;
     }
     PodId self = selfNow.get();
@@ -76,7 +82,7 @@ final class StateCarrier {
         CompletableFuture<Void> f = new CompletableFuture<>();
         sent.add(f);
         try {
-          PodServiceGrpc.newStub(peers.channel(target)).withDeadlineAfter(DEADLINE_MILLIS, TimeUnit.MILLISECONDS)
+          PodServiceGrpc.newStub(peers.channel(target)).withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS)
               .carryState(r, new StreamObserver<>() {
                 @Override
                 public void onNext(CarryStateResponse value) {
@@ -102,7 +108,7 @@ final class StateCarrier {
     }
     try {
       CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]))
-          .get(DEADLINE_MILLIS + 200, TimeUnit.MILLISECONDS);
+          .get(deadlineMillis + 100, TimeUnit.MILLISECONDS);
     } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
       // the deadlines end them; the states not answered for cost a read
     } catch (InterruptedException e) {
@@ -117,8 +123,9 @@ final class StateCarrier {
     CarryStateRequest.Builder b = null;
     long bytes = 0;
     for (Left l : states) {
-      int size = l.state().bytes() == null ? 0 : l.state().bytes().length;
-      if (size > MAX_REQUEST_BYTES) {
+      long size = ENTITY_OVERHEAD + 3L * (l.type().length() + l.id().length())
+          + (l.state().bytes() == null ? 0 : l.state().bytes().length);
+      if (size > MAX_REQUEST_BYTES || size - ENTITY_OVERHEAD > io.atoll.core.spi.StateStore.MAX_STATE_BYTES) {
         continue; // too large to carry: read from the store
       }
       if (b == null || bytes + size > MAX_REQUEST_BYTES) {

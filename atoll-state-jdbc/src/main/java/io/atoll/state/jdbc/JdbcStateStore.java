@@ -98,19 +98,55 @@ public final class JdbcStateStore implements StateStore {
           + " entity_type VARCHAR(255) NOT NULL, entity_id VARCHAR(1024) NOT NULL, epoch BIGINT NOT NULL,"
           + " generation BIGINT NOT NULL, revision BIGINT NOT NULL, state BYTEA)");
     } catch (SQLException e) {
-      throw new StateStoreException(StateStoreException.Reason.UNAVAILABLE, name + ": cannot create the table: " + e, e);
+      // Two pods creating the table at once: PostgreSQL may fail one of them with a duplicate key
+      // in its catalog, though the table is there. It is the table that counts.
+      if (!tableExists()) {
+        throw new StateStoreException(StateStoreException.Reason.UNAVAILABLE, name + ": cannot create the table: " + e, e);
+      }
     }
   }
 
-  /** The row key of an entity: SHA-256 of its type's length, type and id, in hex. */
+  private boolean tableExists() {
+    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+      s.setQueryTimeout(timeoutSeconds);
+      s.executeQuery("SELECT entity_key FROM " + table + " WHERE 1 = 0").close();
+      return true;
+    } catch (SQLException e) {
+      return false;
+    }
+  }
+
+  /**
+   * The row key of an entity: SHA-256 of its type's length, type and id as UTF-16 (every Java
+   * string has one, even with a lone surrogate, where UTF-8 would turn two ids into one), in hex.
+   */
   static String key(String type, String id) {
     try {
       MessageDigest d = MessageDigest.getInstance("SHA-256");
-      d.update((type.length() + ":" + type + ":" + id).getBytes(StandardCharsets.UTF_8));
+      d.update((type.length() + ":" + type + ":" + id).getBytes(StandardCharsets.UTF_16BE));
       return HexFormat.of().formatHex(d.digest());
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is missing from this JVM", e);
     }
+  }
+
+  /**
+   * The id as the {@code entity_id} column shows it, for people (the key is what counts): NUL,
+   * which PostgreSQL's text refuses, and lone surrogates become U+FFFD.
+   */
+  static String shown(String id) {
+    StringBuilder b = new StringBuilder(id.length());
+    for (int i = 0; i < id.length(); i++) {
+      char c = id.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < id.length() && Character.isLowSurrogate(id.charAt(i + 1))) {
+        b.append(c).append(id.charAt(++i));
+      } else if (c == 0 || Character.isSurrogate(c)) {
+        b.append('\uFFFD');
+      } else {
+        b.append(c);
+      }
+    }
+    return b.toString();
   }
 
   /** What a row held when a conditional statement changed nothing. */
@@ -258,7 +294,7 @@ public final class JdbcStateStore implements StateStore {
       i.setQueryTimeout(timeoutSeconds);
       i.setString(1, key);
       i.setString(2, type);
-      i.setString(3, id);
+      i.setString(3, shown(id));
       i.setLong(4, token.epoch());
       i.setLong(5, token.generation());
       i.setLong(6, revision);

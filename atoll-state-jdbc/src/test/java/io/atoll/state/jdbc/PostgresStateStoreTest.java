@@ -54,6 +54,28 @@ class PostgresStateStoreTest extends StateStoreContract {
     return JdbcStateStore.open(dataSource(), "state_" + tables.get(), Duration.ofSeconds(5));
   }
 
+  @org.junit.jupiter.api.Test
+  void podsStartingTogetherOnAFreshDatabaseAllOpenTheStore() throws Exception {
+    String table = "together_" + tables.incrementAndGet();
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+    try {
+      java.util.List<java.util.concurrent.Future<JdbcStateStore>> opened = new java.util.ArrayList<>();
+      java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+      for (int i = 0; i < 8; i++) {
+        opened.add(pool.submit(() -> {
+          go.await();
+          return JdbcStateStore.open(dataSource(), table, Duration.ofSeconds(5));
+        }));
+      }
+      go.countDown();
+      for (var f : opened) {
+        f.get(30, java.util.concurrent.TimeUnit.SECONDS).close();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   @Override
   protected boolean restartServer() {
     server.restart();

@@ -171,7 +171,7 @@ final class Activations implements InstanceHost {
 
   @Override
   public io.atoll.runtime.CarriedState takeCarried(ShardState s, FencingToken token, String type, String id) {
-    return carried.take(s.shard, token.epoch(), type, id);
+    return carried.take(s.shard, token.epoch(), type, id, ticker.nanoTime());
   }
 
   @Override

@@ -9,17 +9,21 @@ import java.util.Map;
 /**
  * The durable entities' states that shards' previous owners carried to this pod in hand-offs,
  * until the first activation of each entity under the claim the hand-off led to takes its own.
- * Per shard, only the newest hand-off's are kept; all are bounded in bytes and dropped after
- * {@link #KEEP_NANOS} if no activation took them (the entity was not used: its next activation
- * reads the store). Thread-safe.
+ * Per shard, only the newest hand-off's are kept; all are bounded ({@link #MAX_BYTES}, counting
+ * each entry's id, type and overhead as well as its state) and dropped after
+ * {@link #KEEP_NANOS} if no activation took them (the entity was not used, or the shard came here
+ * under another claim: its next activation reads the store). Thread-safe.
  */
 final class CarriedStates {
 
   /** How long carried states wait for their activations. */
   static final long KEEP_NANOS = 60_000_000_000L;
 
-  /** The most bytes of carried state this pod keeps at once. */
+  /** The most bytes of carried state this pod keeps at once, entries' overhead included. */
   static final long MAX_BYTES = 64L << 20;
+
+  /** What an entry costs besides its state and its strings: the key, the record, the map's node. */
+  static final int ENTRY_OVERHEAD = 96;
 
   private record Key(String type, String id) {}
 
@@ -38,6 +42,12 @@ final class CarriedStates {
 
   private final Map<Integer, Shard> shards = new HashMap<>();
   private long bytes;
+  private int entries;
+
+  /** What keeping {@code l} costs. */
+  static long cost(String type, String id, CarriedState state) {
+    return ENTRY_OVERHEAD + 2L * (type.length() + id.length()) + (state.bytes() == null ? 0 : state.bytes().length);
+  }
 
   /**
    * Keeps {@code left} for the activations of {@code shard} under the claim at {@code epoch},
@@ -61,29 +71,36 @@ final class CarriedStates {
     }
     int kept = 0;
     for (Left l : left) {
-      long size = l.state().bytes() == null ? 0 : l.state().bytes().length;
+      long size = cost(l.type(), l.id(), l.state());
       if (bytes + size > MAX_BYTES) {
         break;
       }
       CarriedState before = s.states.put(new Key(l.type(), l.id()), l.state());
-      long freed = before == null || before.bytes() == null ? 0 : before.bytes().length;
+      long freed = before == null ? 0 : cost(l.type(), l.id(), before);
       s.bytes += size - freed;
       bytes += size - freed;
+      entries += before == null ? 1 : 0;
       kept++;
+    }
+    if (s.states.isEmpty()) {
+      shards.remove(shard);
     }
     return kept;
   }
 
   /** Takes the state carried for {@code type/id} of {@code shard} under the claim at {@code epoch}; null if none. */
-  synchronized CarriedState take(int shard, long epoch, String type, String id) {
+  synchronized CarriedState take(int shard, long epoch, String type, String id, long now) {
+    expire(now);
     Shard s = shards.get(shard);
     if (s == null || s.epoch != epoch) {
       return null;
     }
     CarriedState c = s.states.remove(new Key(type, id));
-    if (c != null && c.bytes() != null) {
-      s.bytes -= c.bytes().length;
-      bytes -= c.bytes().length;
+    if (c != null) {
+      long size = cost(type, id, c);
+      s.bytes -= size;
+      bytes -= size;
+      entries--;
     }
     if (s.states.isEmpty()) {
       shards.remove(shard);
@@ -91,26 +108,34 @@ final class CarriedStates {
     return c;
   }
 
-  /** Drops what was carried for {@code shard} (it left this pod, or a newer claim came). */
+  /** Drops what was carried for {@code shard}. */
   synchronized void drop(int shard) {
     Shard s = shards.remove(shard);
     if (s != null) {
       bytes -= s.bytes;
+      entries -= s.states.size();
+    }
+  }
+
+  /** Drops what waited past its time; the pod's timer calls it too, so nothing outlives it for long. */
+  synchronized void expire(long now) {
+    for (Iterator<Map.Entry<Integer, Shard>> it = shards.entrySet().iterator(); it.hasNext();) {
+      Shard s = it.next().getValue();
+      if (now - s.expiresAt >= 0) {
+        bytes -= s.bytes;
+        entries -= s.states.size();
+        it.remove();
+      }
     }
   }
 
   /** How many states wait for their activations. */
   synchronized int size() {
-    return shards.values().stream().mapToInt(s -> s.states.size()).sum();
+    return entries;
   }
 
-  private void expire(long now) {
-    for (Iterator<Shard> it = shards.values().iterator(); it.hasNext();) {
-      Shard s = it.next();
-      if (now - s.expiresAt >= 0) {
-        bytes -= s.bytes;
-        it.remove();
-      }
-    }
+  /** How many bytes they cost. */
+  synchronized long bytes() {
+    return bytes;
   }
 }

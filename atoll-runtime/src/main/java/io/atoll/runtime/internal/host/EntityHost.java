@@ -402,7 +402,7 @@ public final class EntityHost {
   public int keepCarried(int shard, long epoch, List<Left> left) {
     synchronized (this) {
       ShardState s = shard >= 1 && shard < shards.length ? shards[shard] : null;
-      if (s == null || stopping || s.epoch >= epoch) {
+      if (s == null || stopping || s.epoch >= epoch || epoch < s.releasedBelow) {
         return 0;
       }
       return carried.keep(shard, epoch, left, ctx.ticker().nanoTime());
@@ -412,6 +412,11 @@ public final class EntityHost {
   /** How many carried states wait for their activations (for tests and metrics). */
   public int carriedWaiting() {
     return carried.size();
+  }
+
+  /** Drops carried states that waited past their time (the pod's timer calls it). */
+  public void expireCarried() {
+    carried.expire(ctx.ticker().nanoTime());
   }
 
   /** Graceful stop: refuses new messages and stops every shard with termination messages. */
