@@ -4,6 +4,7 @@ import io.atoll.core.FencingToken;
 import io.atoll.core.PodEntry;
 import io.atoll.core.PodId;
 import io.atoll.core.ShardHasher;
+import io.atoll.core.spi.ForwardingStateStore;
 import io.atoll.core.spi.StateStore;
 import io.atoll.core.spi.StateStoreException;
 import io.atoll.core.spi.StoredState;
@@ -164,22 +165,11 @@ public final class DurableJoinBench {
   }
 
   private static StateStore counting(StateStore inner, AtomicLong claims) {
-    return new StateStore() {
+    return new ForwardingStateStore(inner) {
       @Override
       public StoredState claim(String type, String id, FencingToken token) throws StateStoreException {
         claims.incrementAndGet();
-        return inner.claim(type, id, token);
-      }
-
-      @Override
-      public long save(String type, String id, FencingToken token, long revision, byte[] state)
-          throws StateStoreException {
-        return inner.save(type, id, token, revision, state);
-      }
-
-      @Override
-      public void close() {
-        inner.close();
+        return super.claim(type, id, token);
       }
     };
   }

@@ -19,16 +19,9 @@ class InMemoryStateStoreTest extends StateStoreContract {
   }
 
   /** Another client of the same memory: closing it leaves the store open for the others. */
-  private record ForwardingClient(StateStore store) implements StateStore {
-    @Override
-    public StoredState claim(String type, String id, io.atoll.core.FencingToken token) throws StateStoreException {
-      return store.claim(type, id, token);
-    }
-
-    @Override
-    public long save(String type, String id, io.atoll.core.FencingToken token, long revision, byte[] state)
-        throws StateStoreException {
-      return store.save(type, id, token, revision, state);
+  private static final class ForwardingClient extends ForwardingStateStore {
+    ForwardingClient(StateStore store) {
+      super(store);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.atoll.testkit.runtime;
 
 import io.atoll.core.FencingToken;
+import io.atoll.core.spi.ForwardingStateStore;
 import io.atoll.core.spi.StateStore;
 import io.atoll.core.spi.StateStoreException;
 import io.atoll.core.spi.StoredState;
@@ -41,22 +42,11 @@ public final class DurableCounterPod {
   /** Runs a pod until stopped. */
   public static void main(String[] args) throws Exception {
     StateStore redis = RedisStateStore.open(args[1]);
-    StateStore logged = new StateStore() {
+    StateStore logged = new ForwardingStateStore(redis) {
       @Override
       public StoredState claim(String type, String id, FencingToken token) throws StateStoreException {
         System.out.println("claim " + type + "/" + id);
-        return redis.claim(type, id, token);
-      }
-
-      @Override
-      public long save(String type, String id, FencingToken token, long revision, byte[] state)
-          throws StateStoreException {
-        return redis.save(type, id, token, revision, state);
-      }
-
-      @Override
-      public void close() {
-        redis.close();
+        return super.claim(type, id, token);
       }
     };
     Sharding pod = Sharding.builder().manager(args[0]).terminationTimeout(Duration.ofSeconds(2))

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.atoll.core.FencingToken;
+import io.atoll.core.spi.ForwardingStateStore;
 import io.atoll.core.spi.InMemoryStateStore;
 import io.atoll.core.spi.StateStore;
 import io.atoll.core.spi.StateStoreException;
@@ -224,20 +225,19 @@ class DurableEntityTest {
   }
 
   /** Forwards to a store, losing or refusing a save when told to, and counting claims. */
-  static final class FaultyStore implements StateStore {
-    final StateStore inner;
+  static final class FaultyStore extends ForwardingStateStore {
     final AtomicInteger claims = new AtomicInteger();
     final java.util.concurrent.atomic.AtomicBoolean loseNextSaveAnswer = new java.util.concurrent.atomic.AtomicBoolean();
     final java.util.concurrent.atomic.AtomicBoolean refuseNextSave = new java.util.concurrent.atomic.AtomicBoolean();
 
     FaultyStore(StateStore inner) {
-      this.inner = inner;
+      super(inner);
     }
 
     @Override
     public StoredState claim(String type, String id, FencingToken token) throws StateStoreException {
       claims.incrementAndGet();
-      return inner.claim(type, id, token);
+      return super.claim(type, id, token);
     }
 
     @Override
@@ -245,16 +245,11 @@ class DurableEntityTest {
       if (refuseNextSave.compareAndSet(true, false)) {
         throw new StateStoreException(StateStoreException.Reason.UNAVAILABLE, "store down on purpose");
       }
-      long r = inner.save(type, id, token, revision, state);
+      long r = super.save(type, id, token, revision, state);
       if (loseNextSaveAnswer.compareAndSet(true, false)) {
         throw new StateStoreException(StateStoreException.Reason.UNAVAILABLE, "answer lost on purpose");
       }
       return r;
-    }
-
-    @Override
-    public void close() {
-      inner.close();
     }
   }
 }
