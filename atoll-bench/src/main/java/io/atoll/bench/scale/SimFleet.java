@@ -34,7 +34,6 @@ final class SimFleet implements AutoCloseable {
   /** Pods per channel to the manager (each pod's watch is one stream). */
   private static final int PODS_PER_CHANNEL = 100;
 
-  private final PodAddress manager;
   private final Duration lease;
   private final List<ManagedChannel> channels = new ArrayList<>();
   private final AtomicInteger nextChannel = new AtomicInteger();
@@ -52,7 +51,6 @@ final class SimFleet implements AutoCloseable {
 
   /** @param rounds the observer given to the manager (from {@link Rounds#Rounds()}) */
   SimFleet(PodAddress manager, Duration lease, int pods, Rounds rounds) {
-    this.manager = manager;
     this.lease = lease;
     this.rounds = rounds;
     for (int i = 0; i < Math.max(1, (pods + PODS_PER_CHANNEL - 1) / PODS_PER_CHANNEL); i++) {

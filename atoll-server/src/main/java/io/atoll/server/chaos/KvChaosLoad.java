@@ -42,7 +42,6 @@ final class KvChaosLoad {
   private final AtomicLong longestOutage = new AtomicLong();
   private final AtomicLong answered = new AtomicLong();
   private final AtomicLong unanswered = new AtomicLong();
-  private final AtomicLong writesAcked = new AtomicLong();
   private final Map<String, Long> causes = new ConcurrentHashMap<>();
   private final List<Thread> running = new ArrayList<>();
   private volatile boolean stop;
@@ -118,9 +117,6 @@ final class KvChaosLoad {
     }
     long returned = System.nanoTime();
     answered.incrementAndGet();
-    if (c.kind() != io.atoll.testkit.history.RedisKey.Kind.GET) {
-      writesAcked.incrementAndGet();
-    }
     Long since = failingSince.remove(key);
     if (since != null) {
       longestOutage.accumulateAndGet(returned - since, Math::max);
@@ -222,10 +218,6 @@ final class KvChaosLoad {
 
   long unanswered() {
     return unanswered.get();
-  }
-
-  long writesAcked() {
-    return writesAcked.get();
   }
 
   /**
