@@ -119,10 +119,7 @@ public final class ScaleSim {
 
       // 1. Cold start.
       Mark m = mark(fleet, store, pods);
-      List<SimPod> starting = new ArrayList<>();
-      for (int i = 0; i < o.pods(); i++) {
-        starting.add(new SimPod(fleet, random));
-      }
+      List<SimPod> starting = newPods(fleet, random, o.pods());
       long t0 = System.nanoTime();
       registerAll(registrars, starting);
       double registered = seconds(t0);
@@ -153,10 +150,7 @@ public final class ScaleSim {
 
       // 3. Pods join at once.
       m = mark(fleet, store, pods);
-      List<SimPod> joining = new ArrayList<>();
-      for (int i = 0; i < o.joiners(); i++) {
-        joining.add(new SimPod(fleet, random));
-      }
+      List<SimPod> joining = newPods(fleet, random, o.joiners());
       t0 = System.nanoTime();
       registerAll(registrars, joining);
       pods.addAll(joining);
@@ -184,6 +178,15 @@ public final class ScaleSim {
 
   /** Where the counters stood when a scenario began. */
   private record Mark(long epoch, int rounds, long[] store, Map<SimPod, Long> podBytes) {}
+
+  /** {@code n} new simulated pods of {@code fleet}, not registered yet. */
+  private static List<SimPod> newPods(SimFleet fleet, Random random, int n) {
+    List<SimPod> pods = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      pods.add(new SimPod(fleet, random));
+    }
+    return pods;
+  }
 
   private static Mark mark(SimFleet fleet, MeteredStore store, List<SimPod> pods) {
     Map<SimPod, Long> bytes = new java.util.HashMap<>();
