@@ -1,13 +1,12 @@
 package io.atoll.manager;
 
 import io.atoll.core.spi.AssignmentStore;
+import io.atoll.core.spi.ForwardingAssignmentStore;
 import io.atoll.core.spi.StoreException;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 
 /**
  * A store whose state stops answering, as a stopped server's does (SIGSTOP): while stalled, a save
@@ -15,14 +14,13 @@ import java.util.function.Consumer;
  * then fails). The leadership calls still answer, so that only the state's calls are in question.
  * Thread-safe.
  */
-final class StalledStore implements AssignmentStore {
+final class StalledStore extends ForwardingAssignmentStore {
 
-  private final AssignmentStore store;
   private volatile CountDownLatch stalled;
   private final AtomicInteger waiting = new AtomicInteger();
 
   StalledStore(AssignmentStore store) {
-    this.store = store;
+    super(store);
   }
 
   /** From now on saves fail and other calls wait. */
@@ -65,7 +63,7 @@ final class StalledStore implements AssignmentStore {
   @Override
   public Optional<Stored> load() {
     await();
-    return store.load();
+    return super.load();
   }
 
   @Override
@@ -73,37 +71,12 @@ final class StalledStore implements AssignmentStore {
     if (stalled != null) {
       throw new StoreException("stalled store: save timed out (injected)");
     }
-    return store.save(data, term, expectedVersion);
-  }
-
-  @Override
-  public Watch watch(long afterVersion, Consumer<Stored> onChange) {
-    return store.watch(afterVersion, onChange);
-  }
-
-  @Override
-  public Optional<Lease> tryAcquire(String holder, Duration ttl) {
-    return store.tryAcquire(holder, ttl);
-  }
-
-  @Override
-  public boolean renew(Lease lease) {
-    return store.renew(lease);
-  }
-
-  @Override
-  public void release(Lease lease) {
-    store.release(lease);
-  }
-
-  @Override
-  public Optional<Leader> leader() {
-    return store.leader();
+    return super.save(data, term, expectedVersion);
   }
 
   @Override
   public void close() {
     resume();
-    store.close();
+    super.close();
   }
 }

@@ -12,29 +12,27 @@ import java.util.Objects;
  * whether a set state waits to be saved. Runs only on the entity's handler thread, one message at
  * a time, so its fields need no lock.
  */
-final class DurableActivation<M, S> implements Entity<M>, DurableContext<S>, CarriedState.Leaving {
+final class DurableActivation<M, S> implements Entity<M>, DurableContext<S>, Carrying.Leaving {
 
   private final EntityContext context;
   private final StateStore store;
   private final StateCodec<S> codec;
   private final DurableEntity<M, S> behaviour;
   private S state;
-  private long revision;
-  /** The bytes of {@code revision}, as the store holds them; null for revision 0. */
-  private byte[] savedBytes;
+  /** The revision last read or written, with its bytes: what the store holds for the entity. */
+  private StoredState saved;
   private boolean unsaved;
   /** Why a save failed in this activation, which must then end; null while none has. */
   private Exception broken;
 
   private DurableActivation(EntityContext context, StateStore store, StateCodec<S> codec,
-      DurableEntity<M, S> behaviour, S state, long revision, byte[] savedBytes) {
+      DurableEntity<M, S> behaviour, S state, StoredState saved) {
     this.context = context;
     this.store = store;
     this.codec = codec;
     this.behaviour = behaviour;
     this.state = state;
-    this.revision = revision;
-    this.savedBytes = savedBytes;
+    this.saved = saved;
   }
 
   /**
@@ -49,39 +47,30 @@ final class DurableActivation<M, S> implements Entity<M>, DurableContext<S>, Car
    */
   static <M, S> DurableActivation<M, S> start(EntityContext context, StateStore store, StateCodec<S> codec,
       S initial, DurableEntity<M, S> behaviour) throws StateStoreException {
-    CarriedState carried = context instanceof CarriedState.Arriving a ? a.takeCarried() : null;
+    StoredState carried = context instanceof Carrying.Arriving a ? a.takeCarried() : null;
     if (carried != null) {
       try {
-        S state = carried.revision() == 0 ? initial
-            : Objects.requireNonNull(codec.decode(carried.bytes()), "the codec decoded null");
-        return new DurableActivation<>(context, store, codec, behaviour, state, carried.revision(), carried.bytes());
+        return new DurableActivation<>(context, store, codec, behaviour, decode(codec, carried, initial), carried);
       } catch (RuntimeException unreadable) {
         // The previous owner's bytes do not decode here (another codec version, say): the store's may.
       }
     }
     StoredState s = store.claim(context.entityType(), context.entityId(), context.token());
-    long revision = s.revision();
-    byte[] bytes = s.bytes();
-    S state;
-    if (revision == 0) {
-      state = initial;
-    } else {
-      try {
-        state = Objects.requireNonNull(codec.decode(bytes), "the codec decoded null");
-      } catch (RuntimeException e) {
-        throw new IllegalStateException("state of " + context.entityType() + "/" + context.entityId()
-            + " at revision " + revision + " (" + bytes.length + " bytes) cannot be decoded: " + e.getMessage(), e);
-      }
+    try {
+      return new DurableActivation<>(context, store, codec, behaviour, decode(codec, s, initial), s);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("state of " + context.entityType() + "/" + context.entityId()
+          + " at revision " + s.revision() + " (" + s.bytes().length + " bytes) cannot be decoded: " + e.getMessage(), e);
     }
-    return new DurableActivation<>(context, store, codec, behaviour, state, revision, bytes);
+  }
+
+  private static <S> S decode(StateCodec<S> codec, StoredState s, S initial) {
+    return s.revision() == 0 ? initial : Objects.requireNonNull(codec.decode(s.bytes()), "the codec decoded null");
   }
 
   @Override
-  public CarriedState leave() {
-    if (broken != null || unsaved) {
-      return null;
-    }
-    return new CarriedState(revision, savedBytes);
+  public StoredState leave() {
+    return broken != null || unsaved ? null : saved;
   }
 
   @Override
@@ -123,8 +112,7 @@ final class DurableActivation<M, S> implements Entity<M>, DurableContext<S>, Car
     }
     try {
       byte[] bytes = codec.encode(state);
-      revision = store.save(entityType(), entityId(), token(), revision, bytes);
-      savedBytes = bytes;
+      saved = new StoredState(store.save(entityType(), entityId(), token(), saved.revision(), bytes), bytes);
       unsaved = false;
     } catch (StateStoreException | RuntimeException e) {
       broken = e; // what is in memory is not what is stored: this activation must not go on
@@ -134,7 +122,7 @@ final class DurableActivation<M, S> implements Entity<M>, DurableContext<S>, Car
 
   @Override
   public long revision() {
-    return revision;
+    return saved.revision();
   }
 
   // ---- EntityContext, as the pod gave it

@@ -7,6 +7,7 @@ import io.atoll.core.PodAddress;
 import io.atoll.core.PodId;
 import io.atoll.core.spi.InMemoryStateStore;
 import io.atoll.core.spi.StateStoreException;
+import io.atoll.core.spi.StoredState;
 import org.junit.jupiter.api.Test;
 
 /** Where a durable activation starts from: a state carried in a hand-off, else the store. */
@@ -19,9 +20,9 @@ class DurableActivationTest {
   static final FencingToken NEW = new FencingToken(1, 9);
 
   /** An activation's context, holding what a hand-off carried for it. */
-  record Context(FencingToken token, CarriedState carried) implements EntityContext, CarriedState.Arriving {
+  record Context(FencingToken token, StoredState carried) implements EntityContext, Carrying.Arriving {
     @Override
-    public CarriedState takeCarried() {
+    public StoredState takeCarried() {
       return carried;
     }
 
@@ -62,7 +63,7 @@ class DurableActivationTest {
     store.claim("counter", "c", OLD);
     store.save("counter", "c", OLD, 0, CODEC.encode(new Count(41)));
     DurableActivation<String, Count> a = DurableActivation.start(
-        new Context(NEW, new CarriedState(1, CODEC.encode(new Count(41)))), store, CODEC, new Count(0), INC);
+        new Context(NEW, new StoredState(1, CODEC.encode(new Count(41)))), store, CODEC, new Count(0), INC);
     assertThat(a.state()).isEqualTo(new Count(41));
     a.onMessage("inc", null);
     assertThat(a.revision()).isEqualTo(2);
@@ -76,7 +77,7 @@ class DurableActivationTest {
     InMemoryStateStore store = new InMemoryStateStore();
     store.save("counter", "c", OLD, 0, CODEC.encode(new Count(7)));
     DurableActivation<String, Count> a = DurableActivation.start(
-        new Context(NEW, new CarriedState(1, new byte[] {9, 9, 9})), store, CODEC, new Count(0), INC);
+        new Context(NEW, new StoredState(1, new byte[] {9, 9, 9})), store, CODEC, new Count(0), INC);
     assertThat(a.state()).isEqualTo(new Count(7));
     assertThat(a.revision()).isEqualTo(1);
   }
@@ -91,7 +92,7 @@ class DurableActivationTest {
             throw new IllegalStateException("before the save");
           }
         });
-    assertThat(a.leave()).isEqualTo(new CarriedState(0, null));
+    assertThat(a.leave()).isEqualTo(new StoredState(0, null));
     a.onMessage("inc", null);
     assertThat(a.leave().revision()).isEqualTo(1);
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> a.onMessage("fail", null));

@@ -1,7 +1,6 @@
 package io.atoll.core.spi;
 
 import io.atoll.core.FencingToken;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -13,57 +12,44 @@ public final class InMemoryStateStore implements StateStore {
 
   private record Key(String type, String id) {}
 
-  /** The greatest token that claimed or wrote the entity, its revision and bytes. */
-  private record Entry(long epoch, long generation, long revision, byte[] bytes) {}
+  /** The greatest token that claimed or wrote the entity, and what is stored. */
+  private record Entry(FencingToken token, StoredState state) {}
 
   private final Map<Key, Entry> entries = new HashMap<>();
   private boolean closed;
 
   @Override
   public synchronized StoredState claim(String type, String id, FencingToken token) throws StateStoreException {
-    checkOpen();
-    Key k = new Key(type, id);
-    Entry e = entries.get(k);
-    if (e != null && greater(e, token)) {
-      throw fenced(type, id, token, e);
-    }
-    entries.put(k, new Entry(token.epoch(), token.generation(), e == null ? 0 : e.revision, e == null ? null : e.bytes));
-    return e == null || e.revision == 0 ? StoredState.NONE : new StoredState(e.revision, e.bytes.clone());
+    StoredState stored = current(type, id, token).state();
+    entries.put(new Key(type, id), new Entry(token, stored));
+    return stored.bytes() == null ? stored : new StoredState(stored.revision(), stored.bytes().clone());
   }
 
   @Override
   public synchronized long save(String type, String id, FencingToken token, long revision, byte[] state)
       throws StateStoreException {
     StateStore.checkSave(type, id, revision, state);
-    checkOpen();
-    Key k = new Key(type, id);
-    Entry e = entries.get(k);
-    if (e != null && greater(e, token)) {
-      throw fenced(type, id, token, e);
-    }
-    long stored = e == null ? 0 : e.revision;
+    long stored = current(type, id, token).state().revision();
     if (stored != revision) {
       throw new StateStoreException(StateStoreException.Reason.CONFLICT, "state of " + type + "/" + id
           + ": written at revision " + revision + " but the store holds revision " + stored);
     }
-    entries.put(k, new Entry(token.epoch(), token.generation(), revision + 1, Arrays.copyOf(state, state.length)));
+    entries.put(new Key(type, id), new Entry(token, new StoredState(revision + 1, state.clone())));
     return revision + 1;
   }
 
-  private static boolean greater(Entry e, FencingToken token) {
-    return e.epoch > token.epoch() || (e.epoch == token.epoch() && e.generation > token.generation());
-  }
-
-  private static StateStoreException fenced(String type, String id, FencingToken token, Entry e) {
-    return new StateStoreException(StateStoreException.Reason.FENCED, "state of " + type + "/" + id
-        + ": claimed by epoch " + e.epoch + " generation " + e.generation + ", newer than this activation's (epoch "
-        + token.epoch() + " generation " + token.generation() + ")");
-  }
-
-  private void checkOpen() throws StateStoreException {
+  /** The entity's entry (nothing stored, if none), unless a token greater than {@code token} holds it. */
+  private Entry current(String type, String id, FencingToken token) throws StateStoreException {
     if (closed) {
       throw new StateStoreException(StateStoreException.Reason.UNAVAILABLE, "the in-memory state store is closed");
     }
+    Entry e = entries.getOrDefault(new Key(type, id), new Entry(token, StoredState.NONE));
+    if (e.token().compareTo(token) > 0) {
+      throw new StateStoreException(StateStoreException.Reason.FENCED, "state of " + type + "/" + id
+          + ": claimed by epoch " + e.token().epoch() + " generation " + e.token().generation()
+          + ", newer than this activation's (epoch " + token.epoch() + " generation " + token.generation() + ")");
+    }
+    return e;
   }
 
   @Override

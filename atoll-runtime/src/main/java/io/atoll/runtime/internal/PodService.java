@@ -4,6 +4,7 @@ import io.atoll.core.ClusterConfig;
 import io.atoll.core.ClusterId;
 import io.atoll.core.ClusterMismatchException;
 import io.atoll.core.Pod;
+import io.atoll.core.spi.StoredState;
 import io.atoll.runtime.internal.cluster.Lease;
 import io.atoll.runtime.internal.cluster.ManagerLink;
 import io.atoll.runtime.internal.cluster.SignedConfigs;
@@ -201,23 +202,19 @@ final class PodService extends PodServiceGrpc.PodServiceImplBase {
         out.onError(Wire.invalid(what + ": pod " + view.self() + " hosts no such type"));
         return;
       }
-      if (e.getEntityId().isEmpty() || e.getEntityId().length() > io.atoll.core.EntityAddress.MAX_ID_LENGTH) {
-        out.onError(Wire.invalid(what + ": id of " + e.getEntityId().length() + " characters (expected: 1.."
-            + io.atoll.core.EntityAddress.MAX_ID_LENGTH + ")"));
-        return;
-      }
-      if (e.getRevision() < 0 || (e.getRevision() == 0 && !e.getState().isEmpty())) {
-        out.onError(Wire.invalid(what + ": revision " + e.getRevision() + " with " + e.getState().size()
-            + " bytes (expected: revision 0 without bytes, or > 0)"));
-        return;
-      }
       if (e.getState().size() > io.atoll.core.spi.StateStore.MAX_STATE_BYTES) {
         out.onError(Wire.invalid(what + ": " + e.getState().size() + " bytes (expected: at most "
             + io.atoll.core.spi.StateStore.MAX_STATE_BYTES + ", as a store takes)"));
         return;
       }
-      left.add(new io.atoll.runtime.internal.host.Left(e.getEntityType(), e.getEntityId(),
-          new io.atoll.runtime.CarriedState(e.getRevision(), e.getRevision() == 0 ? null : e.getState().toByteArray())));
+      try {
+        new io.atoll.core.EntityAddress(e.getEntityType(), e.getEntityId()); // the id's bounds, as for a message
+        left.add(new io.atoll.runtime.internal.host.Left(e.getEntityType(), e.getEntityId(), new StoredState(
+            e.getRevision(), e.getRevision() == 0 && e.getState().isEmpty() ? null : e.getState().toByteArray())));
+      } catch (IllegalArgumentException bad) {
+        out.onError(Wire.invalid(what + ": " + bad.getMessage()));
+        return;
+      }
     }
     io.atoll.core.PodId from;
     try {

@@ -132,27 +132,17 @@ public final class JdbcStateStore implements StateStore {
 
   /**
    * The id as the {@code entity_id} column shows it, for people (the key is what counts): NUL,
-   * which PostgreSQL's text refuses, and lone surrogates become U+FFFD.
+   * which PostgreSQL's text refuses, becomes U+FFFD, and a lone surrogate '?'.
    */
   static String shown(String id) {
-    StringBuilder b = new StringBuilder(id.length());
-    for (int i = 0; i < id.length(); i++) {
-      char c = id.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < id.length() && Character.isLowSurrogate(id.charAt(i + 1))) {
-        b.append(c).append(id.charAt(++i));
-      } else if (c == 0 || Character.isSurrogate(c)) {
-        b.append('\uFFFD');
-      } else {
-        b.append(c);
-      }
-    }
-    return b.toString();
+    // UTF-8's encoder replaces a lone surrogate ('?'); decoding gives the id back otherwise.
+    return new String(id.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8).replace('\0', '\uFFFD');
   }
 
   /** What a row held when a conditional statement changed nothing. */
   private record Row(long epoch, long generation, long revision) {
     boolean greaterThan(FencingToken t) {
-      return epoch > t.epoch() || (epoch == t.epoch() && generation > t.generation());
+      return new FencingToken(t.shard(), epoch, generation).compareTo(t) > 0;
     }
   }
 

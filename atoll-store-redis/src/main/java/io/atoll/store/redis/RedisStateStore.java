@@ -104,23 +104,11 @@ public final class RedisStateStore implements StateStore {
    * into '?', the same as another id's): its key names the id's UTF-16 in hex, under another word.
    */
   private byte[] key(String type, String id) {
-    if (wellFormed(id)) {
+    if (StandardCharsets.UTF_8.newEncoder().canEncode(id)) {
       return bytes(options.prefix() + ":entity:" + type.length() + ":" + type + ":" + id);
     }
     return bytes(options.prefix() + ":entity-utf16:" + type.length() + ":" + type + ":"
         + java.util.HexFormat.of().formatHex(id.getBytes(StandardCharsets.UTF_16BE)));
-  }
-
-  private static boolean wellFormed(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-        i++;
-      } else if (Character.isSurrogate(c)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private static byte[] bytes(String s) {

@@ -150,7 +150,7 @@ class BadInputTest {
             Status.Code.INVALID_ARGUMENT, "hosts no such type"),
         new Case(io.atoll.transport.grpc.proto.CarryStateRequest.newBuilder().setUnassign(toMe).setFrom(other)
             .setShard(3).addEntities(good.toBuilder().setEntityId("")).build(),
-            Status.Code.INVALID_ARGUMENT, "id of 0 characters"),
+            Status.Code.INVALID_ARGUMENT, "entity id: length 0"),
         new Case(io.atoll.transport.grpc.proto.CarryStateRequest.newBuilder().setUnassign(toMe).setFrom(other)
             .setShard(3).addEntities(good.toBuilder().setRevision(0)).build(),
             Status.Code.INVALID_ARGUMENT, "revision 0 with 1 bytes"));

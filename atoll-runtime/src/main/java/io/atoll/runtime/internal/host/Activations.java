@@ -170,7 +170,7 @@ final class Activations implements InstanceHost {
   }
 
   @Override
-  public io.atoll.runtime.CarriedState takeCarried(ShardState s, FencingToken token, String type, String id) {
+  public io.atoll.core.spi.StoredState takeCarried(ShardState s, FencingToken token, String type, String id) {
     return carried.take(s.shard, token.epoch(), type, id, ticker.nanoTime());
   }
 

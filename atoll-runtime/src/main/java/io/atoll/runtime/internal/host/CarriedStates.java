@@ -1,6 +1,6 @@
 package io.atoll.runtime.internal.host;
 
-import io.atoll.runtime.CarriedState;
+import io.atoll.core.spi.StoredState;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -31,7 +31,7 @@ final class CarriedStates {
   private static final class Shard {
     final long epoch;
     final long expiresAt;
-    final Map<Key, CarriedState> states = new HashMap<>();
+    final Map<Key, StoredState> states = new HashMap<>();
     long bytes;
 
     Shard(long epoch, long expiresAt) {
@@ -45,7 +45,7 @@ final class CarriedStates {
   private int entries;
 
   /** What keeping {@code l} costs. */
-  static long cost(String type, String id, CarriedState state) {
+  static long cost(String type, String id, StoredState state) {
     return ENTRY_OVERHEAD + 2L * (type.length() + id.length()) + (state.bytes() == null ? 0 : state.bytes().length);
   }
 
@@ -75,7 +75,7 @@ final class CarriedStates {
       if (bytes + size > MAX_BYTES) {
         break;
       }
-      CarriedState before = s.states.put(new Key(l.type(), l.id()), l.state());
+      StoredState before = s.states.put(new Key(l.type(), l.id()), l.state());
       long freed = before == null ? 0 : cost(l.type(), l.id(), before);
       s.bytes += size - freed;
       bytes += size - freed;
@@ -89,13 +89,16 @@ final class CarriedStates {
   }
 
   /** Takes the state carried for {@code type/id} of {@code shard} under the claim at {@code epoch}; null if none. */
-  synchronized CarriedState take(int shard, long epoch, String type, String id, long now) {
-    expire(now);
+  synchronized StoredState take(int shard, long epoch, String type, String id, long now) {
     Shard s = shards.get(shard);
     if (s == null || s.epoch != epoch) {
       return null;
     }
-    CarriedState c = s.states.remove(new Key(type, id));
+    if (now - s.expiresAt >= 0) {
+      drop(shard); // only this shard's: the timer sweeps the rest, off the activation's path
+      return null;
+    }
+    StoredState c = s.states.remove(new Key(type, id));
     if (c != null) {
       long size = cost(type, id, c);
       s.bytes -= size;

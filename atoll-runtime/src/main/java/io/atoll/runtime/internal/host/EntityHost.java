@@ -481,7 +481,7 @@ public final class EntityHost {
     Map<Integer, List<Left>> left = new java.util.HashMap<>();
     for (EntityInstance i : instances) {
       activations.removed(i);
-      io.atoll.runtime.CarriedState c = i.left();
+      io.atoll.core.spi.StoredState c = i.left();
       if (c != null) {
         left.computeIfAbsent(i.shard.shard, k -> new ArrayList<>()).add(new Left(i.type.name, i.id, c));
       }

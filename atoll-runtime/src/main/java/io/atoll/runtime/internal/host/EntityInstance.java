@@ -2,7 +2,8 @@ package io.atoll.runtime.internal.host;
 
 import io.atoll.core.FencingToken;
 import io.atoll.core.PodId;
-import io.atoll.runtime.CarriedState;
+import io.atoll.core.spi.StoredState;
+import io.atoll.runtime.Carrying;
 import io.atoll.runtime.DeliveryException;
 import io.atoll.runtime.Entity;
 import io.atoll.runtime.EntityContext;
@@ -46,7 +47,7 @@ import java.util.concurrent.CountDownLatch;
  * not the instance's own state lives elsewhere: counts, events and threads in {@link Activations},
  * the shard's serving state in {@link EntityHost}.
  */
-final class EntityInstance implements Runnable, EntityContext, CarriedState.Arriving {
+final class EntityInstance implements Runnable, EntityContext, Carrying.Arriving {
 
   /** What {@link #offer} did with a delivery. */
   enum Offer {
@@ -107,10 +108,10 @@ final class EntityInstance implements Runnable, EntityContext, CarriedState.Arri
   @GuardedBy("the draining thread")
   private FencingToken token;
   /**
-   * What the last activation left for a hand-off ({@link CarriedState.Leaving}), read by the
+   * What the last activation left for a hand-off ({@link Carrying.Leaving}), read by the
    * releasing thread once the activation ended; null if nothing (or a fence ended it).
    */
-  private volatile CarriedState left;
+  private volatile StoredState left;
   @GuardedBy("the draining thread")
   private Delivery current;
   @GuardedBy("the draining thread")
@@ -784,7 +785,7 @@ final class EntityInstance implements Runnable, EntityContext, CarriedState.Arri
         }
       }
     } finally {
-      if (!fenced() && behaviour instanceof CarriedState.Leaving l) {
+      if (!fenced() && behaviour instanceof Carrying.Leaving l) {
         try {
           left = l.leave();
         } catch (RuntimeException e) {
@@ -801,12 +802,12 @@ final class EntityInstance implements Runnable, EntityContext, CarriedState.Arri
   }
 
   /** What the activation left when it ended by a hand-off; null if nothing can be carried. */
-  CarriedState left() {
+  StoredState left() {
     return fenced() ? null : left;
   }
 
   @Override
-  public CarriedState takeCarried() {
+  public StoredState takeCarried() {
     FencingToken t = token;
     return t == null ? null : host.takeCarried(shard, t, type.name, id);
   }

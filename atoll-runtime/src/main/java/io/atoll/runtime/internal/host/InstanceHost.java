@@ -25,7 +25,7 @@ interface InstanceHost {
    * The state a hand-off carried here for {@code type/id} of {@code shard}, for the activation
    * starting under {@code token}; null if none. Taken once.
    */
-  io.atoll.runtime.CarriedState takeCarried(ShardState shard, FencingToken token, String type, String id);
+  io.atoll.core.spi.StoredState takeCarried(ShardState shard, FencingToken token, String type, String id);
 
   /** The instance left its shard. */
   void removed(EntityInstance instance);

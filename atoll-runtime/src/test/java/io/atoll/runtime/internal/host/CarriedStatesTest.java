@@ -2,7 +2,7 @@ package io.atoll.runtime.internal.host;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.atoll.runtime.CarriedState;
+import io.atoll.core.spi.StoredState;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class CarriedStatesTest {
 
   private static Left left(String id, long revision, int bytes) {
-    return new Left("counter", id, new CarriedState(revision, revision == 0 ? null : new byte[bytes]));
+    return new Left("counter", id, new StoredState(revision, revision == 0 ? null : new byte[bytes]));
   }
 
   @Test
@@ -23,7 +23,7 @@ class CarriedStatesTest {
     assertThat(c.take(3, 10, "other", "a", 0)).isNull();
     assertThat(c.take(3, 10, "counter", "a", 0).revision()).isEqualTo(2);
     assertThat(c.take(3, 10, "counter", "a", 0)).isNull();
-    assertThat(c.take(3, 10, "counter", "b", 0)).isEqualTo(new CarriedState(0, null));
+    assertThat(c.take(3, 10, "counter", "b", 0)).isEqualTo(new StoredState(0, null));
     assertThat(c.size()).isZero();
   }
 
@@ -41,7 +41,7 @@ class CarriedStatesTest {
   void statesBeyondTheBoundAreNotKeptAndTakingFreesRoom() {
     CarriedStates c = new CarriedStates();
     // Each of a, b, c, d costs half the bound with its overhead and strings counted.
-    int big = (int) (CarriedStates.MAX_BYTES / 2 - CarriedStates.cost("counter", "a", new CarriedState(1, new byte[0])));
+    int big = (int) (CarriedStates.MAX_BYTES / 2 - CarriedStates.cost("counter", "a", new StoredState(1, new byte[0])));
     assertThat(c.keep(1, 10, List.of(left("a", 1, big), left("b", 1, big), left("c", 1, 0)), 0)).isEqualTo(2);
     assertThat(c.bytes()).isEqualTo(CarriedStates.MAX_BYTES);
     assertThat(c.keep(2, 10, List.of(left("d", 0, 0)), 0)).as("even a state of no bytes costs room").isZero();

@@ -386,7 +386,7 @@ class EntityHostTest {
   void carriedStatesAreKeptOnlyUntilTheShardIsServedUnderTheirClaimEvenIfItStoppedSince() {
     host(counters());
     java.util.List<Left> left = java.util.List.of(
-        new Left("counter", "a", new io.atoll.runtime.CarriedState(3, new byte[] {1})));
+        new Left("counter", "a", new io.atoll.core.spi.StoredState(3, new byte[] {1})));
     assertThat(host.keepCarried(2, 5, left)).isEqualTo(1); // shard 2 comes here at epoch 5 next
     host.onView(config(2, SELF, 5), SELF, true);
     assertThat(host.keepCarried(2, 5, left)).as("late: served at 5 already").isZero();

@@ -70,7 +70,7 @@ class EntityInstanceTest {
     }
 
     @Override
-    public io.atoll.runtime.CarriedState takeCarried(ShardState shard, FencingToken token, String type, String id) {
+    public io.atoll.core.spi.StoredState takeCarried(ShardState shard, FencingToken token, String type, String id) {
       return null;
     }
 
